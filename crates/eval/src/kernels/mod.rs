@@ -1,0 +1,1 @@
+//! Kernels of the heavier ops (convolution, gather, scatter, windows, sort, rng), each a plain function over literals.

@@ -1,0 +1,3 @@
+//! rxla-eval: the reference evaluator.
+
+pub mod kernels;

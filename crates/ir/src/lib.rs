@@ -1,0 +1,34 @@
+//! rxla-ir: the foundation of rxla. Shapes and layouts, literals, the SSA
+//! instruction graph (modules → computations → instructions), HLO text
+//! (reader and printer), shape inference, the verifier and the builder API.
+//!
+//! Nothing in this crate evaluates or compiles programs; it must never
+//! panic on bad input: every fallible path returns [`IrError`].
+
+pub mod builder;
+pub mod element_type;
+pub mod error;
+pub mod graph;
+pub mod index;
+pub mod layout;
+pub mod literal;
+pub mod module;
+pub mod ops;
+pub mod shape;
+pub mod shape_inference;
+pub mod text;
+pub mod verifier;
+
+pub use element_type::ElementType;
+pub use error::{IrError, ParseError, Result};
+pub use layout::Layout;
+pub use literal::{ArrayData, ArrayLiteral, Literal, NativeType};
+pub use module::{Computation, Instruction, Module};
+pub use ops::{
+    BinaryOp, CompId, ComparisonDirection, ComparisonType, ConvDims, DotDims, FusionKind,
+    GatherDims, InstrId, Op, PadDim, RngAlgorithm, RngDistribution, ScatterDims, UnaryOp, Window,
+    WindowDim,
+};
+pub use shape::{ArrayShape, ProgramShape, Shape};
+pub use text::{parse_module, print_module};
+pub use verifier::verify_module;

@@ -1,0 +1,709 @@
+//! Literals: typed array data with a shape (and layout), and tuples of
+//! literals. Array data is always stored in logical row-major order; the
+//! layout only matters when the physical buffer is produced or read
+//! ([`ArrayLiteral::to_physical_bytes`], [`ArrayLiteral::from_physical_bytes`]),
+//! which is how `bitcast` and the JIT see it. HLO literal text printing is
+//! here; parsing lives in the text reader.
+
+use crate::element_type::ElementType;
+use crate::error::{IrError, Result};
+use crate::index;
+use crate::layout::Layout;
+use crate::shape::{ArrayShape, Shape};
+use half::{bf16, f16};
+use std::fmt::{self, Write as _};
+
+/// Typed element storage, row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArrayData {
+    Pred(Vec<bool>),
+    S8(Vec<i8>),
+    S16(Vec<i16>),
+    S32(Vec<i32>),
+    S64(Vec<i64>),
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+    F16(Vec<f16>),
+    BF16(Vec<bf16>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    /// Token values carry no data; the count is kept.
+    Token(usize),
+}
+
+/// Applies `$body` to the typed vector inside an [`ArrayData`] bound as `$v`
+/// (token excluded: `$tok` is evaluated for it).
+#[macro_export]
+macro_rules! dispatch_data {
+    ($data:expr, $v:ident => $body:expr, token => $tok:expr) => {
+        match $data {
+            $crate::ArrayData::Pred($v) => $body,
+            $crate::ArrayData::S8($v) => $body,
+            $crate::ArrayData::S16($v) => $body,
+            $crate::ArrayData::S32($v) => $body,
+            $crate::ArrayData::S64($v) => $body,
+            $crate::ArrayData::U8($v) => $body,
+            $crate::ArrayData::U16($v) => $body,
+            $crate::ArrayData::U32($v) => $body,
+            $crate::ArrayData::U64($v) => $body,
+            $crate::ArrayData::F16($v) => $body,
+            $crate::ArrayData::BF16($v) => $body,
+            $crate::ArrayData::F32($v) => $body,
+            $crate::ArrayData::F64($v) => $body,
+            $crate::ArrayData::Token(_) => $tok,
+        }
+    };
+}
+
+/// Like [`dispatch_data!`] but rebuilds an `ArrayData` of the same variant
+/// from the expression's `Vec` result.
+#[macro_export]
+macro_rules! map_data {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            $crate::ArrayData::Pred($v) => $crate::ArrayData::Pred($body),
+            $crate::ArrayData::S8($v) => $crate::ArrayData::S8($body),
+            $crate::ArrayData::S16($v) => $crate::ArrayData::S16($body),
+            $crate::ArrayData::S32($v) => $crate::ArrayData::S32($body),
+            $crate::ArrayData::S64($v) => $crate::ArrayData::S64($body),
+            $crate::ArrayData::U8($v) => $crate::ArrayData::U8($body),
+            $crate::ArrayData::U16($v) => $crate::ArrayData::U16($body),
+            $crate::ArrayData::U32($v) => $crate::ArrayData::U32($body),
+            $crate::ArrayData::U64($v) => $crate::ArrayData::U64($body),
+            $crate::ArrayData::F16($v) => $crate::ArrayData::F16($body),
+            $crate::ArrayData::BF16($v) => $crate::ArrayData::BF16($body),
+            $crate::ArrayData::F32($v) => $crate::ArrayData::F32($body),
+            $crate::ArrayData::F64($v) => $crate::ArrayData::F64($body),
+            $crate::ArrayData::Token(n) => $crate::ArrayData::Token(*n),
+        }
+    };
+}
+
+/// Element types that can live in [`ArrayData`]: conversion to and from
+/// little-endian bytes and to an f64 (for padding values, printing).
+pub trait NativeType: Copy + PartialEq + fmt::Debug + Default + Send + Sync + 'static {
+    const TYPE: ElementType;
+    fn write_le(self, out: &mut Vec<u8>);
+    fn read_le(b: &[u8]) -> Self;
+    /// Value from an f64 (used for padding values; saturating/rounding).
+    fn from_f64(v: f64) -> Self;
+    fn wrap(v: Vec<Self>) -> ArrayData;
+    fn unwrap_ref(d: &ArrayData) -> Option<&Vec<Self>>;
+}
+
+macro_rules! native_num {
+    ($t:ty, $et:ident, $size:expr) => {
+        impl NativeType for $t {
+            const TYPE: ElementType = ElementType::$et;
+            fn write_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn read_le(b: &[u8]) -> Self {
+                let mut a = [0u8; $size];
+                a.copy_from_slice(&b[..$size]);
+                <$t>::from_le_bytes(a)
+            }
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            fn wrap(v: Vec<Self>) -> ArrayData {
+                ArrayData::$et(v)
+            }
+            fn unwrap_ref(d: &ArrayData) -> Option<&Vec<Self>> {
+                match d {
+                    ArrayData::$et(v) => Some(v),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+native_num!(i8, S8, 1);
+native_num!(i16, S16, 2);
+native_num!(i32, S32, 4);
+native_num!(i64, S64, 8);
+native_num!(u8, U8, 1);
+native_num!(u16, U16, 2);
+native_num!(u32, U32, 4);
+native_num!(u64, U64, 8);
+native_num!(f32, F32, 4);
+native_num!(f64, F64, 8);
+
+impl NativeType for bool {
+    const TYPE: ElementType = ElementType::Pred;
+    fn write_le(self, out: &mut Vec<u8>) {
+        out.push(self as u8);
+    }
+    fn read_le(b: &[u8]) -> Self {
+        b[0] != 0
+    }
+    fn from_f64(v: f64) -> Self {
+        v != 0.0
+    }
+    fn wrap(v: Vec<Self>) -> ArrayData {
+        ArrayData::Pred(v)
+    }
+    fn unwrap_ref(d: &ArrayData) -> Option<&Vec<Self>> {
+        match d {
+            ArrayData::Pred(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+macro_rules! native_half {
+    ($t:ty, $et:ident) => {
+        impl NativeType for $t {
+            const TYPE: ElementType = ElementType::$et;
+            fn write_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn read_le(b: &[u8]) -> Self {
+                <$t>::from_le_bytes([b[0], b[1]])
+            }
+            fn from_f64(v: f64) -> Self {
+                <$t>::from_f64(v)
+            }
+            fn wrap(v: Vec<Self>) -> ArrayData {
+                ArrayData::$et(v)
+            }
+            fn unwrap_ref(d: &ArrayData) -> Option<&Vec<Self>> {
+                match d {
+                    ArrayData::$et(v) => Some(v),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+native_half!(f16, F16);
+native_half!(bf16, BF16);
+
+impl ArrayData {
+    /// `n` zero elements (false for pred).
+    pub fn zeros(ty: ElementType, n: usize) -> ArrayData {
+        match ty {
+            ElementType::Pred => ArrayData::Pred(vec![false; n]),
+            ElementType::S8 => ArrayData::S8(vec![0; n]),
+            ElementType::S16 => ArrayData::S16(vec![0; n]),
+            ElementType::S32 => ArrayData::S32(vec![0; n]),
+            ElementType::S64 => ArrayData::S64(vec![0; n]),
+            ElementType::U8 => ArrayData::U8(vec![0; n]),
+            ElementType::U16 => ArrayData::U16(vec![0; n]),
+            ElementType::U32 => ArrayData::U32(vec![0; n]),
+            ElementType::U64 => ArrayData::U64(vec![0; n]),
+            ElementType::F16 => ArrayData::F16(vec![f16::ZERO; n]),
+            ElementType::BF16 => ArrayData::BF16(vec![bf16::ZERO; n]),
+            ElementType::F32 => ArrayData::F32(vec![0.0; n]),
+            ElementType::F64 => ArrayData::F64(vec![0.0; n]),
+            ElementType::Token => ArrayData::Token(n),
+        }
+    }
+
+    pub fn element_type(&self) -> ElementType {
+        match self {
+            ArrayData::Pred(_) => ElementType::Pred,
+            ArrayData::S8(_) => ElementType::S8,
+            ArrayData::S16(_) => ElementType::S16,
+            ArrayData::S32(_) => ElementType::S32,
+            ArrayData::S64(_) => ElementType::S64,
+            ArrayData::U8(_) => ElementType::U8,
+            ArrayData::U16(_) => ElementType::U16,
+            ArrayData::U32(_) => ElementType::U32,
+            ArrayData::U64(_) => ElementType::U64,
+            ArrayData::F16(_) => ElementType::F16,
+            ArrayData::BF16(_) => ElementType::BF16,
+            ArrayData::F32(_) => ElementType::F32,
+            ArrayData::F64(_) => ElementType::F64,
+            ArrayData::Token(_) => ElementType::Token,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        dispatch_data!(self, v => v.len(), token => match self { ArrayData::Token(n) => *n, _ => 0 })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Gathers elements: `out[i] = self[idx[i]]`. Indices must be in range.
+    pub fn take(&self, idx: &[usize]) -> ArrayData {
+        map_data!(self, v => idx.iter().map(|&i| v[i]).collect())
+    }
+
+    /// Gathers with a fill: `out[i] = self[j]` for `Some(j)`, else
+    /// `fill[0]` (a one-element `ArrayData` of the same type).
+    pub fn take_or(&self, idx: &[Option<usize>], fill: &ArrayData) -> ArrayData {
+        match (self, fill) {
+            (ArrayData::Token(_), _) => ArrayData::Token(idx.len()),
+            _ => {
+                macro_rules! go {
+                    ($v:ident, $f:ident) => {
+                        idx.iter().map(|i| match i {
+                            Some(j) => $v[*j],
+                            None => $f[0],
+                        }).collect()
+                    };
+                }
+                match (self, fill) {
+                    (ArrayData::Pred(v), ArrayData::Pred(f)) => ArrayData::Pred(go!(v, f)),
+                    (ArrayData::S8(v), ArrayData::S8(f)) => ArrayData::S8(go!(v, f)),
+                    (ArrayData::S16(v), ArrayData::S16(f)) => ArrayData::S16(go!(v, f)),
+                    (ArrayData::S32(v), ArrayData::S32(f)) => ArrayData::S32(go!(v, f)),
+                    (ArrayData::S64(v), ArrayData::S64(f)) => ArrayData::S64(go!(v, f)),
+                    (ArrayData::U8(v), ArrayData::U8(f)) => ArrayData::U8(go!(v, f)),
+                    (ArrayData::U16(v), ArrayData::U16(f)) => ArrayData::U16(go!(v, f)),
+                    (ArrayData::U32(v), ArrayData::U32(f)) => ArrayData::U32(go!(v, f)),
+                    (ArrayData::U64(v), ArrayData::U64(f)) => ArrayData::U64(go!(v, f)),
+                    (ArrayData::F16(v), ArrayData::F16(f)) => ArrayData::F16(go!(v, f)),
+                    (ArrayData::BF16(v), ArrayData::BF16(f)) => ArrayData::BF16(go!(v, f)),
+                    (ArrayData::F32(v), ArrayData::F32(f)) => ArrayData::F32(go!(v, f)),
+                    (ArrayData::F64(v), ArrayData::F64(f)) => ArrayData::F64(go!(v, f)),
+                    _ => panic!("take_or: fill type {:?} differs from data type {:?}", fill.element_type(), self.element_type()),
+                }
+            }
+        }
+    }
+
+    /// One element from an f64 (padding values): numeric cast.
+    pub fn scalar_from_f64(ty: ElementType, v: f64) -> ArrayData {
+        match ty {
+            ElementType::Pred => ArrayData::Pred(vec![v != 0.0]),
+            ElementType::S8 => ArrayData::S8(vec![v as i8]),
+            ElementType::S16 => ArrayData::S16(vec![v as i16]),
+            ElementType::S32 => ArrayData::S32(vec![v as i32]),
+            ElementType::S64 => ArrayData::S64(vec![v as i64]),
+            ElementType::U8 => ArrayData::U8(vec![v as u8]),
+            ElementType::U16 => ArrayData::U16(vec![v as u16]),
+            ElementType::U32 => ArrayData::U32(vec![v as u32]),
+            ElementType::U64 => ArrayData::U64(vec![v as u64]),
+            ElementType::F16 => ArrayData::F16(vec![f16::from_f64(v)]),
+            ElementType::BF16 => ArrayData::BF16(vec![bf16::from_f64(v)]),
+            ElementType::F32 => ArrayData::F32(vec![v as f32]),
+            ElementType::F64 => ArrayData::F64(vec![v]),
+            ElementType::Token => ArrayData::Token(1),
+        }
+    }
+
+    /// Little-endian bytes of all elements in storage order.
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len() * self.element_type().byte_size());
+        dispatch_data!(self, v => { for x in v { NativeType::write_le(*x, &mut out); } }, token => {});
+        out
+    }
+
+    /// Reads `n` elements of type `ty` from little-endian bytes.
+    pub fn from_le_bytes(ty: ElementType, bytes: &[u8]) -> Result<ArrayData> {
+        let size = ty.byte_size();
+        if ty == ElementType::Token {
+            return Ok(ArrayData::Token(0));
+        }
+        if bytes.len() % size != 0 {
+            return Err(IrError::literal(format!(
+                "{} bytes is not a whole number of {ty} elements",
+                bytes.len()
+            )));
+        }
+        fn read<T: NativeType>(bytes: &[u8], size: usize) -> ArrayData {
+            T::wrap(bytes.chunks_exact(size).map(T::read_le).collect())
+        }
+        Ok(match ty {
+            ElementType::Pred => read::<bool>(bytes, size),
+            ElementType::S8 => read::<i8>(bytes, size),
+            ElementType::S16 => read::<i16>(bytes, size),
+            ElementType::S32 => read::<i32>(bytes, size),
+            ElementType::S64 => read::<i64>(bytes, size),
+            ElementType::U8 => read::<u8>(bytes, size),
+            ElementType::U16 => read::<u16>(bytes, size),
+            ElementType::U32 => read::<u32>(bytes, size),
+            ElementType::U64 => read::<u64>(bytes, size),
+            ElementType::F16 => read::<f16>(bytes, size),
+            ElementType::BF16 => read::<bf16>(bytes, size),
+            ElementType::F32 => read::<f32>(bytes, size),
+            ElementType::F64 => read::<f64>(bytes, size),
+            ElementType::Token => unreachable!(),
+        })
+    }
+
+    /// Element `i` formatted as HLO literal text.
+    pub fn format_element(&self, i: usize, out: &mut String) {
+        match self {
+            ArrayData::Pred(v) => out.push_str(if v[i] { "true" } else { "false" }),
+            ArrayData::S8(v) => write!(out, "{}", v[i]).unwrap(),
+            ArrayData::S16(v) => write!(out, "{}", v[i]).unwrap(),
+            ArrayData::S32(v) => write!(out, "{}", v[i]).unwrap(),
+            ArrayData::S64(v) => write!(out, "{}", v[i]).unwrap(),
+            ArrayData::U8(v) => write!(out, "{}", v[i]).unwrap(),
+            ArrayData::U16(v) => write!(out, "{}", v[i]).unwrap(),
+            ArrayData::U32(v) => write!(out, "{}", v[i]).unwrap(),
+            ArrayData::U64(v) => write!(out, "{}", v[i]).unwrap(),
+            ArrayData::F16(v) => format_float(v[i].to_f64(), FloatWidth::Half(v[i].to_f32()), out),
+            ArrayData::BF16(v) => format_float(v[i].to_f64(), FloatWidth::Half(v[i].to_f32()), out),
+            ArrayData::F32(v) => format_float(v[i] as f64, FloatWidth::F32(v[i]), out),
+            ArrayData::F64(v) => format_float(v[i], FloatWidth::F64, out),
+            ArrayData::Token(_) => {}
+        }
+    }
+}
+
+enum FloatWidth {
+    Half(f32),
+    F32(f32),
+    F64,
+}
+
+/// Shortest round-trip text of a float: `inf`, `-inf`, `nan`, `-0`, `0.5`,
+/// `1e+30`, `1e-07`.
+fn format_float(v: f64, w: FloatWidth, out: &mut String) {
+    if v.is_nan() {
+        out.push_str("nan");
+        return;
+    }
+    if v.is_infinite() {
+        out.push_str(if v > 0.0 { "inf" } else { "-inf" });
+        return;
+    }
+    let a = v.abs();
+    let sci = a != 0.0 && !(1e-5..1e16).contains(&a);
+    let s = match (w, sci) {
+        (FloatWidth::Half(x), false) | (FloatWidth::F32(x), false) => format!("{x}"),
+        (FloatWidth::Half(x), true) | (FloatWidth::F32(x), true) => format!("{x:e}"),
+        (FloatWidth::F64, false) => format!("{v}"),
+        (FloatWidth::F64, true) => format!("{v:e}"),
+    };
+    // Rust writes `1e30`/`1e-7`; XLA writes `1e+30`/`1e-07`. Either parses;
+    // we keep XLA's sign for positive exponents.
+    if let Some(pos) = s.find('e') {
+        let (mant, exp) = s.split_at(pos);
+        let exp = &exp[1..];
+        if exp.starts_with('-') {
+            write!(out, "{mant}e{exp}").unwrap();
+        } else {
+            write!(out, "{mant}e+{exp}").unwrap();
+        }
+    } else {
+        out.push_str(&s);
+    }
+}
+
+/// An array literal: shape (with layout) and row-major data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayLiteral {
+    pub shape: ArrayShape,
+    pub data: ArrayData,
+}
+
+/// A literal value: an array or a tuple of literals.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    Array(ArrayLiteral),
+    Tuple(Vec<Literal>),
+}
+
+impl ArrayLiteral {
+    /// Checks that the data's type and count match the shape.
+    pub fn new(shape: ArrayShape, data: ArrayData) -> Result<ArrayLiteral> {
+        if data.element_type() != shape.element_type {
+            return Err(IrError::literal(format!(
+                "literal of shape {shape} given {} data",
+                data.element_type()
+            )));
+        }
+        let n = shape.element_count()?;
+        if shape.element_type != ElementType::Token && data.len() != n {
+            return Err(IrError::literal(format!(
+                "literal of shape {shape} needs {n} elements, got {}",
+                data.len()
+            )));
+        }
+        Ok(ArrayLiteral { shape, data })
+    }
+
+    /// The same values under another layout (data is row-major, so only the
+    /// shape changes).
+    pub fn relayout(&self, layout: Layout) -> Result<ArrayLiteral> {
+        layout.validate(&self.shape.dims)?;
+        let mut shape = self.shape.clone();
+        shape.layout = layout;
+        Ok(ArrayLiteral {
+            shape,
+            data: self.data.clone(),
+        })
+    }
+
+    /// The physical buffer under the literal's layout (padding filled with
+    /// the layout's padding value).
+    pub fn to_physical_bytes(&self) -> Result<Vec<u8>> {
+        if self.shape.layout.is_default() {
+            return Ok(self.data.to_le_bytes());
+        }
+        self.shape.physical_element_count()?;
+        let map = index::physical_to_logical_map(&self.shape);
+        let fill = ArrayData::scalar_from_f64(
+            self.shape.element_type,
+            self.shape.layout.padding_value_or_zero(),
+        );
+        Ok(self.data.take_or(&map, &fill).to_le_bytes())
+    }
+
+    /// Reads a literal of `shape` from its physical buffer.
+    pub fn from_physical_bytes(shape: ArrayShape, bytes: &[u8]) -> Result<ArrayLiteral> {
+        let expect = shape.byte_size()?;
+        if bytes.len() != expect {
+            return Err(IrError::literal(format!(
+                "buffer of {} bytes for shape {shape}, which needs {expect}",
+                bytes.len()
+            )));
+        }
+        let phys = ArrayData::from_le_bytes(shape.element_type, bytes)?;
+        if shape.layout.is_default() || shape.element_type == ElementType::Token {
+            return ArrayLiteral::new(shape, phys);
+        }
+        let n = shape.element_count()?;
+        let mut idx = vec![0usize; n];
+        for (p, l) in index::physical_to_logical_map(&shape).into_iter().enumerate() {
+            if let Some(l) = l {
+                idx[l] = p;
+            }
+        }
+        let data = phys.take(&idx);
+        ArrayLiteral::new(shape, data)
+    }
+
+    /// Row-major typed slice, when the type matches.
+    pub fn as_slice<T: NativeType>(&self) -> Option<&[T]> {
+        T::unwrap_ref(&self.data).map(|v| v.as_slice())
+    }
+}
+
+impl Literal {
+    /// An array literal with the default layout from row-major values.
+    pub fn from_vec<T: NativeType>(dims: &[i64], values: Vec<T>) -> Result<Literal> {
+        let shape = ArrayShape::new(T::TYPE, dims.to_vec())?;
+        Ok(Literal::Array(ArrayLiteral::new(shape, T::wrap(values))?))
+    }
+
+    /// A scalar literal.
+    pub fn scalar<T: NativeType>(v: T) -> Literal {
+        Literal::Array(ArrayLiteral {
+            shape: ArrayShape::new(T::TYPE, Vec::new()).expect("scalar shape"),
+            data: T::wrap(vec![v]),
+        })
+    }
+
+    /// A rank-1 literal.
+    pub fn vec1<T: NativeType>(values: Vec<T>) -> Literal {
+        let n = values.len() as i64;
+        Literal::from_vec(&[n], values).expect("rank-1 literal")
+    }
+
+    /// A rank-2 literal from rows (all rows must have equal length).
+    pub fn mat<T: NativeType>(rows: &[&[T]]) -> Result<Literal> {
+        let r = rows.len() as i64;
+        let c = rows.first().map_or(0, |x| x.len()) as i64;
+        let data: Vec<T> = rows.iter().flat_map(|x| x.iter().copied()).collect();
+        Literal::from_vec(&[r, c], data)
+    }
+
+    /// An array literal of `shape` filled with zeros.
+    pub fn zeros(shape: &Shape) -> Result<Literal> {
+        match shape {
+            Shape::Array(a) => Ok(Literal::Array(ArrayLiteral {
+                data: ArrayData::zeros(a.element_type, a.element_count()?),
+                shape: a.clone(),
+            })),
+            Shape::Tuple(t) => Ok(Literal::Tuple(
+                t.iter().map(Literal::zeros).collect::<Result<_>>()?,
+            )),
+        }
+    }
+
+    pub fn token() -> Literal {
+        Literal::Array(ArrayLiteral {
+            shape: ArrayShape::new(ElementType::Token, Vec::new()).expect("token"),
+            data: ArrayData::Token(1),
+        })
+    }
+
+    pub fn shape(&self) -> Shape {
+        match self {
+            Literal::Array(a) => Shape::Array(a.shape.clone()),
+            Literal::Tuple(t) => Shape::Tuple(t.iter().map(Literal::shape).collect()),
+        }
+    }
+
+    pub fn as_array(&self) -> Result<&ArrayLiteral> {
+        match self {
+            Literal::Array(a) => Ok(a),
+            Literal::Tuple(_) => Err(IrError::literal("expected an array literal, got a tuple")),
+        }
+    }
+
+    pub fn into_array(self) -> Result<ArrayLiteral> {
+        match self {
+            Literal::Array(a) => Ok(a),
+            Literal::Tuple(_) => Err(IrError::literal("expected an array literal, got a tuple")),
+        }
+    }
+
+    /// Row-major typed data of an array literal.
+    pub fn as_slice<T: NativeType>(&self) -> Option<&[T]> {
+        match self {
+            Literal::Array(a) => a.as_slice(),
+            Literal::Tuple(_) => None,
+        }
+    }
+
+    /// Relayouts every leaf to the layouts of `shape` (which must be
+    /// compatible).
+    pub fn relayout_to(&self, shape: &Shape) -> Result<Literal> {
+        match (self, shape) {
+            (Literal::Array(a), Shape::Array(s)) if a.shape.compatible(s) => {
+                Ok(Literal::Array(a.relayout(s.layout.clone())?))
+            }
+            (Literal::Tuple(t), Shape::Tuple(s)) if t.len() == s.len() => Ok(Literal::Tuple(
+                t.iter().zip(s).map(|(l, s)| l.relayout_to(s)).collect::<Result<_>>()?,
+            )),
+            _ => Err(IrError::literal(format!(
+                "cannot relayout a literal of shape {} to {shape}",
+                self.shape()
+            ))),
+        }
+    }
+
+    /// Flattens nested tuples depth-first into array leaves.
+    pub fn leaves(&self) -> Vec<&ArrayLiteral> {
+        let mut out = Vec::new();
+        fn go<'a>(l: &'a Literal, out: &mut Vec<&'a ArrayLiteral>) {
+            match l {
+                Literal::Array(a) => out.push(a),
+                Literal::Tuple(t) => t.iter().for_each(|x| go(x, out)),
+            }
+        }
+        go(self, &mut out);
+        out
+    }
+
+    /// HLO literal text of the value: `0`, `{1, 2}`, `{ {1, 2}, {3, 4} }`,
+    /// `(1, {2})` for tuples.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        self.write_text(&mut out);
+        out
+    }
+
+    fn write_text(&self, out: &mut String) {
+        match self {
+            Literal::Tuple(t) => {
+                out.push('(');
+                for (i, l) in t.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    l.write_text(out);
+                }
+                out.push(')');
+            }
+            Literal::Array(a) => {
+                if a.shape.element_type == ElementType::Token {
+                    out.push_str("token");
+                    return;
+                }
+                if a.shape.dims.is_empty() {
+                    a.data.format_element(0, out);
+                    return;
+                }
+                let mut pos = 0usize;
+                write_nested(&a.data, &a.shape.dims, 0, &mut pos, out);
+            }
+        }
+    }
+}
+
+fn write_nested(data: &ArrayData, dims: &[i64], d: usize, pos: &mut usize, out: &mut String) {
+    let inner = d + 1 == dims.len();
+    out.push('{');
+    if !inner {
+        out.push(' ');
+    }
+    for i in 0..dims[d] {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        if inner {
+            data.format_element(*pos, out);
+            *pos += 1;
+        } else {
+            write_nested(data, dims, d + 1, pos, out);
+        }
+    }
+    if !inner {
+        out.push(' ');
+    }
+    out.push('}');
+}
+
+impl fmt::Display for Literal {
+    /// `f32[2]{0} {1, 2}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.shape(), self.to_text())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_forms() {
+        assert_eq!(Literal::scalar(0.5f32).to_text(), "0.5");
+        assert_eq!(Literal::scalar(f32::NEG_INFINITY).to_text(), "-inf");
+        assert_eq!(Literal::scalar(f32::NAN).to_text(), "nan");
+        assert_eq!(Literal::scalar(-0.0f32).to_text(), "-0");
+        assert_eq!(Literal::scalar(1e30f32).to_text(), "1e+30");
+        assert_eq!(Literal::scalar(1e-7f32).to_text(), "1e-7");
+        assert_eq!(Literal::scalar(0.1f32).to_text(), "0.1");
+        assert_eq!(Literal::scalar(true).to_text(), "true");
+        let m = Literal::mat(&[&[1i32, 2], &[3, 4]]).unwrap();
+        assert_eq!(m.to_text(), "{ {1, 2}, {3, 4} }");
+        assert_eq!(m.to_string(), "s32[2,2]{1,0} { {1, 2}, {3, 4} }");
+        let t = Literal::Tuple(vec![Literal::scalar(1u8), Literal::vec1(vec![2.5f64])]);
+        assert_eq!(t.to_text(), "(1, {2.5})");
+    }
+
+    #[test]
+    fn physical_bytes_follow_layout() {
+        // {{a,b,c},{d,e,f}} = {{1,2,3},{4,5,6}}; column-major stores 1 4 2 5 3 6.
+        let m = Literal::mat(&[&[1.0f32, 2.0, 3.0], &[4.0, 5.0, 6.0]]).unwrap();
+        let a = m.as_array().unwrap();
+        let cm = a.relayout(Layout::column_major(2)).unwrap();
+        let bytes = cm.to_physical_bytes().unwrap();
+        let phys = ArrayData::from_le_bytes(ElementType::F32, &bytes).unwrap();
+        assert_eq!(phys, ArrayData::F32(vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]));
+        let back = ArrayLiteral::from_physical_bytes(cm.shape.clone(), &bytes).unwrap();
+        assert_eq!(back.data, a.data);
+        // Padded [3,5] column-major with value -1.
+        let padded = a
+            .relayout(Layout::column_major(2).with_padding(vec![3, 5], Some(-1.0)))
+            .unwrap();
+        let bytes = padded.to_physical_bytes().unwrap();
+        let phys = ArrayData::from_le_bytes(ElementType::F32, &bytes).unwrap();
+        assert_eq!(
+            phys,
+            ArrayData::F32(vec![
+                1.0, 4.0, -1.0, 2.0, 5.0, -1.0, 3.0, 6.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0,
+                -1.0
+            ])
+        );
+        let back = ArrayLiteral::from_physical_bytes(padded.shape.clone(), &bytes).unwrap();
+        assert_eq!(back.data, a.data);
+    }
+
+    #[test]
+    fn count_mismatch_is_error() {
+        assert!(Literal::from_vec(&[2, 2], vec![1.0f32]).is_err());
+    }
+}

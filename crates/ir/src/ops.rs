@@ -1,0 +1,778 @@
+//! The op set: one [`Op`] variant per HLO opcode with its typed attributes
+//! (dimension numbers, windows, comparison directions, called
+//! computations). Names and classification only; shape rules live in
+//! `shape_inference`, semantics in the evaluator.
+
+use crate::literal::Literal;
+use std::fmt;
+
+/// Index of a computation within its module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CompId(pub u32);
+
+/// Index of an instruction within its computation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InstrId(pub u32);
+
+impl CompId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl InstrId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Elementwise unary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum UnaryOp {
+    Not,
+    Negate,
+    Abs,
+    Sign,
+    Floor,
+    Ceil,
+    RoundNearestAfz,
+    RoundNearestEven,
+    Sqrt,
+    Rsqrt,
+    Cbrt,
+    Exp,
+    Expm1,
+    Log,
+    Log1p,
+    Logistic,
+    Tanh,
+    Sin,
+    Cos,
+    Tan,
+    IsFinite,
+    Popcnt,
+    Clz,
+}
+
+impl UnaryOp {
+    pub const ALL: [UnaryOp; 23] = [
+        UnaryOp::Not,
+        UnaryOp::Negate,
+        UnaryOp::Abs,
+        UnaryOp::Sign,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::RoundNearestAfz,
+        UnaryOp::RoundNearestEven,
+        UnaryOp::Sqrt,
+        UnaryOp::Rsqrt,
+        UnaryOp::Cbrt,
+        UnaryOp::Exp,
+        UnaryOp::Expm1,
+        UnaryOp::Log,
+        UnaryOp::Log1p,
+        UnaryOp::Logistic,
+        UnaryOp::Tanh,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Tan,
+        UnaryOp::IsFinite,
+        UnaryOp::Popcnt,
+        UnaryOp::Clz,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Not => "not",
+            UnaryOp::Negate => "negate",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Sign => "sign",
+            UnaryOp::Floor => "floor",
+            UnaryOp::Ceil => "ceil",
+            UnaryOp::RoundNearestAfz => "round-nearest-afz",
+            UnaryOp::RoundNearestEven => "round-nearest-even",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Rsqrt => "rsqrt",
+            UnaryOp::Cbrt => "cbrt",
+            UnaryOp::Exp => "exponential",
+            UnaryOp::Expm1 => "exponential-minus-one",
+            UnaryOp::Log => "log",
+            UnaryOp::Log1p => "log-plus-one",
+            UnaryOp::Logistic => "logistic",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Sin => "sine",
+            UnaryOp::Cos => "cosine",
+            UnaryOp::Tan => "tan",
+            UnaryOp::IsFinite => "is-finite",
+            UnaryOp::Popcnt => "popcnt",
+            UnaryOp::Clz => "count-leading-zeros",
+        }
+    }
+
+    /// Ops defined only on floats.
+    pub fn float_only(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Floor
+                | UnaryOp::Ceil
+                | UnaryOp::RoundNearestAfz
+                | UnaryOp::RoundNearestEven
+                | UnaryOp::Sqrt
+                | UnaryOp::Rsqrt
+                | UnaryOp::Cbrt
+                | UnaryOp::Exp
+                | UnaryOp::Expm1
+                | UnaryOp::Log
+                | UnaryOp::Log1p
+                | UnaryOp::Logistic
+                | UnaryOp::Tanh
+                | UnaryOp::Sin
+                | UnaryOp::Cos
+                | UnaryOp::Tan
+                | UnaryOp::IsFinite
+        )
+    }
+
+    /// Ops defined only on integers (popcnt, clz); `not` takes pred and ints.
+    pub fn int_only(self) -> bool {
+        matches!(self, UnaryOp::Popcnt | UnaryOp::Clz)
+    }
+}
+
+/// Elementwise binary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BinaryOp {
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+    Remainder,
+    Maximum,
+    Minimum,
+    Power,
+    Atan2,
+    And,
+    Or,
+    Xor,
+    ShiftLeft,
+    ShiftRightArithmetic,
+    ShiftRightLogical,
+}
+
+impl BinaryOp {
+    pub const ALL: [BinaryOp; 15] = [
+        BinaryOp::Add,
+        BinaryOp::Subtract,
+        BinaryOp::Multiply,
+        BinaryOp::Divide,
+        BinaryOp::Remainder,
+        BinaryOp::Maximum,
+        BinaryOp::Minimum,
+        BinaryOp::Power,
+        BinaryOp::Atan2,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
+        BinaryOp::ShiftLeft,
+        BinaryOp::ShiftRightArithmetic,
+        BinaryOp::ShiftRightLogical,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Subtract => "subtract",
+            BinaryOp::Multiply => "multiply",
+            BinaryOp::Divide => "divide",
+            BinaryOp::Remainder => "remainder",
+            BinaryOp::Maximum => "maximum",
+            BinaryOp::Minimum => "minimum",
+            BinaryOp::Power => "power",
+            BinaryOp::Atan2 => "atan2",
+            BinaryOp::And => "and",
+            BinaryOp::Or => "or",
+            BinaryOp::Xor => "xor",
+            BinaryOp::ShiftLeft => "shift-left",
+            BinaryOp::ShiftRightArithmetic => "shift-right-arithmetic",
+            BinaryOp::ShiftRightLogical => "shift-right-logical",
+        }
+    }
+
+    /// Commutative ops (operands may be swapped without changing results,
+    /// bit for bit).
+    pub fn is_commutative(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Add
+                | BinaryOp::Multiply
+                | BinaryOp::Maximum
+                | BinaryOp::Minimum
+                | BinaryOp::And
+                | BinaryOp::Or
+                | BinaryOp::Xor
+        )
+    }
+
+    /// Logical/bitwise ops: pred or integers only.
+    pub fn is_bitwise(self) -> bool {
+        matches!(self, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor)
+    }
+
+    /// Shifts: integers only.
+    pub fn is_shift(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::ShiftLeft | BinaryOp::ShiftRightArithmetic | BinaryOp::ShiftRightLogical
+        )
+    }
+
+    /// Arithmetic ops that reject pred.
+    pub fn is_arithmetic(self) -> bool {
+        !self.is_bitwise()
+    }
+}
+
+/// Comparison direction of `compare`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ComparisonDirection {
+    Eq,
+    Ne,
+    Ge,
+    Gt,
+    Le,
+    Lt,
+}
+
+impl ComparisonDirection {
+    pub const ALL: [ComparisonDirection; 6] = [
+        ComparisonDirection::Eq,
+        ComparisonDirection::Ne,
+        ComparisonDirection::Ge,
+        ComparisonDirection::Gt,
+        ComparisonDirection::Le,
+        ComparisonDirection::Lt,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            ComparisonDirection::Eq => "EQ",
+            ComparisonDirection::Ne => "NE",
+            ComparisonDirection::Ge => "GE",
+            ComparisonDirection::Gt => "GT",
+            ComparisonDirection::Le => "LE",
+            ComparisonDirection::Lt => "LT",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|d| d.name() == s)
+    }
+    /// The direction with operands swapped (a < b ⇔ b > a).
+    pub fn swapped(self) -> Self {
+        match self {
+            ComparisonDirection::Ge => ComparisonDirection::Le,
+            ComparisonDirection::Gt => ComparisonDirection::Lt,
+            ComparisonDirection::Le => ComparisonDirection::Ge,
+            ComparisonDirection::Lt => ComparisonDirection::Gt,
+            d => d,
+        }
+    }
+}
+
+/// Comparison type of `compare` (`type=`). `None` in [`Op::Compare`] means
+/// the default for the element type (FLOAT for floats, SIGNED/UNSIGNED).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ComparisonType {
+    Float,
+    TotalOrder,
+    Signed,
+    Unsigned,
+}
+
+impl ComparisonType {
+    pub fn name(self) -> &'static str {
+        match self {
+            ComparisonType::Float => "FLOAT",
+            ComparisonType::TotalOrder => "TOTALORDER",
+            ComparisonType::Signed => "SIGNED",
+            ComparisonType::Unsigned => "UNSIGNED",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Self> {
+        [
+            ComparisonType::Float,
+            ComparisonType::TotalOrder,
+            ComparisonType::Signed,
+            ComparisonType::Unsigned,
+        ]
+        .into_iter()
+        .find(|d| d.name() == s)
+    }
+}
+
+/// One dimension of a window (convolution, reduce-window,
+/// select-and-scatter). Text: `window={size=2x3 stride=2x1 pad=0_1x1_1
+/// lhs_dilate=1x2 rhs_dilate=2x1 rhs_reversal=0x1}`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WindowDim {
+    pub size: i64,
+    pub stride: i64,
+    pub pad_low: i64,
+    pub pad_high: i64,
+    /// Dilation of the window (`rhs_dilate`).
+    pub window_dilation: i64,
+    /// Dilation of the base/input (`lhs_dilate`).
+    pub base_dilation: i64,
+    pub window_reversal: bool,
+}
+
+impl WindowDim {
+    /// A window dim of `size` with stride 1, no padding or dilation.
+    pub fn new(size: i64) -> WindowDim {
+        WindowDim {
+            size,
+            stride: 1,
+            pad_low: 0,
+            pad_high: 0,
+            window_dilation: 1,
+            base_dilation: 1,
+            window_reversal: false,
+        }
+    }
+}
+
+/// A window: one [`WindowDim`] per (spatial) dimension.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Window {
+    pub dims: Vec<WindowDim>,
+}
+
+/// Dot dimension numbers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct DotDims {
+    pub lhs_batch: Vec<i64>,
+    pub lhs_contracting: Vec<i64>,
+    pub rhs_batch: Vec<i64>,
+    pub rhs_contracting: Vec<i64>,
+}
+
+/// Convolution dimension numbers (text `dim_labels=b01f_01io->b01f`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ConvDims {
+    pub input_batch: i64,
+    pub input_feature: i64,
+    pub input_spatial: Vec<i64>,
+    pub kernel_input_feature: i64,
+    pub kernel_output_feature: i64,
+    pub kernel_spatial: Vec<i64>,
+    pub output_batch: i64,
+    pub output_feature: i64,
+    pub output_spatial: Vec<i64>,
+}
+
+impl ConvDims {
+    /// The spec's layout: lhs `[batch, z, spatial...]`, rhs `[out-z, in-z,
+    /// spatial...]`, out `[batch, out-z, spatial...]` (`bf01_oi01->bf01`).
+    pub fn nchw(spatial: usize) -> ConvDims {
+        let sp: Vec<i64> = (2..2 + spatial as i64).collect();
+        ConvDims {
+            input_batch: 0,
+            input_feature: 1,
+            input_spatial: sp.clone(),
+            kernel_output_feature: 0,
+            kernel_input_feature: 1,
+            kernel_spatial: sp.clone(),
+            output_batch: 0,
+            output_feature: 1,
+            output_spatial: sp,
+        }
+    }
+}
+
+/// Gather dimension numbers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct GatherDims {
+    pub offset_dims: Vec<i64>,
+    pub collapsed_slice_dims: Vec<i64>,
+    pub start_index_map: Vec<i64>,
+    pub index_vector_dim: i64,
+    pub operand_batching_dims: Vec<i64>,
+    pub start_indices_batching_dims: Vec<i64>,
+}
+
+/// Scatter dimension numbers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct ScatterDims {
+    pub update_window_dims: Vec<i64>,
+    pub inserted_window_dims: Vec<i64>,
+    pub scatter_dims_to_operand_dims: Vec<i64>,
+    pub index_vector_dim: i64,
+    pub input_batching_dims: Vec<i64>,
+    pub scatter_indices_batching_dims: Vec<i64>,
+}
+
+/// Padding of one dimension for `pad` (text `low_high_interior`, joined
+/// by `x`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PadDim {
+    pub low: i64,
+    pub high: i64,
+    pub interior: i64,
+}
+
+/// Distribution of `rng`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RngDistribution {
+    Uniform,
+    Normal,
+}
+
+impl RngDistribution {
+    pub fn name(self) -> &'static str {
+        match self {
+            RngDistribution::Uniform => "rng_uniform",
+            RngDistribution::Normal => "rng_normal",
+        }
+    }
+}
+
+/// Algorithm of `rng-bit-generator`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RngAlgorithm {
+    Default,
+    ThreeFry,
+    Philox,
+}
+
+impl RngAlgorithm {
+    pub fn name(self) -> &'static str {
+        match self {
+            RngAlgorithm::Default => "rng_default",
+            RngAlgorithm::ThreeFry => "rng_three_fry",
+            RngAlgorithm::Philox => "rng_philox",
+        }
+    }
+}
+
+/// Kind of a `fusion` instruction (`kind=kLoop`, ...). Kept as written.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FusionKind(pub String);
+
+/// An operation with its typed attributes. Operands are kept on the
+/// [`crate::Instruction`]; the comment on each variant lists them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// `parameter(N)`; no operands.
+    Parameter { number: i64 },
+    /// `constant(...)`; no operands.
+    Constant { literal: Literal },
+    /// `iota(), iota_dimension=D`; no operands.
+    Iota { dimension: i64 },
+    /// `broadcast(x), dimensions={...}`: operand dim i maps to output dim
+    /// `dimensions[i]`.
+    Broadcast { dimensions: Vec<i64> },
+    /// `reshape(x)`: the target shape is the instruction's shape.
+    Reshape,
+    /// `transpose(x), dimensions={perm}`.
+    Transpose { permutation: Vec<i64> },
+    /// `bitcast(x)`: reinterprets the physical buffer as the
+    /// instruction's shape (same byte size).
+    Bitcast,
+    /// `copy(x)`: same values; may change layout.
+    Copy,
+    /// `convert(x)`: element type conversion.
+    Convert,
+    /// `bitcast-convert(x)`: reinterpret bits as another type.
+    BitcastConvert,
+    /// `slice(x), slice={[start:limit:stride], ...}`.
+    Slice {
+        starts: Vec<i64>,
+        limits: Vec<i64>,
+        strides: Vec<i64>,
+    },
+    /// `dynamic-slice(x, i0, i1, ...), dynamic_slice_sizes={...}`.
+    DynamicSlice { sizes: Vec<i64> },
+    /// `dynamic-update-slice(x, update, i0, i1, ...)`.
+    DynamicUpdateSlice,
+    /// `concatenate(a, b, ...), dimensions={d}`.
+    Concatenate { dimension: i64 },
+    /// `pad(x, value), padding=0_1_0x1_1_2`.
+    Pad { config: Vec<PadDim> },
+    /// `reverse(x), dimensions={...}`.
+    Reverse { dimensions: Vec<i64> },
+    /// `dot(lhs, rhs), lhs_batch_dims=..., lhs_contracting_dims=...`.
+    Dot { dims: DotDims },
+    /// `convolution(lhs, rhs), window=..., dim_labels=...`.
+    Convolution {
+        window: Window,
+        dims: ConvDims,
+        feature_group_count: i64,
+        batch_group_count: i64,
+    },
+    /// `reduce(x..., init...), dimensions={...}, to_apply=f`.
+    Reduce { dimensions: Vec<i64>, to_apply: CompId },
+    /// `reduce-window(x..., init...), window=..., to_apply=f`.
+    ReduceWindow { window: Window, to_apply: CompId },
+    /// `select-and-scatter(operand, source, init), window=..., select=s,
+    /// scatter=t`.
+    SelectAndScatter {
+        window: Window,
+        select: CompId,
+        scatter: CompId,
+    },
+    /// `select(pred, on_true, on_false)`.
+    Select,
+    /// `clamp(min, x, max)`.
+    Clamp,
+    /// `compare(a, b), direction=LT[, type=TOTALORDER]`.
+    Compare {
+        direction: ComparisonDirection,
+        kind: Option<ComparisonType>,
+    },
+    /// `map(x...), dimensions={...}, to_apply=f`.
+    Map { dimensions: Vec<i64>, to_apply: CompId },
+    /// `sort(x...), dimensions={d}, is_stable=true, to_apply=cmp`.
+    Sort {
+        dimension: i64,
+        is_stable: bool,
+        comparator: CompId,
+    },
+    /// `gather(operand, indices), offset_dims=..., slice_sizes=...`.
+    Gather {
+        dims: GatherDims,
+        slice_sizes: Vec<i64>,
+        indices_are_sorted: bool,
+    },
+    /// `scatter(operand..., indices, updates...), update_window_dims=...,
+    /// to_apply=f`.
+    Scatter {
+        dims: ScatterDims,
+        to_apply: CompId,
+        indices_are_sorted: bool,
+        unique_indices: bool,
+    },
+    /// `call(args...), to_apply=f`.
+    Call { to_apply: CompId },
+    /// `fusion(args...), kind=kLoop, calls=f`.
+    Fusion { kind: FusionKind, calls: CompId },
+    /// `while(init), condition=c, body=b`.
+    While { condition: CompId, body: CompId },
+    /// `conditional(pred_or_index, args...), true_computation=...,
+    /// false_computation=...` or `branch_computations={...}`. With a pred
+    /// selector `branches = [true, false]`.
+    Conditional { branches: Vec<CompId> },
+    /// `tuple(x...)`.
+    Tuple,
+    /// `get-tuple-element(t), index=i`.
+    GetTupleElement { index: i64 },
+    /// `custom-call(args...), custom_call_target="name"`.
+    CustomCall {
+        target: String,
+        has_side_effect: bool,
+        called: Vec<CompId>,
+    },
+    /// `infeed(token), infeed_config="..."`: result `(data, token)`.
+    Infeed { config: String },
+    /// `outfeed(data, token), outfeed_config="..."`: result token.
+    Outfeed { config: String },
+    /// `all-reduce(x...), replica_groups={...}, to_apply=f`.
+    AllReduce {
+        to_apply: CompId,
+        replica_groups: Vec<Vec<i64>>,
+    },
+    /// `rng(a, b), distribution=rng_uniform`.
+    Rng { distribution: RngDistribution },
+    /// `rng-bit-generator(state), algorithm=rng_default`: result
+    /// `(new_state, bits)`.
+    RngBitGenerator { algorithm: RngAlgorithm },
+    /// `after-all(tokens...)`.
+    AfterAll,
+    /// `opt-barrier(x)`.
+    OptimizationBarrier,
+    /// Elementwise unary op.
+    Unary(UnaryOp),
+    /// Elementwise binary op.
+    Binary(BinaryOp),
+}
+
+impl Op {
+    /// The HLO opcode name.
+    pub fn opcode(&self) -> &'static str {
+        match self {
+            Op::Parameter { .. } => "parameter",
+            Op::Constant { .. } => "constant",
+            Op::Iota { .. } => "iota",
+            Op::Broadcast { .. } => "broadcast",
+            Op::Reshape => "reshape",
+            Op::Transpose { .. } => "transpose",
+            Op::Bitcast => "bitcast",
+            Op::Copy => "copy",
+            Op::Convert => "convert",
+            Op::BitcastConvert => "bitcast-convert",
+            Op::Slice { .. } => "slice",
+            Op::DynamicSlice { .. } => "dynamic-slice",
+            Op::DynamicUpdateSlice => "dynamic-update-slice",
+            Op::Concatenate { .. } => "concatenate",
+            Op::Pad { .. } => "pad",
+            Op::Reverse { .. } => "reverse",
+            Op::Dot { .. } => "dot",
+            Op::Convolution { .. } => "convolution",
+            Op::Reduce { .. } => "reduce",
+            Op::ReduceWindow { .. } => "reduce-window",
+            Op::SelectAndScatter { .. } => "select-and-scatter",
+            Op::Select => "select",
+            Op::Clamp => "clamp",
+            Op::Compare { .. } => "compare",
+            Op::Map { .. } => "map",
+            Op::Sort { .. } => "sort",
+            Op::Gather { .. } => "gather",
+            Op::Scatter { .. } => "scatter",
+            Op::Call { .. } => "call",
+            Op::Fusion { .. } => "fusion",
+            Op::While { .. } => "while",
+            Op::Conditional { .. } => "conditional",
+            Op::Tuple => "tuple",
+            Op::GetTupleElement { .. } => "get-tuple-element",
+            Op::CustomCall { .. } => "custom-call",
+            Op::Infeed { .. } => "infeed",
+            Op::Outfeed { .. } => "outfeed",
+            Op::AllReduce { .. } => "all-reduce",
+            Op::Rng { .. } => "rng",
+            Op::RngBitGenerator { .. } => "rng-bit-generator",
+            Op::AfterAll => "after-all",
+            Op::OptimizationBarrier => "opt-barrier",
+            Op::Unary(u) => u.name(),
+            Op::Binary(b) => b.name(),
+        }
+    }
+
+    /// Every opcode name the IR knows (for the fuzzer's coverage and the
+    /// parser's "unknown opcode" message).
+    pub fn all_opcode_names() -> Vec<&'static str> {
+        let mut v = vec![
+            "parameter",
+            "constant",
+            "iota",
+            "broadcast",
+            "reshape",
+            "transpose",
+            "bitcast",
+            "copy",
+            "convert",
+            "bitcast-convert",
+            "slice",
+            "dynamic-slice",
+            "dynamic-update-slice",
+            "concatenate",
+            "pad",
+            "reverse",
+            "dot",
+            "convolution",
+            "reduce",
+            "reduce-window",
+            "select-and-scatter",
+            "select",
+            "clamp",
+            "compare",
+            "map",
+            "sort",
+            "gather",
+            "scatter",
+            "call",
+            "fusion",
+            "while",
+            "conditional",
+            "tuple",
+            "get-tuple-element",
+            "custom-call",
+            "infeed",
+            "outfeed",
+            "all-reduce",
+            "rng",
+            "rng-bit-generator",
+            "after-all",
+            "opt-barrier",
+        ];
+        v.extend(UnaryOp::ALL.iter().map(|u| u.name()));
+        v.extend(BinaryOp::ALL.iter().map(|b| b.name()));
+        v
+    }
+
+    /// Computations this op calls, in a fixed order.
+    pub fn called_computations(&self) -> Vec<CompId> {
+        match self {
+            Op::Reduce { to_apply, .. }
+            | Op::ReduceWindow { to_apply, .. }
+            | Op::Map { to_apply, .. }
+            | Op::Scatter { to_apply, .. }
+            | Op::Call { to_apply }
+            | Op::AllReduce { to_apply, .. } => vec![*to_apply],
+            Op::SelectAndScatter {
+                select, scatter, ..
+            } => vec![*select, *scatter],
+            Op::Sort { comparator, .. } => vec![*comparator],
+            Op::Fusion { calls, .. } => vec![*calls],
+            Op::While { condition, body } => vec![*condition, *body],
+            Op::Conditional { branches } => branches.clone(),
+            Op::CustomCall { called, .. } => called.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Mutable access to called computation ids (for remapping when
+    /// computations are removed or reordered).
+    pub fn called_computations_mut(&mut self) -> Vec<&mut CompId> {
+        match self {
+            Op::Reduce { to_apply, .. }
+            | Op::ReduceWindow { to_apply, .. }
+            | Op::Map { to_apply, .. }
+            | Op::Scatter { to_apply, .. }
+            | Op::Call { to_apply }
+            | Op::AllReduce { to_apply, .. } => vec![to_apply],
+            Op::SelectAndScatter {
+                select, scatter, ..
+            } => vec![select, scatter],
+            Op::Sort { comparator, .. } => vec![comparator],
+            Op::Fusion { calls, .. } => vec![calls],
+            Op::While { condition, body } => vec![condition, body],
+            Op::Conditional { branches } => branches.iter_mut().collect(),
+            Op::CustomCall { called, .. } => called.iter_mut().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Ops with effects or nondeterminism: never removed when unused (except
+    /// rng), merged by CSE, folded, or duplicated.
+    pub fn has_side_effect(&self) -> bool {
+        match self {
+            Op::Infeed { .. } | Op::Outfeed { .. } | Op::AllReduce { .. } => true,
+            Op::CustomCall {
+                has_side_effect, ..
+            } => *has_side_effect,
+            _ => false,
+        }
+    }
+
+    /// Nondeterministic ops (two instances give different values).
+    pub fn is_nondeterministic(&self) -> bool {
+        matches!(self, Op::Rng { .. } | Op::RngBitGenerator { .. }) || self.has_side_effect()
+    }
+
+    /// Elementwise ops (unary, binary, compare, select, clamp, convert).
+    pub fn is_elementwise(&self) -> bool {
+        matches!(
+            self,
+            Op::Unary(_) | Op::Binary(_) | Op::Compare { .. } | Op::Select | Op::Clamp | Op::Convert
+        )
+    }
+}
+
+impl fmt::Display for CompId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "comp#{}", self.0)
+    }
+}
+
+impl fmt::Display for InstrId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "%{}", self.0)
+    }
+}

@@ -1,0 +1,1 @@
+//! rxla-passes

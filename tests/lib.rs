@@ -1,0 +1,1 @@
+//! Shared helpers for rxla cross-crate tests.
