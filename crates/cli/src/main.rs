@@ -1,1 +1,76 @@
-fn main() {}
+//! `rxla`: the command-line driver. A thin client of the library crates:
+//! each subcommand lives in its own module and only parses flags, reads
+//! input, calls the library and reports. Exit codes: 0 success, 1 bad input
+//! or failed check, 2 usage error. A panic is a bug.
+
+mod check;
+mod graph;
+mod input;
+mod opt;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "rxla", version, about = "rxla: an optimizing tensor compiler for XLA's HLO")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and verify an HLO module; print a one-line summary.
+    Check(check::CheckArgs),
+    /// Run passes over a module and print it (no passes: print it back).
+    Opt(opt::OptArgs),
+    /// Print the ENTRY computation as a Graphviz DOT graph.
+    Graph(graph::GraphArgs),
+}
+
+/// The outcome of a subcommand: success, or an error already formatted for
+/// the user (printed to stderr) with its exit code.
+pub struct Failure {
+    pub message: String,
+    pub code: u8,
+}
+
+impl Failure {
+    /// Bad input (exit 1).
+    pub fn input(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            code: 1,
+        }
+    }
+    /// Usage error (exit 2).
+    pub fn usage(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            code: 2,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Check(a) => check::run(a),
+        Command::Opt(a) => opt::run(a),
+        Command::Graph(a) => graph::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("{}", f.message.trim_end());
+            ExitCode::from(f.code)
+        }
+    }
+}
