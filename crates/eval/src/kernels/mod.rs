@@ -1,1 +1,19 @@
-//! Kernels of the heavier ops (convolution, gather, scatter, windows, sort, rng), each a plain function over literals.
+//! Kernels of the heavier ops (dot, convolution, gather, scatter, windows, sort, rng, custom calls), each a plain
+//! function over literals. They only compute values: they never look at instructions or computations (sub-computations
+//! arrive as an [`Apply`] callback) and never panic on bad input.
+
+use crate::error::Result;
+use rxla_ir::Literal;
+
+pub mod conv;
+pub mod custom_call;
+pub mod dot;
+pub mod gather;
+pub mod reduce_window;
+pub mod rng;
+pub mod scatter;
+pub mod select_and_scatter;
+pub mod sort;
+
+/// Sub-computation callback: evaluates a called computation on argument literals (scalars for bodies).
+pub type Apply<'a> = dyn FnMut(&[Literal]) -> Result<Literal> + 'a;
