@@ -4,9 +4,12 @@
 //! or failed check, 2 usage error. A panic is a bug.
 
 mod check;
+mod fuzz;
 mod graph;
 mod input;
 mod opt;
+mod reduce;
+mod run;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,6 +29,12 @@ enum Command {
     Opt(opt::OptArgs),
     /// Print the ENTRY computation as a Graphviz DOT graph.
     Graph(graph::GraphArgs),
+    /// Evaluate a module on arguments and print the results.
+    Run(run::RunArgs),
+    /// Generate random programs and check them with differential oracles.
+    Fuzz(fuzz::FuzzArgs),
+    /// Shrink a failing module while the failure persists.
+    Reduce(reduce::ReduceArgs),
 }
 
 /// The outcome of a subcommand: success, or an error already formatted for
@@ -65,6 +74,9 @@ fn main() -> ExitCode {
         Command::Check(a) => check::run(a),
         Command::Opt(a) => opt::run(a),
         Command::Graph(a) => graph::run(a),
+        Command::Run(a) => run::run(a),
+        Command::Fuzz(a) => fuzz::run(a),
+        Command::Reduce(a) => reduce::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
