@@ -1,1 +1,4 @@
-//! Shared helpers for rxla cross-crate tests.
+//! Shared helpers for rxla's cross-crate tests: the FileCheck matcher and
+//! the `.hlo` filetest runner.
+
+pub mod filecheck;
