@@ -1,0 +1,133 @@
+//! NumPy `.npy` files ↔ literals for `rxla run --arg X.npy` and
+//! `--out-npy DIR`, via the npyz crate. C and Fortran order are read;
+//! files are written in C order. bf16 has no NumPy dtype and is an error.
+
+use half::f16;
+use npyz::{DType, NpyFile, Order, WriteOptions, WriterBuilder};
+use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, ElementType, Layout, Literal};
+use std::path::Path;
+
+fn element_type(dtype: &DType) -> Result<ElementType, String> {
+    let DType::Plain(ts) = dtype else {
+        return Err(format!("unsupported dtype {}", dtype.descr()));
+    };
+    use npyz::TypeChar::*;
+    let t = match (ts.type_char(), ts.size_field()) {
+        (Bool, 1) => ElementType::Pred,
+        (Int, 1) => ElementType::S8,
+        (Int, 2) => ElementType::S16,
+        (Int, 4) => ElementType::S32,
+        (Int, 8) => ElementType::S64,
+        (Uint, 1) => ElementType::U8,
+        (Uint, 2) => ElementType::U16,
+        (Uint, 4) => ElementType::U32,
+        (Uint, 8) => ElementType::U64,
+        (Float, 2) => ElementType::F16,
+        (Float, 4) => ElementType::F32,
+        (Float, 8) => ElementType::F64,
+        _ => return Err(format!("unsupported dtype {}", dtype.descr())),
+    };
+    Ok(t)
+}
+
+/// Reads a `.npy` file into an array literal (default layout).
+pub fn read_npy(path: &Path) -> Result<Literal, String> {
+    let name = path.display();
+    let bytes = std::fs::read(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
+    let file = NpyFile::new(&bytes[..]).map_err(|e| format!("{name}: not a .npy file: {e}"))?;
+    let ty = element_type(&file.dtype()).map_err(|e| format!("{name}: {e}"))?;
+    let dims: Vec<i64> = file
+        .shape()
+        .iter()
+        .map(|&d| i64::try_from(d).map_err(|_| format!("{name}: dimension {d} too large")))
+        .collect::<Result<_, _>>()?;
+    let order = file.order();
+    let io = |e: std::io::Error| format!("{name}: {e}");
+    let data = match ty {
+        ElementType::Pred => ArrayData::Pred(file.into_vec::<bool>().map_err(io)?),
+        ElementType::S8 => ArrayData::S8(file.into_vec::<i8>().map_err(io)?),
+        ElementType::S16 => ArrayData::S16(file.into_vec::<i16>().map_err(io)?),
+        ElementType::S32 => ArrayData::S32(file.into_vec::<i32>().map_err(io)?),
+        ElementType::S64 => ArrayData::S64(file.into_vec::<i64>().map_err(io)?),
+        ElementType::U8 => ArrayData::U8(file.into_vec::<u8>().map_err(io)?),
+        ElementType::U16 => ArrayData::U16(file.into_vec::<u16>().map_err(io)?),
+        ElementType::U32 => ArrayData::U32(file.into_vec::<u32>().map_err(io)?),
+        ElementType::U64 => ArrayData::U64(file.into_vec::<u64>().map_err(io)?),
+        ElementType::F16 => ArrayData::F16(file.into_vec::<f16>().map_err(io)?),
+        ElementType::F32 => ArrayData::F32(file.into_vec::<f32>().map_err(io)?),
+        ElementType::F64 => ArrayData::F64(file.into_vec::<f64>().map_err(io)?),
+        ElementType::BF16 | ElementType::Token => unreachable!("not produced by element_type"),
+    };
+    let shape = ArrayShape::new(ty, dims).map_err(|e| format!("{name}: {e}"))?;
+    let lit = if order == Order::Fortran && shape.rank() > 1 {
+        // The file holds the column-major physical buffer.
+        let cm = ArrayShape::with_layout(ty, shape.dims.clone(), Layout::column_major(shape.rank()))
+            .map_err(|e| format!("{name}: {e}"))?;
+        let a = ArrayLiteral::from_physical_bytes(cm, &data.to_le_bytes())
+            .map_err(|e| format!("{name}: {e}"))?;
+        a.relayout(shape.layout.clone()).map_err(|e| format!("{name}: {e}"))?
+    } else {
+        ArrayLiteral::new(shape, data).map_err(|e| format!("{name}: {e}"))?
+    };
+    Ok(Literal::Array(lit))
+}
+
+fn write_vec<T: npyz::AutoSerialize + Copy>(path: &Path, dims: &[u64], v: &[T]) -> std::io::Result<()> {
+    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut w = WriteOptions::new()
+        .default_dtype()
+        .shape(dims)
+        .writer(file)
+        .begin_nd()?;
+    w.extend(v.iter().copied())?;
+    w.finish()
+}
+
+/// Writes an array literal as a C-order `.npy` file.
+pub fn write_npy(path: &Path, lit: &ArrayLiteral) -> Result<(), String> {
+    let dims: Vec<u64> = lit.shape.dims.iter().map(|&d| d as u64).collect();
+    let r = match &lit.data {
+        ArrayData::Pred(v) => write_vec(path, &dims, v),
+        ArrayData::S8(v) => write_vec(path, &dims, v),
+        ArrayData::S16(v) => write_vec(path, &dims, v),
+        ArrayData::S32(v) => write_vec(path, &dims, v),
+        ArrayData::S64(v) => write_vec(path, &dims, v),
+        ArrayData::U8(v) => write_vec(path, &dims, v),
+        ArrayData::U16(v) => write_vec(path, &dims, v),
+        ArrayData::U32(v) => write_vec(path, &dims, v),
+        ArrayData::U64(v) => write_vec(path, &dims, v),
+        ArrayData::F16(v) => write_vec(path, &dims, v),
+        ArrayData::F32(v) => write_vec(path, &dims, v),
+        ArrayData::F64(v) => write_vec(path, &dims, v),
+        ArrayData::BF16(_) => {
+            return Err(format!(
+                "{}: bf16 has no NumPy dtype; use --output json",
+                path.display()
+            ));
+        }
+        ArrayData::Token(_) => {
+            return Err(format!("{}: a token has no data to write", path.display()));
+        }
+    };
+    r.map_err(|e| format!("{}: cannot write: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_f32_and_pred() {
+        let dir = std::env::temp_dir().join(format!("rxla-npy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let m = Literal::mat(&[&[1.5f32, -2.0, 3.0], &[4.0, 5.0, f32::INFINITY]]).unwrap();
+        let p = dir.join("m.npy");
+        write_npy(&p, m.as_array().unwrap()).unwrap();
+        assert_eq!(read_npy(&p).unwrap(), m);
+        let b = Literal::vec1(vec![true, false, true]);
+        let p = dir.join("b.npy");
+        write_npy(&p, b.as_array().unwrap()).unwrap();
+        assert_eq!(read_npy(&p).unwrap(), b);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
