@@ -1,8 +1,26 @@
-//! XLA general convolution.
+//! XLA's general convolution: `dim_labels` (batch/feature/spatial positions of input, kernel and output), window
+//! strides, low/high padding (possibly negative), lhs (base) dilation, rhs (window) dilation, window reversal,
+//! feature_group_count and batch_group_count. Values only; the result shape is taken from the instruction and
+//! checked for consistency so that indexing is always in bounds.
+//!
+//! Definition (StableHLO's): the input is split into `feature_group_count` groups along its feature dimension and
+//! into `batch_group_count` groups along its batch dimension; the kernel's output features are split into the same
+//! number of groups; output feature `o` belongs to group `o / (out_features / groups)` and reads input features
+//! `g*C..(g+1)*C` (C = kernel input features) or input batch `g*N + b` (N = output batch). Along each spatial
+//! dimension, window element `k` of output position `o` reads base position
+//! `p = o*stride + k*rhs_dilation - pad_low`, skipped unless `p` is a multiple of the lhs dilation and `p/lhs_dilation`
+//! lies inside the input; the kernel element is `k`, or `size-1-k` when the dimension is reversed.
+//!
+//! Accumulation order: per output element, from zero in the computation type (as for `dot`: f32 for f16/bf16/f32,
+//! f64, wrapping integers), over window positions in row-major order of the window dimensions, and for each position
+//! over the group's input features in increasing order: `acc = acc + input * kernel` (no fused multiply-add).
 
+use super::numeric::{Ring, RingKernel, run_for_output};
+use super::util::{check_window, make_array, strides, window_base_index};
 use crate::error::{EvalError, Result};
 use rxla_ir::{ArrayLiteral, ArrayShape, ConvDims, Window};
 
+/// `convolution(lhs, rhs)`; `out` is the instruction's shape.
 pub fn convolution(
     lhs: &ArrayLiteral,
     rhs: &ArrayLiteral,
@@ -12,14 +30,255 @@ pub fn convolution(
     batch_group_count: i64,
     out: &ArrayShape,
 ) -> Result<ArrayLiteral> {
-    let _ = (
-        lhs,
-        rhs,
+    let plan = Plan::new(
+        &lhs.shape.dims,
+        &rhs.shape.dims,
+        &out.dims,
         window,
         dims,
         feature_group_count,
         batch_group_count,
-        out,
-    );
-    Err(EvalError::new("convolution: not implemented"))
+    )?;
+    let data = run_for_output(&plan, out.element_type, &lhs.data, &rhs.data)?;
+    make_array(out, data)
+}
+
+struct Plan {
+    window: Window,
+    out_dims: Vec<i64>,
+    // Dimension numbers resolved to usize.
+    in_b: usize,
+    in_f: usize,
+    in_sp: Vec<usize>,
+    k_i: usize,
+    k_o: usize,
+    k_sp: Vec<usize>,
+    out_b: usize,
+    out_f: usize,
+    out_sp: Vec<usize>,
+    lhs_dims: Vec<i64>,
+    lhs_strides: Vec<usize>,
+    rhs_strides: Vec<usize>,
+    /// Kernel input features (features per feature group).
+    group_in: i64,
+    /// Output features per feature group / per batch group.
+    fg_out: i64,
+    bg_out: i64,
+    /// Output batch size (input batch per batch group).
+    batch_out: i64,
+}
+
+fn check_labels(
+    rank: usize,
+    b: i64,
+    f: i64,
+    sp: &[i64],
+    what: &str,
+) -> Result<(usize, usize, Vec<usize>)> {
+    let all: Vec<i64> = [b, f].iter().chain(sp).copied().collect();
+    let mut seen = vec![false; rank];
+    if all.len() != rank {
+        return Err(EvalError::new(format!(
+            "convolution: {what} has rank {rank} but the dimension labels name {} dimensions",
+            all.len()
+        )));
+    }
+    for &d in &all {
+        let u = usize::try_from(d)
+            .ok()
+            .filter(|&u| u < rank)
+            .ok_or_else(|| {
+                EvalError::new(format!(
+                    "convolution: {what} dimension {d} is out of range for rank {rank}"
+                ))
+            })?;
+        if std::mem::replace(&mut seen[u], true) {
+            return Err(EvalError::new(format!(
+                "convolution: {what} dimension {d} is labelled twice"
+            )));
+        }
+    }
+    Ok((
+        b as usize,
+        f as usize,
+        sp.iter().map(|&d| d as usize).collect(),
+    ))
+}
+
+impl Plan {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        ld: &[i64],
+        rd: &[i64],
+        od: &[i64],
+        window: &Window,
+        dims: &ConvDims,
+        fgc: i64,
+        bgc: i64,
+    ) -> Result<Plan> {
+        let (in_b, in_f, in_sp) = check_labels(
+            ld.len(),
+            dims.input_batch,
+            dims.input_feature,
+            &dims.input_spatial,
+            "input",
+        )?;
+        let (k_i, k_o, k_sp) = check_labels(
+            rd.len(),
+            dims.kernel_input_feature,
+            dims.kernel_output_feature,
+            &dims.kernel_spatial,
+            "kernel",
+        )?;
+        let (out_b, out_f, out_sp) = check_labels(
+            od.len(),
+            dims.output_batch,
+            dims.output_feature,
+            &dims.output_spatial,
+            "output",
+        )?;
+        let nsp = in_sp.len();
+        if k_sp.len() != nsp || out_sp.len() != nsp {
+            return Err(EvalError::new(
+                "convolution: input, kernel and output have different spatial ranks",
+            ));
+        }
+        check_window(window, nsp, "convolution")?;
+        if fgc < 1 || bgc < 1 {
+            return Err(EvalError::new(format!(
+                "convolution: group counts must be positive (feature {fgc}, batch {bgc})"
+            )));
+        }
+        let c_in = ld[in_f];
+        let c_k = rd[k_i];
+        let c_out = rd[k_o];
+        if c_k * fgc != c_in {
+            return Err(EvalError::new(format!(
+                "convolution: input features {c_in} != kernel input features {c_k} * feature_group_count {fgc}"
+            )));
+        }
+        if c_out % fgc != 0 || c_out % bgc != 0 {
+            return Err(EvalError::new(format!(
+                "convolution: kernel output features {c_out} not divisible by the group counts ({fgc}, {bgc})"
+            )));
+        }
+        if ld[in_b] % bgc != 0 {
+            return Err(EvalError::new(format!(
+                "convolution: input batch {} not divisible by batch_group_count {bgc}",
+                ld[in_b]
+            )));
+        }
+        let batch_out = ld[in_b] / bgc;
+        if od[out_b] != batch_out || od[out_f] != c_out {
+            return Err(EvalError::new(format!(
+                "convolution: result {od:?} has batch {} and features {}, expected {batch_out} and {c_out}",
+                od[out_b], od[out_f]
+            )));
+        }
+        for (i, w) in window.dims.iter().enumerate() {
+            if w.size != rd[k_sp[i]] {
+                return Err(EvalError::new(format!(
+                    "convolution: window size {} differs from kernel spatial size {} in spatial dimension {i}",
+                    w.size, rd[k_sp[i]]
+                )));
+            }
+        }
+        Ok(Plan {
+            window: window.clone(),
+            out_dims: od.to_vec(),
+            in_b,
+            in_f,
+            in_sp,
+            k_i,
+            k_o,
+            k_sp,
+            out_b,
+            out_f,
+            out_sp,
+            lhs_dims: ld.to_vec(),
+            lhs_strides: strides(ld),
+            rhs_strides: strides(rd),
+            group_in: c_k,
+            fg_out: c_out / fgc,
+            bg_out: c_out / bgc,
+            batch_out,
+        })
+    }
+}
+
+impl RingKernel for Plan {
+    fn run<R: Ring>(&self, lhs: &[R], rhs: &[R]) -> Result<Vec<R>> {
+        let n: usize = self.out_dims.iter().map(|&d| d as usize).product();
+        let mut out = Vec::with_capacity(n);
+        if n == 0 {
+            return Ok(out);
+        }
+        let wsizes: Vec<i64> = self.window.dims.iter().map(|w| w.size).collect();
+        let wcount: usize = wsizes.iter().map(|&d| d as usize).product();
+        let nsp = wsizes.len();
+        let (ls, rs) = (&self.lhs_strides, &self.rhs_strides);
+        // Per output spatial position: for each window position, the lhs/rhs spatial offsets (None = skipped).
+        let mut taps: Vec<(usize, usize)> = Vec::with_capacity(wcount);
+        let mut oidx = vec![0i64; self.out_dims.len()];
+        let mut widx = vec![0i64; nsp];
+        let mut last_spatial: Option<Vec<i64>> = None;
+        for _ in 0..n {
+            let spatial: Vec<i64> = self.out_sp.iter().map(|&d| oidx[d]).collect();
+            if last_spatial.as_ref() != Some(&spatial) {
+                taps.clear();
+                widx.iter_mut().for_each(|x| *x = 0);
+                for _ in 0..wcount {
+                    let mut lo = 0usize;
+                    let mut ro = 0usize;
+                    let mut inside = true;
+                    for s in 0..nsp {
+                        let w = &self.window.dims[s];
+                        match window_base_index(
+                            spatial[s],
+                            widx[s],
+                            w,
+                            self.lhs_dims[self.in_sp[s]],
+                        ) {
+                            Some(p) => lo += p as usize * ls[self.in_sp[s]],
+                            None => {
+                                inside = false;
+                                break;
+                            }
+                        }
+                        let k = if w.window_reversal {
+                            w.size - 1 - widx[s]
+                        } else {
+                            widx[s]
+                        };
+                        ro += k as usize * rs[self.k_sp[s]];
+                    }
+                    if inside {
+                        taps.push((lo, ro));
+                    }
+                    rxla_ir::index::increment(&mut widx, &wsizes);
+                }
+                last_spatial = Some(spatial);
+            }
+            let o_f = oidx[self.out_f];
+            let fg = o_f / self.fg_out;
+            let bg = o_f / self.bg_out;
+            let batch = bg * self.batch_out + oidx[self.out_b];
+            let lbase =
+                batch as usize * ls[self.in_b] + (fg * self.group_in) as usize * ls[self.in_f];
+            let rbase = o_f as usize * rs[self.k_o];
+            let (lf, rf) = (ls[self.in_f], rs[self.k_i]);
+            let mut acc = R::ZERO;
+            for &(lo, ro) in &taps {
+                let (mut li, mut ri) = (lbase + lo, rbase + ro);
+                for _ in 0..self.group_in {
+                    acc = acc.add(lhs[li].mul(rhs[ri]));
+                    li += lf;
+                    ri += rf;
+                }
+            }
+            out.push(acc);
+            rxla_ir::index::increment(&mut oidx, &self.out_dims);
+        }
+        Ok(out)
+    }
 }

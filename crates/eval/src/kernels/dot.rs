@@ -1,14 +1,153 @@
-//! dot_general (batch and contracting dims) over array literals.
+//! `dot` in its general form (XLA's dot_general): batch dimensions, any number of contracting dimensions; result
+//! dimensions are batch, then lhs free, then rhs free (each in operand order). Only values are computed here; shape
+//! inference is not repeated beyond the checks needed to index safely.
+//!
+//! Accumulation order (part of the documented semantics): every output element is computed on its own. The
+//! accumulator starts at zero in the computation type (f32 for f16/bf16/f32 results, f64 for f64, the result type for
+//! integers with wrapping arithmetic, or/and for pred); then for each contracting index `k`, in row-major order over the
+//! contracting dimensions taken in the order of `lhs_contracting_dims`, `acc = acc + lhs[..k..] * rhs[..k..]` (a
+//! rounded multiply, then a rounded add: no fused multiply-add). Operands of another type are first converted to the
+//! computation type; f16/bf16 results are rounded once from the f32 accumulator.
 
+use super::numeric::{Ring, RingKernel, permute, run_for_output};
+use super::util::make_array;
 use crate::error::{EvalError, Result};
 use rxla_ir::{ArrayLiteral, ArrayShape, DotDims};
 
+/// `dot(lhs, rhs)` with dimension numbers `dims`; `out` is the instruction's shape.
 pub fn dot(
     lhs: &ArrayLiteral,
     rhs: &ArrayLiteral,
     dims: &DotDims,
     out: &ArrayShape,
 ) -> Result<ArrayLiteral> {
-    let _ = (lhs, rhs, dims, out);
-    Err(EvalError::new("dot: not implemented"))
+    let plan = Plan::new(&lhs.shape.dims, &rhs.shape.dims, dims, &out.dims)?;
+    let data = run_for_output(&plan, out.element_type, &lhs.data, &rhs.data)?;
+    make_array(out, data)
+}
+
+/// The canonical form of a dot: lhs viewed as `[B, M, K]`, rhs as `[B, N, K]`, result `[B, M, N]`.
+struct Plan {
+    lhs_dims: Vec<i64>,
+    rhs_dims: Vec<i64>,
+    lhs_perm: Vec<usize>,
+    rhs_perm: Vec<usize>,
+    b: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+}
+
+fn resolve(list: &[i64], rank: usize, what: &str) -> Result<Vec<usize>> {
+    list.iter()
+        .map(|&d| {
+            usize::try_from(d)
+                .ok()
+                .filter(|&d| d < rank)
+                .ok_or_else(|| {
+                    EvalError::new(format!(
+                        "dot: {what} dimension {d} is out of range for rank {rank}"
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// Batch, free and contracting dimensions of one side, as a permutation.
+fn side_perm(
+    rank: usize,
+    batch: &[usize],
+    contracting: &[usize],
+    side: &str,
+) -> Result<(Vec<usize>, Vec<usize>)> {
+    let mut seen = vec![false; rank];
+    for &d in batch.iter().chain(contracting) {
+        if std::mem::replace(&mut seen[d], true) {
+            return Err(EvalError::new(format!(
+                "dot: {side} dimension {d} is listed twice among batch/contracting dimensions"
+            )));
+        }
+    }
+    let free: Vec<usize> = (0..rank).filter(|&d| !seen[d]).collect();
+    let perm = batch
+        .iter()
+        .chain(&free)
+        .chain(contracting)
+        .copied()
+        .collect();
+    Ok((perm, free))
+}
+
+impl Plan {
+    fn new(ld: &[i64], rd: &[i64], dims: &DotDims, out: &[i64]) -> Result<Plan> {
+        let lb = resolve(&dims.lhs_batch, ld.len(), "lhs batch")?;
+        let rb = resolve(&dims.rhs_batch, rd.len(), "rhs batch")?;
+        let lc = resolve(&dims.lhs_contracting, ld.len(), "lhs contracting")?;
+        let rc = resolve(&dims.rhs_contracting, rd.len(), "rhs contracting")?;
+        if lb.len() != rb.len() || lc.len() != rc.len() {
+            return Err(EvalError::new(format!(
+                "dot: {} lhs vs {} rhs batch dims, {} lhs vs {} rhs contracting dims",
+                lb.len(),
+                rb.len(),
+                lc.len(),
+                rc.len()
+            )));
+        }
+        for (&l, &r) in lb.iter().zip(&rb).chain(lc.iter().zip(&rc)) {
+            if ld[l] != rd[r] {
+                return Err(EvalError::new(format!(
+                    "dot: lhs dimension {l} (size {}) is paired with rhs dimension {r} (size {})",
+                    ld[l], rd[r]
+                )));
+            }
+        }
+        let (lhs_perm, lfree) = side_perm(ld.len(), &lb, &lc, "lhs")?;
+        let (rhs_perm, rfree) = side_perm(rd.len(), &rb, &rc, "rhs")?;
+        let expect: Vec<i64> = lb
+            .iter()
+            .map(|&d| ld[d])
+            .chain(lfree.iter().map(|&d| ld[d]))
+            .chain(rfree.iter().map(|&d| rd[d]))
+            .collect();
+        if expect != out {
+            return Err(EvalError::new(format!(
+                "dot: result dimensions {out:?} do not match the operands (expected {expect:?})"
+            )));
+        }
+        let prod =
+            |ds: &[usize], sizes: &[i64]| ds.iter().map(|&d| sizes[d] as usize).product::<usize>();
+        Ok(Plan {
+            lhs_dims: ld.to_vec(),
+            rhs_dims: rd.to_vec(),
+            b: prod(&lb, ld),
+            m: prod(&lfree, ld),
+            n: prod(&rfree, rd),
+            k: prod(&lc, ld),
+            lhs_perm,
+            rhs_perm,
+        })
+    }
+}
+
+impl RingKernel for Plan {
+    fn run<R: Ring>(&self, lhs: &[R], rhs: &[R]) -> Result<Vec<R>> {
+        let l = permute(lhs, &self.lhs_dims, &self.lhs_perm);
+        let r = permute(rhs, &self.rhs_dims, &self.rhs_perm);
+        let (m, n, k) = (self.m, self.n, self.k);
+        let mut out = Vec::with_capacity(self.b * m * n);
+        for b in 0..self.b {
+            for i in 0..m {
+                let lrow = &l[(b * m + i) * k..][..k];
+                for j in 0..n {
+                    let rrow = &r[(b * n + j) * k..][..k];
+                    let mut acc = R::ZERO;
+                    for (&x, &y) in lrow.iter().zip(rrow) {
+                        acc = acc.add(x.mul(y));
+                    }
+                    out.push(acc);
+                }
+            }
+        }
+        Ok(out)
+    }
 }

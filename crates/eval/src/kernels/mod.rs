@@ -9,11 +9,13 @@ pub mod conv;
 pub mod custom_call;
 pub mod dot;
 pub mod gather;
+pub mod numeric;
 pub mod reduce_window;
 pub mod rng;
 pub mod scatter;
 pub mod select_and_scatter;
 pub mod sort;
+pub mod util;
 
 /// Sub-computation callback: evaluates a called computation on argument literals (scalars for bodies).
 pub type Apply<'a> = dyn FnMut(&[Literal]) -> Result<Literal> + 'a;

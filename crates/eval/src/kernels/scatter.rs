@@ -1,9 +1,22 @@
-//! XLA scatter (variadic).
+//! XLA's `scatter` in its general, variadic form: N operands and N updates, update_window_dims, inserted_window_dims,
+//! scatter_dims_to_operand_dims, index_vector_dim (== rank of the indices means an implicit trailing 1),
+//! input_batching_dims / scatter_indices_batching_dims. Result: one array, or a tuple when N > 1.
+//!
+//! Semantics (XLA's): the result starts as a copy of the operands. An update window whose start (in any operand
+//! dimension) would put part of the window outside the operand is SKIPPED entirely; start indices are never clamped.
+//! Application order (documented, deterministic): the update scatter indices in row-major order of the update's
+//! scatter dimensions, and for each of them the window elements in row-major order of the update's window dimensions;
+//! each step calls `apply(current_0..current_{N-1}, update_0..update_{N-1})` on scalars and stores its N results.
 
 use super::Apply;
+use super::util::{
+    check_literal, index_values, resolve_dims, scalar_at, set_elem, split_result,
+    variadic_out_shapes, variadic_result,
+};
 use crate::error::{EvalError, Result};
 use rxla_ir::{ArrayLiteral, Literal, ScatterDims, Shape};
 
+/// `scatter(operands..., indices, updates...)` with update computation `apply`; `out` is the instruction's shape.
 pub fn scatter(
     operands: &[&ArrayLiteral],
     indices: &ArrayLiteral,
@@ -12,6 +25,236 @@ pub fn scatter(
     apply: &mut Apply,
     out: &Shape,
 ) -> Result<Literal> {
-    let _ = (operands, indices, updates, dims, apply, out);
-    Err(EvalError::new("scatter: not implemented"))
+    let n_ops = operands.len();
+    if n_ops == 0 || updates.len() != n_ops {
+        return Err(EvalError::new(format!(
+            "scatter: {} operands and {} updates (need the same positive number)",
+            n_ops,
+            updates.len()
+        )));
+    }
+    let out_shapes = variadic_out_shapes(out, n_ops, "scatter")?;
+    for (i, (o, u)) in operands.iter().zip(updates).enumerate() {
+        check_literal(o, "scatter operand")?;
+        check_literal(u, "scatter update")?;
+        if o.shape.dims != operands[0].shape.dims || u.shape.dims != updates[0].shape.dims {
+            return Err(EvalError::new(format!(
+                "scatter: operand/update {i} has a different shape"
+            )));
+        }
+        if !out_shapes[i].compatible(&o.shape) {
+            return Err(EvalError::new(format!(
+                "scatter: result {} does not match operand {}",
+                out_shapes[i], o.shape
+            )));
+        }
+    }
+    check_literal(indices, "scatter indices")?;
+    let plan = Plan::new(
+        &operands[0].shape.dims,
+        &indices.shape.dims,
+        &updates[0].shape.dims,
+        dims,
+    )?;
+    let idx = index_values(indices, "scatter")?;
+
+    let mut results: Vec<ArrayLiteral> = operands.iter().map(|o| (*o).clone()).collect();
+    let ud = &updates[0].shape.dims;
+    let od = &operands[0].shape.dims;
+    let ustr = rxla_ir::index::row_major_strides(ud);
+    let ostr = rxla_ir::index::row_major_strides(od);
+    let istr = rxla_ir::index::row_major_strides(&indices.shape.dims);
+    let scatter_sizes: Vec<i64> = plan.update_scatter_dims.iter().map(|&d| ud[d]).collect();
+    let window_sizes: Vec<i64> = plan.update_window_dims.iter().map(|&d| ud[d]).collect();
+    let scatter_count: usize = scatter_sizes.iter().map(|&d| d as usize).product();
+    let window_count: usize = window_sizes.iter().map(|&d| d as usize).product();
+    let mut sidx = vec![0i64; scatter_sizes.len()];
+    let mut start = vec![0i64; od.len()];
+    let mut args: Vec<Literal> = Vec::with_capacity(2 * n_ops);
+    for _ in 0..scatter_count {
+        // Start of this window in the operand: start indices and batching indices.
+        let ipos: usize = sidx
+            .iter()
+            .zip(&plan.idx_dims)
+            .map(|(&s, &d)| s as usize * istr[d])
+            .sum();
+        start.iter_mut().for_each(|s| *s = 0);
+        for (k, &d) in plan.to_operand.iter().enumerate() {
+            start[d] = idx[ipos
+                + if plan.ivd < istr.len() {
+                    k * istr[plan.ivd]
+                } else {
+                    0
+                }];
+        }
+        for &(op_dim, j) in &plan.batching {
+            start[op_dim] = sidx[j];
+        }
+        let in_bounds =
+            (0..od.len()).all(|d| start[d] >= 0 && start[d] <= od[d] - plan.window_extent[d]);
+        if in_bounds {
+            let ubase: usize = sidx
+                .iter()
+                .zip(&plan.update_scatter_dims)
+                .map(|(&s, &d)| s as usize * ustr[d])
+                .sum();
+            let obase: usize = start
+                .iter()
+                .zip(&ostr)
+                .map(|(&s, &st)| s as usize * st)
+                .sum();
+            let mut widx = vec![0i64; window_sizes.len()];
+            for _ in 0..window_count {
+                let mut upos = ubase;
+                let mut opos = obase;
+                for (w, &wi) in widx.iter().enumerate() {
+                    upos += wi as usize * ustr[plan.update_window_dims[w]];
+                    opos += wi as usize * ostr[plan.operand_window_dims[w]];
+                }
+                args.clear();
+                args.extend(results.iter().map(|r| scalar_at(&r.data, opos)));
+                args.extend(updates.iter().map(|u| scalar_at(&u.data, upos)));
+                let vals = split_result(apply(&args)?, n_ops, "scatter")?;
+                for (r, v) in results.iter_mut().zip(&vals) {
+                    set_elem(&mut r.data, opos, &v.data, 0)?;
+                }
+                rxla_ir::index::increment(&mut widx, &window_sizes);
+            }
+        }
+        rxla_ir::index::increment(&mut sidx, &scatter_sizes);
+    }
+    for (r, s) in results.iter_mut().zip(&out_shapes) {
+        r.shape = s.clone();
+    }
+    Ok(variadic_result(out, results))
+}
+
+/// Scatter dimension numbers resolved and checked against the operand, indices and update shapes.
+struct Plan {
+    ivd: usize,
+    /// Indices dims other than index_vector_dim; update scatter dim j corresponds to `idx_dims[j]`.
+    idx_dims: Vec<usize>,
+    update_scatter_dims: Vec<usize>,
+    update_window_dims: Vec<usize>,
+    /// Operand dims receiving window offsets (increasing); paired with `update_window_dims`.
+    operand_window_dims: Vec<usize>,
+    /// Operand dim of each index vector element.
+    to_operand: Vec<usize>,
+    /// (operand batching dim, update scatter dim position giving its index).
+    batching: Vec<(usize, usize)>,
+    /// Per operand dim, the window extent (update window size, 1 for inserted/batching dims).
+    window_extent: Vec<i64>,
+}
+
+impl Plan {
+    fn new(od: &[i64], id: &[i64], ud: &[i64], dims: &ScatterDims) -> Result<Plan> {
+        let rank = od.len();
+        let ivd = usize::try_from(dims.index_vector_dim)
+            .ok()
+            .filter(|&v| v <= id.len())
+            .ok_or_else(|| {
+                EvalError::new(format!(
+                    "scatter: index_vector_dim {} is out of range",
+                    dims.index_vector_dim
+                ))
+            })?;
+        let vec_len = if ivd == id.len() { 1 } else { id[ivd] as usize };
+        let update_window_dims = resolve_dims(
+            &dims.update_window_dims,
+            ud.len(),
+            "scatter update_window_dims",
+        )?;
+        let inserted = resolve_dims(
+            &dims.inserted_window_dims,
+            rank,
+            "scatter inserted_window_dims",
+        )?;
+        let to_operand = resolve_dims(
+            &dims.scatter_dims_to_operand_dims,
+            rank,
+            "scatter scatter_dims_to_operand_dims",
+        )?;
+        let in_batch = resolve_dims(
+            &dims.input_batching_dims,
+            rank,
+            "scatter input_batching_dims",
+        )?;
+        let idx_batch = resolve_dims(
+            &dims.scatter_indices_batching_dims,
+            id.len(),
+            "scatter scatter_indices_batching_dims",
+        )?;
+        if to_operand.len() != vec_len {
+            return Err(EvalError::new(format!(
+                "scatter: scatter_dims_to_operand_dims has {} entries but index vectors have {vec_len}",
+                to_operand.len()
+            )));
+        }
+        if in_batch.len() != idx_batch.len() || idx_batch.contains(&ivd) {
+            return Err(EvalError::new(
+                "scatter: batching dimension lists do not pair up",
+            ));
+        }
+        let operand_window_dims: Vec<usize> = (0..rank)
+            .filter(|d| !inserted.contains(d) && !in_batch.contains(d))
+            .collect();
+        if operand_window_dims.len() != update_window_dims.len() {
+            return Err(EvalError::new(format!(
+                "scatter: {} update window dims for {} operand window dims",
+                update_window_dims.len(),
+                operand_window_dims.len()
+            )));
+        }
+        let idx_dims: Vec<usize> = (0..id.len()).filter(|&d| d != ivd).collect();
+        let update_scatter_dims: Vec<usize> = (0..ud.len())
+            .filter(|d| !update_window_dims.contains(d))
+            .collect();
+        if update_scatter_dims.len() != idx_dims.len() {
+            return Err(EvalError::new(format!(
+                "scatter: updates have {} scatter dimensions, indices provide {}",
+                update_scatter_dims.len(),
+                idx_dims.len()
+            )));
+        }
+        for (j, &u) in update_scatter_dims.iter().enumerate() {
+            if ud[u] != id[idx_dims[j]] {
+                return Err(EvalError::new(format!(
+                    "scatter: update dimension {u} has size {}, indices dimension {} has {}",
+                    ud[u], idx_dims[j], id[idx_dims[j]]
+                )));
+            }
+        }
+        let mut window_extent = vec![1i64; rank];
+        for (w, &u) in update_window_dims.iter().enumerate() {
+            let d = operand_window_dims[w];
+            if ud[u] > od[d] {
+                return Err(EvalError::new(format!(
+                    "scatter: update window dimension {u} (size {}) exceeds operand dimension {d} (size {})",
+                    ud[u], od[d]
+                )));
+            }
+            window_extent[d] = ud[u];
+        }
+        let mut batching = Vec::new();
+        for (&ob, &ib) in in_batch.iter().zip(&idx_batch) {
+            let j = idx_dims.iter().position(|&d| d == ib).unwrap_or(0);
+            if od[ob] != id[ib] {
+                return Err(EvalError::new(format!(
+                    "scatter: input batching dimension {ob} (size {}) differs from indices dimension {ib} (size {})",
+                    od[ob], id[ib]
+                )));
+            }
+            batching.push((ob, j));
+        }
+        Ok(Plan {
+            ivd,
+            idx_dims,
+            update_scatter_dims,
+            update_window_dims,
+            operand_window_dims,
+            to_operand,
+            batching,
+            window_extent,
+        })
+    }
 }
