@@ -14,6 +14,8 @@ mod elementwise;
 mod gather_scatter;
 mod reduction;
 
+pub(crate) use data_movement::check_permutation;
+
 use crate::element_type::ElementType;
 use crate::error::{IrError, Result};
 use crate::module::Module;
