@@ -1,6 +1,20 @@
-//! rxla-eval: the reference evaluator.
+//! rxla-eval: the reference evaluator — the oracle every pass and the JIT
+//! are checked against. Obviously correct first, fast enough second.
+//! Numeric decisions are listed in `docs/SEMANTICS.md`.
 
+pub mod collectives;
+pub mod data;
+pub mod elementwise;
+pub mod entry;
 pub mod error;
+pub mod evaluator;
+pub mod json;
 pub mod kernels;
+pub mod movement;
+pub mod options;
+pub mod reduce;
 
+pub use entry::{evaluate, evaluate_computation, evaluate_replicated};
 pub use error::{EvalError, Result};
+pub use json::compare_with_tolerance;
+pub use options::RunOptions;

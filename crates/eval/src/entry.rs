@@ -1,0 +1,196 @@
+//! Entry points: argument checking and relayout, the custom-call
+//! pre-check, single and replicated evaluation, and the result layout.
+//! The interpretation itself is in `evaluator`.
+
+use crate::collectives::Collectives;
+use crate::error::{EvalError, Result};
+use crate::evaluator::{Evaluator, ReplicaCtx};
+use crate::options::RunOptions;
+use rxla_ir::{CompId, Literal, Module, Op, Shape};
+
+/// Fails when a custom-call target of any computation is not registered.
+pub fn check_custom_calls(module: &Module, opts: &RunOptions) -> Result<()> {
+    for comp in &module.computations {
+        for instr in &comp.instructions {
+            if let Op::CustomCall { target, .. } = &instr.op {
+                if !opts.custom_calls.contains(target) {
+                    return Err(EvalError::new(format!(
+                        "unknown custom-call target '{target}' in instruction {}",
+                        instr.name
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks the arguments against the ENTRY parameters (count, types and
+/// dims) and gives each the parameter's layout.
+pub fn check_args(module: &Module, args: &[Literal]) -> Result<Vec<Literal>> {
+    let entry = module
+        .computations
+        .get(module.entry.index())
+        .ok_or_else(|| EvalError::new("the module has no ENTRY computation"))?;
+    let params = entry.parameters();
+    if args.len() != params.len() {
+        return Err(EvalError::new(format!(
+            "{} expects {} argument(s), got {}",
+            entry.name,
+            params.len(),
+            args.len()
+        )));
+    }
+    let layout = module.entry_layout.as_ref();
+    params
+        .iter()
+        .zip(args)
+        .enumerate()
+        .map(|(i, (&pid, arg))| {
+            let p = entry.get(pid);
+            let number = match p.op {
+                Op::Parameter { number } => number,
+                _ => i as i64,
+            };
+            let want: &Shape = layout
+                .and_then(|l| l.parameters.get(i))
+                .filter(|s| s.compatible(&p.shape))
+                .unwrap_or(&p.shape);
+            if !arg.shape().compatible(want) {
+                return Err(EvalError::new(format!(
+                    "argument for parameter {number} ('{}') has shape {}, expected {}",
+                    p.name,
+                    arg.shape().to_string_no_layout(),
+                    want.to_string_no_layout()
+                )));
+            }
+            Ok(arg.relayout_to(want)?)
+        })
+        .collect()
+}
+
+fn result_shape(module: &Module) -> Shape {
+    if let Some(l) = &module.entry_layout {
+        return l.result.clone();
+    }
+    let e = module.entry_computation();
+    e.instructions
+        .get(e.root.index())
+        .map(|i| i.shape.clone())
+        .unwrap_or(Shape::Tuple(vec![]))
+}
+
+fn finish(module: &Module, r: Literal) -> Result<Literal> {
+    let want = result_shape(module);
+    if r.shape().compatible(&want) {
+        Ok(r.relayout_to(&want)?)
+    } else {
+        Ok(r)
+    }
+}
+
+/// Evaluates the module's ENTRY computation on `args` (one replica).
+pub fn evaluate(module: &Module, args: &[Literal], opts: &RunOptions) -> Result<Literal> {
+    let replicas = opts.replica_count.unwrap_or(module.replica_count().max(1) as usize);
+    if replicas > 1 {
+        return Err(EvalError::new(format!(
+            "the module runs on {replicas} replicas: use evaluate_replicated"
+        )));
+    }
+    check_custom_calls(module, opts)?;
+    let args = check_args(module, args)?;
+    let refs: Vec<&Literal> = args.iter().collect();
+    let mut ev = Evaluator::new(module, opts, None);
+    let r = ev.eval_comp(module.entry, &refs)?;
+    finish(module, r)
+}
+
+/// Evaluates one computation of the module on `args` with default options
+/// (used for sub-computations and tests).
+pub fn evaluate_computation(module: &Module, comp: CompId, args: &[Literal]) -> Result<Literal> {
+    let c = module
+        .computations
+        .get(comp.index())
+        .ok_or_else(|| EvalError::new(format!("computation {comp} does not exist")))?;
+    let n = c.parameters().len();
+    if args.len() != n {
+        return Err(EvalError::new(format!(
+            "{} expects {n} argument(s), got {}",
+            c.name,
+            args.len()
+        )));
+    }
+    let opts = RunOptions::default();
+    let refs: Vec<&Literal> = args.iter().collect();
+    Evaluator::new(module, &opts, None).eval_comp(comp, &refs)
+}
+
+struct FinishGuard<'c>(&'c Collectives, usize);
+
+impl Drop for FinishGuard<'_> {
+    fn drop(&mut self) {
+        self.0.finish(self.1);
+    }
+}
+
+/// Evaluates every replica in lockstep (one thread each; all-reduce is a
+/// rendezvous). The replica count is `opts.replica_count`, else the number
+/// of argument lists; the module's `replica_count` must agree when given.
+pub fn evaluate_replicated(
+    module: &Module,
+    args_per_replica: &[Vec<Literal>],
+    opts: &RunOptions,
+) -> Result<Vec<Literal>> {
+    let n = opts.replica_count.unwrap_or(args_per_replica.len());
+    if n == 0 || args_per_replica.len() != n {
+        return Err(EvalError::new(format!(
+            "{n} replica(s) but {} argument list(s)",
+            args_per_replica.len()
+        )));
+    }
+    if module.attr("replica_count").is_some() && module.replica_count() != n as i64 {
+        return Err(EvalError::new(format!(
+            "the module declares replica_count={} but {n} replicas were requested",
+            module.replica_count()
+        )));
+    }
+    check_custom_calls(module, opts)?;
+    let checked = args_per_replica
+        .iter()
+        .enumerate()
+        .map(|(r, a)| check_args(module, a).map_err(|e| e.context(format!("replica {r}"))))
+        .collect::<Result<Vec<_>>>()?;
+    let coll = Collectives::new(n);
+    let results: Vec<Result<Literal>> = std::thread::scope(|s| {
+        let handles: Vec<_> = checked
+            .iter()
+            .enumerate()
+            .map(|(id, args)| {
+                let coll = &coll;
+                s.spawn(move || {
+                    let ctx = ReplicaCtx {
+                        id,
+                        collectives: coll,
+                    };
+                    // Marks the replica finished even if it panics, so no peer waits forever.
+                    let _guard = FinishGuard(coll, id);
+                    let refs: Vec<&Literal> = args.iter().collect();
+                    Evaluator::new(module, opts, Some(ctx)).eval_comp(module.entry, &refs)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .enumerate()
+            .map(|(id, h)| {
+                h.join()
+                    .unwrap_or_else(|_| Err(EvalError::new(format!("replica {id} panicked"))))
+            })
+            .collect()
+    });
+    results
+        .into_iter()
+        .enumerate()
+        .map(|(id, r)| finish(module, r.map_err(|e| e.context(format!("replica {id}")))?))
+        .collect()
+}

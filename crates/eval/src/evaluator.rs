@@ -1,0 +1,620 @@
+//! The interpreter: evaluates computations instruction by instruction in
+//! SSA order, dispatching each [`Op`] to the elementwise, movement,
+//! reduce or kernel modules, and handling control flow (call, fusion,
+//! while, conditional), tokens, infeed/outfeed and all-reduce. Values are
+//! dropped after their last use. It never changes the module.
+
+use crate::collectives::Collectives;
+use crate::data;
+use crate::elementwise;
+use crate::error::{EvalError, Result};
+use crate::kernels::{self, rng::RngState};
+use crate::movement;
+use crate::options::RunOptions;
+use crate::reduce::{self, FastBody};
+use rxla_ir::{
+    ArrayLiteral, ArrayShape, CompId, Computation, ElementType, Instruction, Literal, Module, Op,
+    Shape,
+};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Per-computation facts computed once per evaluation.
+struct CompInfo {
+    /// Instructions to evaluate (reachable from the root, or side effects).
+    live: Vec<bool>,
+    /// Number of live uses of each instruction (root counted once more).
+    uses: Vec<u32>,
+    /// The body as a single elementwise op, when it is one.
+    fast: Option<FastBody>,
+}
+
+/// The replica an evaluator runs as, in a replicated evaluation.
+#[derive(Clone, Copy)]
+pub struct ReplicaCtx<'a> {
+    pub id: usize,
+    pub collectives: &'a Collectives,
+}
+
+/// One evaluation's state.
+pub struct Evaluator<'a> {
+    module: &'a Module,
+    opts: &'a RunOptions,
+    rng: RngState,
+    replica: Option<ReplicaCtx<'a>>,
+    collective_seq: u64,
+    info: Vec<Option<Rc<CompInfo>>>,
+}
+
+fn arr<'l>(ops: &[&'l Literal], i: usize) -> Result<&'l ArrayLiteral> {
+    let l = ops
+        .get(i)
+        .ok_or_else(|| EvalError::new(format!("missing operand {i}")))?;
+    l.as_array()
+        .map_err(|_| EvalError::new(format!("operand {i} must be an array, got a tuple")))
+}
+
+fn arrays<'l>(ops: &[&'l Literal]) -> Result<Vec<&'l ArrayLiteral>> {
+    (0..ops.len()).map(|i| arr(ops, i)).collect()
+}
+
+fn out_array(instr: &Instruction) -> Result<&ArrayShape> {
+    instr
+        .shape
+        .as_array()
+        .map_err(|_| EvalError::new(format!("result shape {} must be an array", instr.shape)))
+}
+
+/// Checks that `lit` has `shape`'s types and dims and gives it `shape`'s
+/// layouts (data is row-major, so only the metadata changes).
+pub fn conform(lit: &mut Literal, shape: &Shape) -> Result<()> {
+    match (lit, shape) {
+        (Literal::Array(a), Shape::Array(s)) if a.shape.compatible(s) => {
+            if a.shape.layout != s.layout {
+                s.layout.validate(&s.dims)?;
+                a.shape.layout = s.layout.clone();
+            }
+            Ok(())
+        }
+        (Literal::Tuple(t), Shape::Tuple(s)) if t.len() == s.len() => {
+            t.iter_mut().zip(s).try_for_each(|(l, s)| conform(l, s))
+        }
+        (lit, shape) => Err(EvalError::new(format!(
+            "produced a value of shape {} where {} was declared",
+            lit.shape().to_string_no_layout(),
+            shape.to_string_no_layout()
+        ))),
+    }
+}
+
+/// Recognises `ROOT op(p0, p1)` / `ROOT op(p0)` bodies.
+fn fast_body(comp: &Computation) -> Option<FastBody> {
+    let root = comp.instructions.get(comp.root.index())?;
+    let param = |i: usize| -> Option<i64> {
+        match comp.instructions.get(root.operands.get(i)?.index())?.op {
+            Op::Parameter { number } => Some(number),
+            _ => None,
+        }
+    };
+    match root.op {
+        Op::Binary(op) if comp.len() == 3 && root.operands.len() == 2 => {
+            match (param(0)?, param(1)?) {
+                (0, 1) => Some(FastBody::Binary(op, false)),
+                (1, 0) => Some(FastBody::Binary(op, true)),
+                _ => None,
+            }
+        }
+        Op::Unary(op) if comp.len() == 2 && root.operands.len() == 1 => {
+            (param(0)? == 0).then_some(FastBody::Unary(op))
+        }
+        _ => None,
+    }
+}
+
+impl<'a> Evaluator<'a> {
+    pub fn new(module: &'a Module, opts: &'a RunOptions, replica: Option<ReplicaCtx<'a>>) -> Self {
+        let seed = opts.seed ^ replica.map_or(0, |r| (r.id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        Evaluator {
+            module,
+            opts,
+            rng: RngState::new(seed),
+            replica,
+            collective_seq: 0,
+            info: vec![None; module.computations.len()],
+        }
+    }
+
+    fn comp(&self, cid: CompId) -> Result<&'a Computation> {
+        let module = self.module;
+        module.computations.get(cid.index()).ok_or_else(|| {
+            EvalError::new(format!(
+                "computation {cid} does not exist (module has {})",
+                module.computations.len()
+            ))
+        })
+    }
+
+    fn info(&mut self, cid: CompId) -> Result<Rc<CompInfo>> {
+        if let Some(Some(i)) = self.info.get(cid.index()) {
+            return Ok(i.clone());
+        }
+        let comp = self.comp(cid)?;
+        let live = comp.live_mask();
+        let mut uses = vec![0u32; comp.len()];
+        for (i, instr) in comp.instructions.iter().enumerate() {
+            if live[i] {
+                for o in &instr.operands {
+                    if let Some(u) = uses.get_mut(o.index()) {
+                        *u += 1;
+                    }
+                }
+            }
+        }
+        if let Some(u) = uses.get_mut(comp.root.index()) {
+            *u += 1;
+        }
+        let info = Rc::new(CompInfo {
+            live,
+            uses,
+            fast: fast_body(comp),
+        });
+        self.info[cid.index()] = Some(info.clone());
+        Ok(info)
+    }
+
+    /// Evaluates computation `cid` on `args` (one per parameter number).
+    pub fn eval_comp(&mut self, cid: CompId, args: &[&Literal]) -> Result<Literal> {
+        let comp = self.comp(cid)?;
+        let info = self.info(cid)?;
+        let n = comp.len();
+        if comp.root.index() >= n {
+            return Err(EvalError::new(format!(
+                "computation {} has no root instruction",
+                comp.name
+            )));
+        }
+        let mut uses = info.uses.clone();
+        let mut values: Vec<Option<Literal>> = vec![None; n];
+        for (i, instr) in comp.instructions.iter().enumerate() {
+            if !info.live[i] {
+                continue;
+            }
+            let ops: Vec<&Literal> = instr
+                .operands
+                .iter()
+                .map(|o| {
+                    values.get(o.index()).and_then(|v| v.as_ref()).ok_or_else(|| {
+                        EvalError::new(format!(
+                            "{}: operand #{} is not defined before its use",
+                            instr.name,
+                            o.index()
+                        ))
+                    })
+                })
+                .collect::<Result<_>>()?;
+            let mut r = self
+                .eval_instr(instr, &ops, args)
+                .map_err(|e| e.context(&instr.name))?;
+            conform(&mut r, &instr.shape).map_err(|e| e.context(&instr.name))?;
+            for o in &instr.operands {
+                let u = &mut uses[o.index()];
+                *u = u.saturating_sub(1);
+                if *u == 0 {
+                    values[o.index()] = None;
+                }
+            }
+            values[i] = Some(r);
+        }
+        values[comp.root.index()]
+            .take()
+            .ok_or_else(|| EvalError::new(format!("root of {} was not evaluated", comp.name)))
+    }
+
+    fn call_owned(&mut self, cid: CompId, args: &[Literal]) -> Result<Literal> {
+        let refs: Vec<&Literal> = args.iter().collect();
+        self.eval_comp(cid, &refs)
+    }
+
+    fn eval_instr(
+        &mut self,
+        instr: &Instruction,
+        ops: &[&Literal],
+        args: &[&Literal],
+    ) -> Result<Literal> {
+        let a = |x: ArrayLiteral| Ok(Literal::Array(x));
+        match &instr.op {
+            Op::Parameter { number } => args
+                .get(*number as usize)
+                .map(|l| (*l).clone())
+                .ok_or_else(|| {
+                    EvalError::new(format!(
+                        "parameter {number} was not passed ({} arguments)",
+                        args.len()
+                    ))
+                }),
+            Op::Constant { literal } => Ok(literal.clone()),
+            Op::Iota { dimension } => a(movement::iota(out_array(instr)?, *dimension)?),
+            Op::Broadcast { dimensions } => {
+                a(movement::broadcast(arr(ops, 0)?, dimensions, out_array(instr)?)?)
+            }
+            Op::Reshape => {
+                let x = arr(ops, 0)?;
+                a(ArrayLiteral::new(out_array(instr)?.clone(), x.data.clone())?)
+            }
+            Op::Transpose { permutation } => {
+                a(movement::transpose(arr(ops, 0)?, permutation, out_array(instr)?)?)
+            }
+            Op::Bitcast => a(movement::bitcast(arr(ops, 0)?, out_array(instr)?)?),
+            Op::Copy => ops
+                .first()
+                .map(|l| (*l).clone())
+                .ok_or_else(|| EvalError::new("copy needs an operand")),
+            Op::Convert => {
+                let out = out_array(instr)?;
+                a(data::array(out, elementwise::convert(&arr(ops, 0)?.data, out.element_type)?)?)
+            }
+            Op::BitcastConvert => {
+                let out = out_array(instr)?;
+                let d = elementwise::bitcast_convert(
+                    &arr(ops, 0)?.data,
+                    out.element_type,
+                    data::count(out)?,
+                )?;
+                a(data::array(out, d)?)
+            }
+            Op::Slice {
+                starts, strides, ..
+            } => a(movement::slice(arr(ops, 0)?, starts, strides, out_array(instr)?)?),
+            Op::DynamicSlice { .. } => {
+                let starts = start_indices(&ops[1.min(ops.len())..])?;
+                let refs: Vec<&ArrayLiteral> = starts.iter().collect();
+                a(movement::dynamic_slice(arr(ops, 0)?, &refs, out_array(instr)?)?)
+            }
+            Op::DynamicUpdateSlice => {
+                let starts = start_indices(&ops[2.min(ops.len())..])?;
+                let refs: Vec<&ArrayLiteral> = starts.iter().collect();
+                a(movement::dynamic_update_slice(
+                    arr(ops, 0)?,
+                    arr(ops, 1)?,
+                    &refs,
+                    out_array(instr)?,
+                )?)
+            }
+            Op::Concatenate { dimension } => {
+                a(movement::concatenate(&arrays(ops)?, *dimension, out_array(instr)?)?)
+            }
+            Op::Pad { config } => {
+                a(movement::pad(arr(ops, 0)?, arr(ops, 1)?, config, out_array(instr)?)?)
+            }
+            Op::Reverse { dimensions } => {
+                a(movement::reverse(arr(ops, 0)?, dimensions, out_array(instr)?)?)
+            }
+            Op::Dot { dims } => a(kernels::dot::dot(
+                arr(ops, 0)?,
+                arr(ops, 1)?,
+                dims,
+                out_array(instr)?,
+            )?),
+            Op::Convolution {
+                window,
+                dims,
+                feature_group_count,
+                batch_group_count,
+            } => a(kernels::conv::convolution(
+                arr(ops, 0)?,
+                arr(ops, 1)?,
+                window,
+                dims,
+                *feature_group_count,
+                *batch_group_count,
+                out_array(instr)?,
+            )?),
+            Op::Reduce {
+                dimensions,
+                to_apply,
+            } => {
+                let all = arrays(ops)?;
+                let n = all.len() / 2;
+                let fast = self.info(*to_apply)?.fast;
+                let f = *to_apply;
+                let mut apply = |x: &[Literal]| self.call_owned(f, x);
+                reduce::reduce(&all[..n], &all[n..], dimensions, fast, &mut apply, &instr.shape)
+            }
+            Op::ReduceWindow { window, to_apply } => {
+                let all = arrays(ops)?;
+                let n = all.len() / 2;
+                let f = *to_apply;
+                let mut apply = |x: &[Literal]| self.call_owned(f, x);
+                kernels::reduce_window::reduce_window(
+                    &all[..n],
+                    &all[n..],
+                    window,
+                    &mut apply,
+                    &instr.shape,
+                )
+            }
+            Op::SelectAndScatter {
+                window,
+                select,
+                scatter,
+            } => {
+                let (s, t) = (*select, *scatter);
+                let cell = RefCell::new(&mut *self);
+                let mut sel = |x: &[Literal]| cell.borrow_mut().call_owned(s, x);
+                let mut sca = |x: &[Literal]| cell.borrow_mut().call_owned(t, x);
+                a(kernels::select_and_scatter::select_and_scatter(
+                    arr(ops, 0)?,
+                    arr(ops, 1)?,
+                    arr(ops, 2)?,
+                    window,
+                    &mut sel,
+                    &mut sca,
+                    out_array(instr)?,
+                )?)
+            }
+            Op::Select => {
+                if ops.len() != 3 {
+                    return Err(EvalError::new("select needs 3 operands"));
+                }
+                movement::select(ops[0], ops[1], ops[2])
+            }
+            Op::Clamp => a(movement::clamp(
+                arr(ops, 0)?,
+                arr(ops, 1)?,
+                arr(ops, 2)?,
+                out_array(instr)?,
+            )?),
+            Op::Compare { direction, kind } => {
+                let d = elementwise::compare(*direction, *kind, &arr(ops, 0)?.data, &arr(ops, 1)?.data)?;
+                a(data::array(out_array(instr)?, d)?)
+            }
+            Op::Map { to_apply, .. } => {
+                let all = arrays(ops)?;
+                let fast = self.info(*to_apply)?.fast;
+                let f = *to_apply;
+                let mut apply = |x: &[Literal]| self.call_owned(f, x);
+                a(reduce::map(&all, fast, &mut apply, out_array(instr)?)?)
+            }
+            Op::Sort {
+                dimension,
+                is_stable,
+                comparator,
+            } => {
+                let all = arrays(ops)?;
+                let f = *comparator;
+                let mut apply = |x: &[Literal]| self.call_owned(f, x);
+                kernels::sort::sort(&all, *dimension, *is_stable, &mut apply, &instr.shape)
+            }
+            Op::Gather {
+                dims, slice_sizes, ..
+            } => a(kernels::gather::gather(
+                arr(ops, 0)?,
+                arr(ops, 1)?,
+                dims,
+                slice_sizes,
+                out_array(instr)?,
+            )?),
+            Op::Scatter { dims, to_apply, .. } => {
+                let all = arrays(ops)?;
+                if all.len() < 3 || (all.len() - 1) % 2 != 0 {
+                    return Err(EvalError::new(format!(
+                        "scatter needs N operands, indices and N updates; got {} operands",
+                        all.len()
+                    )));
+                }
+                let n = (all.len() - 1) / 2;
+                let f = *to_apply;
+                let mut apply = |x: &[Literal]| self.call_owned(f, x);
+                kernels::scatter::scatter(
+                    &all[..n],
+                    all[n],
+                    &all[n + 1..],
+                    dims,
+                    &mut apply,
+                    &instr.shape,
+                )
+            }
+            Op::Call { to_apply } => self.eval_comp(*to_apply, ops),
+            Op::Fusion { calls, .. } => self.eval_comp(*calls, ops),
+            Op::While { condition, body } => self.eval_while(instr, *condition, *body, ops),
+            Op::Conditional { branches } => {
+                let sel = arr(ops, 0)?;
+                if branches.is_empty() {
+                    return Err(EvalError::new("conditional without branches"));
+                }
+                let b = if sel.shape.element_type == ElementType::Pred {
+                    if data::pred_scalar(sel, "conditional predicate")? {
+                        0
+                    } else {
+                        1
+                    }
+                } else {
+                    let i = data::int_scalar(sel, "conditional branch index")?;
+                    if i < 0 || i as usize >= branches.len() {
+                        branches.len() - 1
+                    } else {
+                        i as usize
+                    }
+                };
+                let cid = *branches
+                    .get(b)
+                    .ok_or_else(|| EvalError::new("conditional with a pred needs 2 branches"))?;
+                let arg = ops
+                    .get(b + 1)
+                    .ok_or_else(|| EvalError::new(format!("branch {b} has no operand")))?;
+                self.eval_comp(cid, &[*arg])
+            }
+            Op::Tuple => Ok(Literal::Tuple(ops.iter().map(|l| (*l).clone()).collect())),
+            Op::GetTupleElement { index } => match ops.first() {
+                Some(Literal::Tuple(t)) => t.get(*index as usize).cloned().ok_or_else(|| {
+                    EvalError::new(format!("tuple index {index} out of range ({})", t.len()))
+                }),
+                _ => Err(EvalError::new("get-tuple-element of a non-tuple")),
+            },
+            Op::CustomCall { target, .. } => {
+                let all = arrays(ops)?;
+                kernels::custom_call::call(&self.opts.custom_calls, target, &all, &instr.shape)
+            }
+            Op::Infeed { .. } => {
+                let want = instr
+                    .shape
+                    .tuple_elements()
+                    .and_then(|t| t.first())
+                    .ok_or_else(|| EvalError::new("infeed result must be (data, token)"))?;
+                if matches!(want, Shape::Tuple(t) if t.is_empty()) {
+                    return Ok(Literal::Tuple(vec![Literal::Tuple(vec![]), Literal::token()]));
+                }
+                let v = self.opts.pop_infeed().ok_or_else(|| {
+                    EvalError::new(format!("infeed exhausted: no value left for shape {want}"))
+                })?;
+                if !v.shape().compatible(want) {
+                    return Err(EvalError::new(format!(
+                        "infeed value of shape {} does not match the expected {want}",
+                        v.shape()
+                    )));
+                }
+                Ok(Literal::Tuple(vec![v, Literal::token()]))
+            }
+            Op::Outfeed { .. } => {
+                let v = ops
+                    .first()
+                    .ok_or_else(|| EvalError::new("outfeed needs a value"))?;
+                self.opts.push_outfeed((*v).clone());
+                Ok(Literal::token())
+            }
+            Op::AllReduce {
+                to_apply,
+                replica_groups,
+            } => self.eval_all_reduce(instr, *to_apply, replica_groups, ops),
+            Op::Rng { distribution } => a(kernels::rng::rng(
+                *distribution,
+                arr(ops, 0)?,
+                arr(ops, 1)?,
+                out_array(instr)?,
+                &mut self.rng,
+            )?),
+            Op::RngBitGenerator { algorithm } => {
+                kernels::rng::rng_bit_generator(*algorithm, arr(ops, 0)?, &instr.shape)
+            }
+            Op::AfterAll => Ok(Literal::token()),
+            Op::OptimizationBarrier => ops
+                .first()
+                .map(|l| (*l).clone())
+                .ok_or_else(|| EvalError::new("opt-barrier needs an operand")),
+            Op::Unary(op) => {
+                let out = out_array(instr)?;
+                a(data::array(out, elementwise::unary(*op, &arr(ops, 0)?.data)?)?)
+            }
+            Op::Binary(op) => {
+                let out = out_array(instr)?;
+                let d = elementwise::binary(*op, &arr(ops, 0)?.data, &arr(ops, 1)?.data)?;
+                a(data::array(out, d)?)
+            }
+        }
+    }
+
+    fn eval_while(
+        &mut self,
+        instr: &Instruction,
+        cond: CompId,
+        body: CompId,
+        ops: &[&Literal],
+    ) -> Result<Literal> {
+        let mut state = ops
+            .first()
+            .map(|l| (*l).clone())
+            .ok_or_else(|| EvalError::new("while needs an operand"))?;
+        let mut iterations = 0u64;
+        loop {
+            let c = self.eval_comp(cond, &[&state])?;
+            let go = data::pred_scalar(c.as_array()?, "while condition result")?;
+            if !go {
+                return Ok(state);
+            }
+            if iterations >= self.opts.max_while_iterations {
+                return Err(EvalError::new(format!(
+                    "while instruction {} exceeded max_while_iterations ({}); runaway loop?",
+                    instr.name, self.opts.max_while_iterations
+                )));
+            }
+            iterations += 1;
+            state = self.eval_comp(body, &[&state])?;
+        }
+    }
+
+    fn eval_all_reduce(
+        &mut self,
+        instr: &Instruction,
+        to_apply: CompId,
+        groups: &[Vec<i64>],
+        ops: &[&Literal],
+    ) -> Result<Literal> {
+        let value = if ops.len() == 1 {
+            ops[0].clone()
+        } else {
+            Literal::Tuple(ops.iter().map(|l| (*l).clone()).collect())
+        };
+        let Some(ctx) = self.replica else {
+            return Ok(value);
+        };
+        let n = ctx.collectives.replica_count();
+        let group: Vec<usize> = if groups.is_empty() || groups.iter().all(|g| g.is_empty()) {
+            (0..n).collect()
+        } else {
+            groups
+                .iter()
+                .find(|g| g.contains(&(ctx.id as i64)))
+                .map(|g| g.iter().map(|&r| r.max(0) as usize).collect())
+                .ok_or_else(|| {
+                    EvalError::new(format!("replica {} is in no replica group", ctx.id))
+                })?
+        };
+        let seq = self.collective_seq;
+        self.collective_seq += 1;
+        let parts = ctx
+            .collectives
+            .exchange(ctx.id, seq, value, &group, &instr.name)?;
+        let fast = self.info(to_apply)?.fast;
+        let mut acc = parts[0].clone();
+        for next in &parts[1..] {
+            acc = self.combine(to_apply, fast, &acc, next)?;
+        }
+        Ok(acc)
+    }
+
+    /// Elementwise `f(a, b)` over matching literals (tuples leaf by leaf).
+    fn combine(
+        &mut self,
+        f: CompId,
+        fast: Option<FastBody>,
+        a: &Literal,
+        b: &Literal,
+    ) -> Result<Literal> {
+        match (a, b) {
+            (Literal::Tuple(x), Literal::Tuple(y)) if x.len() == y.len() => Ok(Literal::Tuple(
+                x.iter()
+                    .zip(y)
+                    .map(|(p, q)| self.combine(f, fast, p, q))
+                    .collect::<Result<_>>()?,
+            )),
+            (Literal::Array(x), Literal::Array(y)) => {
+                let mut apply = |v: &[Literal]| self.call_owned(f, v);
+                Ok(Literal::Array(reduce::map(&[x, y], fast, &mut apply, &x.shape)?))
+            }
+            _ => Err(EvalError::new("all-reduce contributions differ in shape")),
+        }
+    }
+}
+
+/// Dynamic start indices: scalars, or (old form) one rank-1 array.
+fn start_indices(ops: &[&Literal]) -> Result<Vec<ArrayLiteral>> {
+    let all = arrays(ops)?;
+    if let [v] = all.as_slice() {
+        if v.shape.rank() == 1 {
+            return (0..v.data.len())
+                .map(|i| Ok(data::scalar_at(&v.data, i).into_array()?))
+                .collect();
+        }
+    }
+    Ok(all.into_iter().cloned().collect())
+}

@@ -1,0 +1,73 @@
+//! Run options of an evaluation: RNG seed, infeed queue, outfeed record,
+//! loop cap, replica count and custom-call registry. Plain state; no
+//! evaluation logic.
+
+use crate::kernels::custom_call::CustomCallRegistry;
+use rxla_ir::Literal;
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+/// Default cap on the iterations of one `while` execution.
+pub const DEFAULT_MAX_WHILE_ITERATIONS: u64 = 1 << 24;
+
+/// Options (and the small mutable state: infeed, outfeed) of a run.
+#[derive(Debug)]
+pub struct RunOptions {
+    /// Seed of the deterministic `rng` state.
+    pub seed: u64,
+    /// Values popped by `infeed`, front first. Shared by all replicas.
+    pub infeed: Mutex<VecDeque<Literal>>,
+    /// Values recorded by `outfeed`, in execution order.
+    pub outfeed: Mutex<Vec<Literal>>,
+    /// A `while` running more iterations than this is an error.
+    pub max_while_iterations: u64,
+    /// Replica count for `evaluate_replicated` (default: the module's
+    /// `replica_count`, else the number of argument lists).
+    pub replica_count: Option<usize>,
+    /// Custom-call targets.
+    pub custom_calls: CustomCallRegistry,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            seed: 0,
+            infeed: Mutex::new(VecDeque::new()),
+            outfeed: Mutex::new(Vec::new()),
+            max_while_iterations: DEFAULT_MAX_WHILE_ITERATIONS,
+            replica_count: None,
+            custom_calls: CustomCallRegistry::default(),
+        }
+    }
+}
+
+impl RunOptions {
+    /// Appends a value to the infeed queue.
+    pub fn push_infeed(&self, value: Literal) {
+        self.infeed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push_back(value);
+    }
+
+    /// Pops the next infeed value.
+    pub fn pop_infeed(&self) -> Option<Literal> {
+        self.infeed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop_front()
+    }
+
+    /// Records an outfeed value.
+    pub fn push_outfeed(&self, value: Literal) {
+        self.outfeed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(value);
+    }
+
+    /// Takes every recorded outfeed value.
+    pub fn take_outfeed(&self) -> Vec<Literal> {
+        std::mem::take(&mut *self.outfeed.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
