@@ -1,0 +1,301 @@
+//! Reading literal text against a known shape: `0`, `{1, 2}`,
+//! `{ {1, 2}, {3, 4} }`, `inf`/`-inf`/`nan`/`-nan`, `true`/`false`, and
+//! tuples `( 1, {2} )`. The brace structure must match the shape exactly;
+//! elements are stored as they are read, so memory grows with the text,
+//! never with the declared shape. Printing is `Literal::to_text`.
+
+use super::lexer::{Cursor, MAX_DEPTH, quote};
+use crate::element_type::ElementType;
+use crate::error::Result;
+use crate::literal::{ArrayData, ArrayLiteral, Literal};
+use crate::shape::{ArrayShape, Shape};
+use half::{bf16, f16};
+
+/// Reads a literal of `shape` at the cursor.
+pub fn literal(c: &mut Cursor<'_>, shape: &Shape) -> Result<Literal> {
+    literal_depth(c, shape, 0)
+}
+
+fn literal_depth(c: &mut Cursor<'_>, shape: &Shape, depth: usize) -> Result<Literal> {
+    match shape {
+        Shape::Tuple(elems) => {
+            if depth >= MAX_DEPTH {
+                return Err(c.err(format!("tuple literal nested deeper than {MAX_DEPTH}")));
+            }
+            c.expect(b'(', &format!("'(' starting a tuple literal of shape {shape}"))?;
+            let mut out = Vec::with_capacity(elems.len().min(64));
+            for (i, e) in elems.iter().enumerate() {
+                if i > 0 {
+                    c.expect(b',', "',' between tuple literal elements")?;
+                }
+                out.push(literal_depth(c, e, depth + 1)?);
+            }
+            c.expect(b')', &format!("')' closing a tuple literal of {} elements", elems.len()))?;
+            Ok(Literal::Tuple(out))
+        }
+        Shape::Array(a) => Ok(Literal::Array(array_literal(c, a)?)),
+    }
+}
+
+/// Reads the text of an array literal of shape `shape`.
+pub fn array_literal(c: &mut Cursor<'_>, shape: &ArrayShape) -> Result<ArrayLiteral> {
+    let total = shape
+        .element_count()
+        .map_err(|e| c.err(e.to_string()))?;
+    c.skip_ws()?;
+    if shape.element_type == ElementType::Token {
+        c.eat_str("token")?;
+        return Ok(ArrayLiteral {
+            shape: shape.clone(),
+            data: ArrayData::Token(1),
+        });
+    }
+    let mut data = ArrayData::zeros(shape.element_type, 0);
+    let rank = shape.rank();
+    if rank == 0 {
+        if c.peek() == Some(b'{') {
+            return Err(c.err(format!(
+                "expected a scalar value for shape {shape}, got {}",
+                c.describe_next()
+            )));
+        }
+        element(c, &mut data)?;
+        return Ok(ArrayLiteral {
+            shape: shape.clone(),
+            data,
+        });
+    }
+    if c.starts_with("{...}") {
+        return Err(c.err(
+            "elided constant `{...}` cannot be parsed; dump with print_large_constants",
+        ));
+    }
+    let open_at = c.pos;
+    c.expect(b'{', &format!("'{{' starting a literal of shape {shape}"))?;
+    // counts[d]: sub-literals (or elements, at the innermost level) read so
+    // far at nesting level d.
+    let mut counts: Vec<i64> = vec![0];
+    let mut need_sep = false;
+    let mut read: usize = 0;
+    loop {
+        c.skip_ws()?;
+        let depth = counts.len(); // 1-based nesting depth
+        match c.peek() {
+            Some(b'}') => {
+                let d = depth - 1;
+                if counts[d] != shape.dims[d] {
+                    return Err(c.err(format!(
+                        "literal of shape {shape}: dimension {d} needs {} elements, got {}",
+                        shape.dims[d], counts[d]
+                    )));
+                }
+                c.pos += 1;
+                counts.pop();
+                match counts.last_mut() {
+                    None => break,
+                    Some(n) => *n += 1,
+                }
+                need_sep = true;
+            }
+            Some(b',') if need_sep => {
+                c.pos += 1;
+                need_sep = false;
+            }
+            None => {
+                return Err(c.error_at(
+                    open_at,
+                    format!("unterminated literal of shape {shape}"),
+                ));
+            }
+            _ if need_sep => {
+                return Err(c.err(format!(
+                    "expected ',' or '}}' in a literal, got {}",
+                    c.describe_next()
+                )));
+            }
+            Some(b'{') => {
+                let d = depth - 1;
+                if depth >= rank {
+                    return Err(c.err(format!(
+                        "literal of shape {shape} is nested deeper than its rank {rank}"
+                    )));
+                }
+                if counts[d] >= shape.dims[d] {
+                    return Err(c.err(format!(
+                        "literal of shape {shape}: dimension {d} needs {} elements, got more",
+                        shape.dims[d]
+                    )));
+                }
+                c.pos += 1;
+                counts.push(0);
+            }
+            Some(_) => {
+                let d = depth - 1;
+                if depth != rank {
+                    return Err(c.err(format!(
+                        "literal of shape {shape}: expected '{{' at nesting level {depth}, got {}",
+                        c.describe_next()
+                    )));
+                }
+                if counts[d] >= shape.dims[d] || read >= total {
+                    return Err(c.err(format!(
+                        "literal of shape {shape}: dimension {d} needs {} elements, got more",
+                        shape.dims[d]
+                    )));
+                }
+                element(c, &mut data)?;
+                counts[d] += 1;
+                read += 1;
+                need_sep = true;
+            }
+        }
+    }
+    if read != total {
+        return Err(c.error_at(
+            open_at,
+            format!("literal of shape {shape} needs {total} elements, got {read}"),
+        ));
+    }
+    Ok(ArrayLiteral {
+        shape: shape.clone(),
+        data,
+    })
+}
+
+/// Reads one element token and appends it to `data`.
+fn element(c: &mut Cursor<'_>, data: &mut ArrayData) -> Result<()> {
+    c.skip_ws()?;
+    let start = c.pos;
+    while matches!(c.peek(), Some(b) if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-' | b'_'))
+    {
+        c.pos += 1;
+    }
+    let tok = &c.src[start..c.pos];
+    if tok.is_empty() {
+        return Err(c.err(format!(
+            "expected a literal value, got {}",
+            c.describe_next()
+        )));
+    }
+    let ty = data.element_type();
+    let bad = |why: &str| c.error_at(start, format!("bad {ty} value {}: {why}", quote(tok)));
+    macro_rules! int {
+        ($v:ident, $t:ty) => {{
+            let x: i128 = tok.parse().map_err(|_| bad("expected an integer"))?;
+            let y = <$t>::try_from(x).map_err(|_| bad("out of range"))?;
+            $v.push(y)
+        }};
+    }
+    match data {
+        ArrayData::Pred(v) => match tok {
+            "true" | "1" => v.push(true),
+            "false" | "0" => v.push(false),
+            _ => return Err(bad("expected true or false")),
+        },
+        ArrayData::S8(v) => int!(v, i8),
+        ArrayData::S16(v) => int!(v, i16),
+        ArrayData::S32(v) => int!(v, i32),
+        ArrayData::S64(v) => int!(v, i64),
+        ArrayData::U8(v) => int!(v, u8),
+        ArrayData::U16(v) => int!(v, u16),
+        ArrayData::U32(v) => int!(v, u32),
+        ArrayData::U64(v) => int!(v, u64),
+        ArrayData::F16(v) => v.push(f16::from_f64(float(tok).ok_or_else(|| bad("expected a number"))?)),
+        ArrayData::BF16(v) => v.push(bf16::from_f64(float(tok).ok_or_else(|| bad("expected a number"))?)),
+        ArrayData::F32(v) => v.push(float32(tok).ok_or_else(|| bad("expected a number"))?),
+        ArrayData::F64(v) => v.push(float(tok).ok_or_else(|| bad("expected a number"))?),
+        ArrayData::Token(n) => *n += 1,
+    }
+    Ok(())
+}
+
+fn special(tok: &str) -> Option<f64> {
+    match tok {
+        "inf" | "+inf" => Some(f64::INFINITY),
+        "-inf" => Some(f64::NEG_INFINITY),
+        "nan" | "+nan" => Some(f64::NAN),
+        "-nan" => Some(-f64::NAN),
+        _ => None,
+    }
+}
+
+fn numeric(tok: &str) -> bool {
+    tok.bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'+' | b'-' | b'e' | b'E'))
+        && tok.bytes().any(|b| b.is_ascii_digit())
+}
+
+fn float(tok: &str) -> Option<f64> {
+    special(tok).or_else(|| if numeric(tok) { tok.parse().ok() } else { None })
+}
+
+fn float32(tok: &str) -> Option<f32> {
+    match special(tok) {
+        Some(v) => Some(v as f32),
+        None if numeric(tok) => tok.parse().ok(),
+        None => None,
+    }
+}
+
+/// Parses a whole string as a literal of `shape`.
+pub fn parse_literal_str(text: &str, shape: &Shape) -> Result<Literal> {
+    let mut c = Cursor::new(text, "<literal>");
+    let l = literal(&mut c, shape)?;
+    c.skip_ws()?;
+    if !c.at_end() {
+        return Err(c.err(format!(
+            "unexpected {} after the literal",
+            c.describe_next()
+        )));
+    }
+    Ok(l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::shapes::parse_shape_str;
+
+    fn rt(shape: &str, text: &str) -> String {
+        let s = parse_shape_str(shape).unwrap();
+        parse_literal_str(text, &s).unwrap().to_text()
+    }
+
+    fn err(shape: &str, text: &str) -> String {
+        let s = parse_shape_str(shape).unwrap();
+        parse_literal_str(text, &s).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn literal_forms() {
+        assert_eq!(rt("f32[]", "0"), "0");
+        assert_eq!(rt("f32[]", "-inf"), "-inf");
+        assert_eq!(rt("f32[]", "nan"), "nan");
+        assert_eq!(rt("f32[]", "-nan"), "nan");
+        assert_eq!(rt("f32[]", "1.5e-07"), "1.5e-7");
+        assert_eq!(rt("f64[]", "1e+30"), "1e+30");
+        assert_eq!(rt("s32[]", "2147483647"), "2147483647");
+        assert_eq!(rt("pred[2]", "{true, false}"), "{true, false}");
+        assert_eq!(rt("s32[2,2]", "{ {1, 2}, {3, 4} }"), "{ {1, 2}, {3, 4} }");
+        assert_eq!(rt("f32[0]", "{}"), "{}");
+        assert_eq!(rt("f32[2,0]", "{ {}, {} }"), "{ {}, {} }");
+        assert_eq!(rt("(s32[], f32[1])", "( 1, {2} )"), "(1, {2})");
+        assert_eq!(rt("bf16[2]", "{0.5, -2}"), "{0.5, -2}");
+        assert_eq!(rt("u8[1]", "{255}"), "{255}");
+    }
+
+    #[test]
+    fn literal_errors() {
+        assert!(err("f32[3]", "{1, 2}").contains("needs 3 elements, got 2"));
+        assert!(err("f32[2]", "{1, 2, 3}").contains("got more"));
+        assert!(err("f32[2,2]", "{1, 2}").contains("expected '{'"));
+        assert!(err("f32[2]", "{...}").contains("elided constant"));
+        assert!(err("s8[]", "300").contains("out of range"));
+        assert!(err("s32[]", "1.5").contains("expected an integer"));
+        assert!(err("f32[]", "abc").contains("expected a number"));
+        assert!(err("f32[2]", "{1 2}").contains("expected ','"));
+        assert!(err("f32[2]", "{1,").contains("unterminated"));
+        let big = parse_shape_str("f32[1099511627776,1024]").unwrap();
+        assert!(parse_literal_str("{1}", &big).is_err());
+    }
+}

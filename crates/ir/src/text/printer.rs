@@ -1,0 +1,325 @@
+//! The canonical HLO text printer. The header carries
+//! `entry_computation_layout` then the verbatim header attributes; debug
+//! tables follow verbatim; then each computation with bare names, 2-space
+//! indent, shapes with layouts, typed attributes in XLA's order, then the
+//! verbatim attributes in source order. Printing never fails; the reader
+//! accepts everything printed here (print → parse → print is a fixed
+//! point).
+
+use super::attrs::{
+    fmt_dim_labels, fmt_list, fmt_padding, fmt_replica_groups, fmt_slice, fmt_string, fmt_window,
+};
+use crate::element_type::ElementType;
+use crate::module::{Computation, Module};
+use crate::ops::{CompId, InstrId, Op};
+use std::fmt::Write as _;
+
+pub fn module(m: &Module) -> String {
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "HloModule {}, entry_computation_layout={{{}}}",
+        m.name,
+        m.entry_program_shape()
+    );
+    for (k, v) in &m.attrs {
+        let _ = write!(out, ", {k}={v}");
+    }
+    out.push_str("\n\n");
+    if !m.debug_tables.is_empty() {
+        out.push_str(m.debug_tables.trim_end());
+        out.push_str("\n\n");
+    }
+    for (i, id) in m.comp_ids().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&computation(m, id));
+    }
+    out
+}
+
+/// One computation, ending with a newline.
+pub fn computation(m: &Module, id: CompId) -> String {
+    let c = m.comp(id);
+    let mut out = String::new();
+    if id == m.entry {
+        out.push_str("ENTRY ");
+    }
+    let _ = writeln!(out, "{} {{", c.name);
+    for i in c.ids() {
+        out.push_str("  ");
+        out.push_str(&instruction(m, c, i));
+        out.push('\n');
+    }
+    out.push_str("}\n");
+    out
+}
+
+fn comp_name(m: &Module, id: CompId) -> String {
+    m.computations
+        .get(id.index())
+        .map_or_else(|| format!("<missing computation {}>", id.0), |c| c.name.clone())
+}
+
+fn comp_names(m: &Module, ids: &[CompId]) -> String {
+    let names: Vec<String> = ids.iter().map(|&i| comp_name(m, i)).collect();
+    format!("{{{}}}", names.join(", "))
+}
+
+/// One instruction line without indent or newline:
+/// `[ROOT ]name = shape opcode(operands), attrs...`.
+pub fn instruction(m: &Module, c: &Computation, id: InstrId) -> String {
+    let instr = c.get(id);
+    let mut out = String::new();
+    if id == c.root {
+        out.push_str("ROOT ");
+    }
+    let _ = write!(out, "{} = {} {}(", instr.name, instr.shape, instr.opcode());
+    match &instr.op {
+        Op::Parameter { number } => {
+            let _ = write!(out, "{number}");
+        }
+        Op::Constant { literal } => out.push_str(&literal.to_text()),
+        _ => {
+            let names: Vec<&str> = instr
+                .operands
+                .iter()
+                .map(|o| {
+                    c.instructions
+                        .get(o.index())
+                        .map_or("<missing>", |i| i.name.as_str())
+                })
+                .collect();
+            out.push_str(&names.join(", "));
+        }
+    }
+    out.push(')');
+    let pred_selector = instr
+        .operands
+        .first()
+        .and_then(|o| c.instructions.get(o.index()))
+        .is_some_and(|s| s.shape.element_type() == Some(ElementType::Pred));
+    for (k, v) in typed_attrs(m, &instr.op, pred_selector) {
+        let _ = write!(out, ", {k}={v}");
+    }
+    for (k, v) in &instr.attrs {
+        let _ = write!(out, ", {k}={v}");
+    }
+    out
+}
+
+/// The typed attributes of `op` in XLA's printing order.
+fn typed_attrs(m: &Module, op: &Op, pred_selector: bool) -> Vec<(&'static str, String)> {
+    let mut v: Vec<(&'static str, String)> = Vec::new();
+    let cn = |id: &CompId| comp_name(m, *id);
+    match op {
+        Op::Iota { dimension } => v.push(("iota_dimension", dimension.to_string())),
+        Op::Broadcast { dimensions } | Op::Reverse { dimensions } => {
+            v.push(("dimensions", fmt_list(dimensions)))
+        }
+        Op::Transpose { permutation } => v.push(("dimensions", fmt_list(permutation))),
+        Op::Slice {
+            starts,
+            limits,
+            strides,
+        } => v.push(("slice", fmt_slice(starts, limits, strides))),
+        Op::DynamicSlice { sizes } => v.push(("dynamic_slice_sizes", fmt_list(sizes))),
+        Op::Concatenate { dimension } => v.push(("dimensions", fmt_list(&[*dimension]))),
+        Op::Pad { config } => v.push(("padding", fmt_padding(config))),
+        Op::Dot { dims } => {
+            if !dims.lhs_batch.is_empty() {
+                v.push(("lhs_batch_dims", fmt_list(&dims.lhs_batch)));
+            }
+            if !dims.lhs_contracting.is_empty() {
+                v.push(("lhs_contracting_dims", fmt_list(&dims.lhs_contracting)));
+            }
+            if !dims.rhs_batch.is_empty() {
+                v.push(("rhs_batch_dims", fmt_list(&dims.rhs_batch)));
+            }
+            if !dims.rhs_contracting.is_empty() {
+                v.push(("rhs_contracting_dims", fmt_list(&dims.rhs_contracting)));
+            }
+        }
+        Op::Convolution {
+            window,
+            dims,
+            feature_group_count,
+            batch_group_count,
+        } => {
+            if !window.dims.is_empty() {
+                v.push(("window", fmt_window(window)));
+            }
+            v.push(("dim_labels", fmt_dim_labels(dims)));
+            if *feature_group_count != 1 {
+                v.push(("feature_group_count", feature_group_count.to_string()));
+            }
+            if *batch_group_count != 1 {
+                v.push(("batch_group_count", batch_group_count.to_string()));
+            }
+        }
+        Op::Reduce {
+            dimensions,
+            to_apply,
+        } => {
+            v.push(("dimensions", fmt_list(dimensions)));
+            v.push(("to_apply", cn(to_apply)));
+        }
+        Op::ReduceWindow { window, to_apply } => {
+            v.push(("window", fmt_window(window)));
+            v.push(("to_apply", cn(to_apply)));
+        }
+        Op::SelectAndScatter {
+            window,
+            select,
+            scatter,
+        } => {
+            v.push(("window", fmt_window(window)));
+            v.push(("select", cn(select)));
+            v.push(("scatter", cn(scatter)));
+        }
+        Op::Compare { direction, kind } => {
+            v.push(("direction", direction.name().to_string()));
+            if let Some(k) = kind {
+                v.push(("type", k.name().to_string()));
+            }
+        }
+        Op::Map {
+            dimensions,
+            to_apply,
+        } => {
+            v.push(("dimensions", fmt_list(dimensions)));
+            v.push(("to_apply", cn(to_apply)));
+        }
+        Op::Sort {
+            dimension,
+            is_stable,
+            comparator,
+        } => {
+            v.push(("dimensions", fmt_list(&[*dimension])));
+            if *is_stable {
+                v.push(("is_stable", "true".to_string()));
+            }
+            v.push(("to_apply", cn(comparator)));
+        }
+        Op::Gather {
+            dims,
+            slice_sizes,
+            indices_are_sorted,
+        } => {
+            v.push(("offset_dims", fmt_list(&dims.offset_dims)));
+            v.push(("collapsed_slice_dims", fmt_list(&dims.collapsed_slice_dims)));
+            v.push(("start_index_map", fmt_list(&dims.start_index_map)));
+            if !dims.operand_batching_dims.is_empty() {
+                v.push(("operand_batching_dims", fmt_list(&dims.operand_batching_dims)));
+            }
+            if !dims.start_indices_batching_dims.is_empty() {
+                v.push((
+                    "start_indices_batching_dims",
+                    fmt_list(&dims.start_indices_batching_dims),
+                ));
+            }
+            v.push(("index_vector_dim", dims.index_vector_dim.to_string()));
+            v.push(("slice_sizes", fmt_list(slice_sizes)));
+            if *indices_are_sorted {
+                v.push(("indices_are_sorted", "true".to_string()));
+            }
+        }
+        Op::Scatter {
+            dims,
+            to_apply,
+            indices_are_sorted,
+            unique_indices,
+        } => {
+            v.push(("update_window_dims", fmt_list(&dims.update_window_dims)));
+            v.push(("inserted_window_dims", fmt_list(&dims.inserted_window_dims)));
+            v.push((
+                "scatter_dims_to_operand_dims",
+                fmt_list(&dims.scatter_dims_to_operand_dims),
+            ));
+            if !dims.input_batching_dims.is_empty() {
+                v.push(("input_batching_dims", fmt_list(&dims.input_batching_dims)));
+            }
+            if !dims.scatter_indices_batching_dims.is_empty() {
+                v.push((
+                    "scatter_indices_batching_dims",
+                    fmt_list(&dims.scatter_indices_batching_dims),
+                ));
+            }
+            v.push(("index_vector_dim", dims.index_vector_dim.to_string()));
+            if *indices_are_sorted {
+                v.push(("indices_are_sorted", "true".to_string()));
+            }
+            if *unique_indices {
+                v.push(("unique_indices", "true".to_string()));
+            }
+            v.push(("to_apply", cn(to_apply)));
+        }
+        Op::Call { to_apply } => v.push(("to_apply", cn(to_apply))),
+        Op::Fusion { kind, calls } => {
+            v.push(("kind", kind.0.clone()));
+            v.push(("calls", cn(calls)));
+        }
+        Op::While { condition, body } => {
+            v.push(("condition", cn(condition)));
+            v.push(("body", cn(body)));
+        }
+        Op::Conditional { branches } => {
+            if branches.len() == 2 && pred_selector {
+                v.push(("true_computation", cn(&branches[0])));
+                v.push(("false_computation", cn(&branches[1])));
+            } else {
+                v.push(("branch_computations", comp_names(m, branches)));
+            }
+        }
+        Op::GetTupleElement { index } => v.push(("index", index.to_string())),
+        Op::CustomCall {
+            target,
+            has_side_effect,
+            called,
+        } => {
+            v.push(("custom_call_target", fmt_string(target)));
+            if *has_side_effect {
+                v.push(("custom_call_has_side_effect", "true".to_string()));
+            }
+            if !called.is_empty() {
+                v.push(("called_computations", comp_names(m, called)));
+            }
+        }
+        Op::Infeed { config } => {
+            if !config.is_empty() {
+                v.push(("infeed_config", fmt_string(config)));
+            }
+        }
+        Op::Outfeed { config } => {
+            if !config.is_empty() {
+                v.push(("outfeed_config", fmt_string(config)));
+            }
+        }
+        Op::AllReduce {
+            to_apply,
+            replica_groups,
+        } => {
+            v.push(("replica_groups", fmt_replica_groups(replica_groups)));
+            v.push(("to_apply", cn(to_apply)));
+        }
+        Op::Rng { distribution } => v.push(("distribution", distribution.name().to_string())),
+        Op::RngBitGenerator { algorithm } => v.push(("algorithm", algorithm.name().to_string())),
+        Op::Parameter { .. }
+        | Op::Constant { .. }
+        | Op::Reshape
+        | Op::Bitcast
+        | Op::Copy
+        | Op::Convert
+        | Op::BitcastConvert
+        | Op::DynamicUpdateSlice
+        | Op::Select
+        | Op::Clamp
+        | Op::Tuple
+        | Op::AfterAll
+        | Op::OptimizationBarrier
+        | Op::Unary(_)
+        | Op::Binary(_) => {}
+    }
+    v
+}
