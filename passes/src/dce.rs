@@ -1,0 +1,89 @@
+//! `dce`: dead code elimination. Removes instructions not reachable from
+//! their computation's root (parameters and side-effecting instructions
+//! are always kept; an unused `rng` is removed), then computations no
+//! longer reachable from ENTRY. Honours fuel: one unit per removed
+//! instruction and per removed computation.
+
+use crate::error::Result;
+use crate::pass::{Pass, PassContext};
+use rxla_ir::Module;
+
+/// The dead code elimination pass.
+pub struct Dce;
+
+impl Pass for Dce {
+    fn name(&self) -> &'static str {
+        "dce"
+    }
+
+    fn description(&self) -> &'static str {
+        "remove instructions unreachable from the root (side effects kept) and computations unreachable from ENTRY; honours fuel (one unit per removal)"
+    }
+
+    fn honours_fuel(&self) -> bool {
+        true
+    }
+
+    fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool> {
+        let mut removed_instrs = 0u64;
+        for cid in module.comp_ids().collect::<Vec<_>>() {
+            let comp = module.comp_mut(cid);
+            let mut keep = comp.live_mask();
+            // Users come after operands: decide from the end so a dead
+            // instruction kept for lack of fuel keeps its operands too.
+            for idx in (0..keep.len()).rev() {
+                if keep[idx] {
+                    continue;
+                }
+                let name = &comp.instructions[idx].name;
+                if ctx.consume_fuel(format_args!("dce: remove {name} in {}", comp.name)) {
+                    removed_instrs += 1;
+                } else {
+                    keep[idx] = true;
+                    for &o in &comp.instructions[idx].operands {
+                        if let Some(k) = keep.get_mut(o.index()) {
+                            *k = true;
+                        }
+                    }
+                }
+            }
+            if keep.iter().any(|k| !k) {
+                comp.retain(&keep)?;
+            }
+        }
+        let mut keep = rxla_ir::graph::reachable_computations(module);
+        let mut removed_comps = 0u64;
+        for (i, k) in keep.iter_mut().enumerate() {
+            if !*k {
+                let name = &module.computations[i].name;
+                if ctx.consume_fuel(format_args!("dce: remove computation {name}")) {
+                    removed_comps += 1;
+                } else {
+                    *k = true;
+                }
+            }
+        }
+        if removed_comps > 0 {
+            // A kept (fuel-denied) computation may call removed ones: keep
+            // everything those call as well.
+            let mut stack: Vec<usize> = (0..keep.len()).filter(|&i| keep[i]).collect();
+            while let Some(i) = stack.pop() {
+                for instr in &module.computations[i].instructions {
+                    for c in instr.op.called_computations() {
+                        if let Some(k) = keep.get_mut(c.index())
+                            && !*k
+                        {
+                            *k = true;
+                            removed_comps -= 1;
+                            stack.push(c.index());
+                        }
+                    }
+                }
+            }
+            module.retain_computations(&keep)?;
+        }
+        ctx.stat("instructions removed", removed_instrs);
+        ctx.stat("computations removed", removed_comps);
+        Ok(removed_instrs + removed_comps > 0)
+    }
+}
