@@ -1,0 +1,158 @@
+//! The differential oracles. Each checks one property of the code under
+//! test on one input and returns `Ok(Verdict)` or `Err(description)`:
+//!
+//! 1. `roundtrip` — print → parse → print is a fixed point and the reparsed
+//!    module evaluates identically;
+//! 2. `passes` — every registered pass alone, and the O1/O2 pipelines,
+//!    leave the evaluator's results unchanged;
+//! 3. `jit` — placeholder until the JIT exists (always skipped);
+//! 4. `parser` — the parser never panics or hangs on arbitrary or mutated
+//!    text;
+//! 5. `builder` — random builder calls return Ok or Err, never panic.
+//!
+//! Oracles never panic themselves; [`guard`] turns a panic in the code
+//! under test into an `Err` for the stable drivers (cargo-fuzz targets call
+//! the oracles directly so libFuzzer sees the crash).
+
+pub mod builder;
+pub mod compare;
+pub mod jit;
+pub mod parser;
+pub mod passes;
+pub mod roundtrip;
+
+use crate::GenConfig;
+use rxla_ir::{Literal, Module};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+
+/// What an oracle concluded when nothing failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The property was checked and holds.
+    Checked,
+    /// The property could not be checked (e.g. the evaluator does not
+    /// support an op); the reason.
+    Skipped(String),
+}
+
+/// An oracle's answer: a verdict, or a description of the failure.
+pub type OracleResult = Result<Verdict, String>;
+
+/// The oracles by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Oracle {
+    Roundtrip,
+    Passes,
+    Jit,
+    Parser,
+    Builder,
+}
+
+impl Oracle {
+    pub const ALL: [Oracle; 5] = [
+        Oracle::Roundtrip,
+        Oracle::Passes,
+        Oracle::Jit,
+        Oracle::Parser,
+        Oracle::Builder,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Oracle::Roundtrip => "roundtrip",
+            Oracle::Passes => "passes",
+            Oracle::Jit => "jit",
+            Oracle::Parser => "parser",
+            Oracle::Builder => "builder",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Oracle> {
+        Oracle::ALL.into_iter().find(|o| o.name() == name)
+    }
+
+    /// The generator config this oracle's programs come from: the oracles
+    /// that evaluate only get evaluable ops.
+    pub fn config(self) -> GenConfig {
+        match self {
+            Oracle::Passes | Oracle::Jit => GenConfig::evaluable(),
+            // Round-trip checks text of every op and evaluates when it can.
+            Oracle::Roundtrip | Oracle::Parser | Oracle::Builder => GenConfig::all_ops(),
+        }
+    }
+
+    /// Whether the oracle checks a module (and so can drive the reducer).
+    pub fn takes_module(self) -> bool {
+        matches!(self, Oracle::Roundtrip | Oracle::Passes | Oracle::Jit)
+    }
+
+    /// Checks `module` (generated from `seed`; the seed also drives the
+    /// arguments, the text mutations of `parser` and the calls of
+    /// `builder`). Panics in the code under test become `Err`.
+    pub fn check(self, module: &Module, seed: u64) -> OracleResult {
+        guard(|| match self {
+            Oracle::Roundtrip => roundtrip::check(module, seed),
+            Oracle::Passes => passes::check(module, seed),
+            Oracle::Jit => jit::check(module, seed),
+            Oracle::Parser => parser::check_mutated(module, seed),
+            Oracle::Builder => builder::check(seed),
+        })
+    }
+}
+
+static PANIC_INFO: Mutex<Option<String>> = Mutex::new(None);
+
+/// Runs `f`, turning a panic into `Err("panic: MESSAGE at FILE:LINE")`
+/// (the default panic message is suppressed while `f` runs).
+pub fn guard(f: impl FnOnce() -> OracleResult) -> OracleResult {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|info| {
+        let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
+            s.to_string()
+        } else if let Some(s) = info.payload().downcast_ref::<String>() {
+            s.clone()
+        } else {
+            "(non-string panic payload)".to_string()
+        };
+        let loc = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        *PANIC_INFO.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("{msg}{loc}"));
+    }));
+    let r = catch_unwind(AssertUnwindSafe(f));
+    std::panic::set_hook(prev);
+    match r {
+        Ok(r) => r,
+        Err(_) => {
+            let info = PANIC_INFO
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+                .unwrap_or_default();
+            Err(format!("panic: {info}"))
+        }
+    }
+}
+
+/// Run options for oracle evaluations: default, with a small loop cap
+/// (generated loops run at most 3 times).
+pub fn run_options() -> rxla_eval::RunOptions {
+    rxla_eval::RunOptions {
+        max_while_iterations: 1000,
+        ..Default::default()
+    }
+}
+
+/// Evaluates `module` on `args`, the error as text.
+pub fn eval(module: &Module, args: &[Literal]) -> Result<Literal, String> {
+    rxla_eval::evaluate(module, args, &run_options()).map_err(|e| e.to_string())
+}
+
+/// Whether `module` uses an op the evaluating oracles cannot compare.
+pub fn has_unevaluable_ops(module: &Module) -> bool {
+    crate::opcodes_used(module)
+        .iter()
+        .any(|o| crate::UNEVALUABLE.contains(o))
+}

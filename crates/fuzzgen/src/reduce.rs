@@ -1,0 +1,1 @@
+//! Delta-debugging reducer (placeholder).

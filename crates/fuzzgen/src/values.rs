@@ -1,0 +1,178 @@
+//! Random element values and literals: small numbers, exact multiples of
+//! 1/8 and the special values that break code (±0, ±inf, NaN, denormals,
+//! INT_MIN, -1, MAX). Also `random_args`, the arguments of an ENTRY
+//! computation. Values only; no module construction here.
+
+use crate::prng::SplitMix64;
+use half::{bf16, f16};
+use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, ElementType, Literal, Module, Shape};
+
+/// A source of small random choices (implemented by the generator over
+/// `Unstructured` and by a plain PRNG for arguments).
+pub trait Choices {
+    /// A value in `lo..=hi` (returns `lo` when the source is exhausted).
+    fn range(&mut self, lo: i64, hi: i64) -> i64;
+    fn coin(&mut self) -> bool {
+        self.range(0, 1) == 1
+    }
+    /// True with probability about `num/den`.
+    fn chance(&mut self, num: i64, den: i64) -> bool {
+        self.range(0, den - 1) < num
+    }
+}
+
+impl Choices for SplitMix64 {
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        if hi <= lo {
+            return lo;
+        }
+        let span = (hi - lo) as u64 + 1;
+        lo + (self.next_u64() % span) as i64
+    }
+}
+
+/// One float value as f64: mostly small exact values, sometimes special.
+fn float_value(c: &mut impl Choices, ty: ElementType) -> f64 {
+    let (denorm, max) = match ty {
+        ElementType::F16 => (f16::from_bits(1).to_f64(), f16::MAX.to_f64()),
+        ElementType::BF16 => (bf16::from_bits(1).to_f64(), bf16::MAX.to_f64()),
+        ElementType::F32 => (f32::from_bits(1) as f64, f32::MAX as f64),
+        _ => (f64::from_bits(1), f64::MAX),
+    };
+    if c.chance(1, 4) {
+        match c.range(0, 9) {
+            0 => 0.0,
+            1 => -0.0,
+            2 => f64::INFINITY,
+            3 => f64::NEG_INFINITY,
+            4 => f64::NAN,
+            5 => denorm,
+            6 => -denorm,
+            7 => max,
+            8 => -max,
+            _ => 1e-3,
+        }
+    } else {
+        c.range(-64, 64) as f64 / 8.0
+    }
+}
+
+/// One integer value (as i128 so every type's range fits), mostly small.
+fn int_value(c: &mut impl Choices, ty: ElementType) -> i128 {
+    let bits = ty.bit_width();
+    let (min, max): (i128, i128) = if ty.is_signed_int() {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    let v: i128 = if c.chance(1, 4) {
+        match c.range(0, 4) {
+            0 => min,
+            1 => max,
+            2 => -1,
+            3 => 0,
+            _ => 1,
+        }
+    } else {
+        c.range(-8, 8) as i128
+    };
+    // Wrap into range (e.g. -1 for unsigned types becomes MAX).
+    let span = max - min + 1;
+    (v - min).rem_euclid(span) + min
+}
+
+/// `n` random elements of type `ty`.
+pub fn random_data(c: &mut impl Choices, ty: ElementType, n: usize) -> ArrayData {
+    macro_rules! ints {
+        ($t:ty) => {
+            (0..n).map(|_| int_value(c, ty) as $t).collect()
+        };
+    }
+    match ty {
+        ElementType::Pred => ArrayData::Pred((0..n).map(|_| c.coin()).collect()),
+        ElementType::S8 => ArrayData::S8(ints!(i8)),
+        ElementType::S16 => ArrayData::S16(ints!(i16)),
+        ElementType::S32 => ArrayData::S32(ints!(i32)),
+        ElementType::S64 => ArrayData::S64(ints!(i64)),
+        ElementType::U8 => ArrayData::U8(ints!(u8)),
+        ElementType::U16 => ArrayData::U16(ints!(u16)),
+        ElementType::U32 => ArrayData::U32(ints!(u32)),
+        ElementType::U64 => ArrayData::U64(ints!(u64)),
+        ElementType::F16 => {
+            ArrayData::F16((0..n).map(|_| f16::from_f64(float_value(c, ty))).collect())
+        }
+        ElementType::BF16 => {
+            ArrayData::BF16((0..n).map(|_| bf16::from_f64(float_value(c, ty))).collect())
+        }
+        ElementType::F32 => ArrayData::F32((0..n).map(|_| float_value(c, ty) as f32).collect()),
+        ElementType::F64 => ArrayData::F64((0..n).map(|_| float_value(c, ty)).collect()),
+        ElementType::Token => ArrayData::Token(1),
+    }
+}
+
+/// A random literal of `shape` (tuples recursively). Tokens get a token.
+pub fn random_literal(c: &mut impl Choices, shape: &Shape) -> Literal {
+    match shape {
+        Shape::Array(a) => {
+            if a.element_type == ElementType::Token {
+                return Literal::token();
+            }
+            let n = a.element_count().unwrap_or(0);
+            let data = random_data(c, a.element_type, n);
+            match ArrayLiteral::new(a.clone(), data) {
+                Ok(l) => Literal::Array(l),
+                Err(_) => Literal::zeros(shape).unwrap_or_else(|_| Literal::token()),
+            }
+        }
+        Shape::Tuple(t) => Literal::Tuple(t.iter().map(|s| random_literal(c, s)).collect()),
+    }
+}
+
+/// A literal of `shape` with integer value `v` in every element (wrapped to
+/// the type; used for loop counters and indices).
+pub fn splat_int(shape: &ArrayShape, v: i64) -> Literal {
+    let n = shape.element_count().unwrap_or(0);
+    let data = ArrayData::scalar_from_f64(shape.element_type, v as f64);
+    let data = data.take(&vec![0; n]);
+    ArrayLiteral::new(shape.clone(), data)
+        .map(Literal::Array)
+        .unwrap_or_else(|_| Literal::token())
+}
+
+/// Random arguments for the ENTRY computation of `module`, one per
+/// parameter, with the parameters' exact shapes (layouts included).
+pub fn random_args(module: &Module, seed: u64) -> Vec<Literal> {
+    let mut rng = SplitMix64::new(seed ^ 0xA5A5_5A5A_0F0F_F0F0);
+    module
+        .entry_program_shape()
+        .parameters
+        .iter()
+        .map(|s| random_literal(&mut rng, s))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ints_wrap_into_range() {
+        let mut r = SplitMix64::new(1);
+        for _ in 0..200 {
+            let v = int_value(&mut r, ElementType::U8);
+            assert!((0..=255).contains(&v));
+            let v = int_value(&mut r, ElementType::S8);
+            assert!((-128..=127).contains(&v));
+        }
+    }
+
+    #[test]
+    fn literal_matches_shape() {
+        let mut r = SplitMix64::new(7);
+        let s = Shape::array(ElementType::F16, vec![2, 3]).unwrap();
+        let l = random_literal(&mut r, &s);
+        assert_eq!(l.shape(), s);
+        let splat = splat_int(&ArrayShape::new(ElementType::S32, vec![2]).unwrap(), 3);
+        assert_eq!(splat.as_slice::<i32>(), Some(&[3, 3][..]));
+    }
+}
