@@ -99,24 +99,35 @@ pub fn parse_filetest(source: &str) -> Result<FileTest, String> {
         };
         let c = c.trim();
         if let Some(rest) = c.strip_prefix("test:") {
-            for item in rest.split(',') {
-                let mut words = item.split_whitespace();
-                match words.next() {
-                    Some("interp") => t.interp = true,
-                    Some("roundtrip") => t.roundtrip = true,
-                    Some("opt") => {
-                        let arg = words.next().unwrap_or("--pipeline=O1");
+            // Kinds are separated by commas or spaces; an `opt` kind takes
+            // the following `--passes=...`/`--pipeline=...` word (whose own
+            // commas separate passes).
+            let words: Vec<&str> = rest
+                .split_whitespace()
+                .map(|w| w.trim_end_matches(','))
+                .filter(|w| !w.is_empty())
+                .collect();
+            let mut i = 0;
+            while i < words.len() {
+                match words[i] {
+                    "interp" => t.interp = true,
+                    "roundtrip" => t.roundtrip = true,
+                    "jit" => {} // joins when the JIT lands
+                    "opt" => {
+                        let arg = words.get(i + 1).copied().unwrap_or("");
                         t.opt = Some(if let Some(p) = arg.strip_prefix("--passes=") {
+                            i += 1;
                             OptSpec::Passes(p.to_string())
                         } else if let Some(p) = arg.strip_prefix("--pipeline=") {
+                            i += 1;
                             OptSpec::Pipeline(p.to_string())
                         } else {
-                            return Err(format!("line {line}: opt takes --passes= or --pipeline="));
+                            OptSpec::Pipeline("O1".to_string())
                         });
                     }
-                    Some("jit") => {} // joins when the JIT lands
                     other => return Err(format!("line {line}: unknown test kind {other:?}")),
                 }
+                i += 1;
             }
         } else if let Some(rest) = c.strip_prefix("run:") {
             t.runs.push(parse_run(line, rest.trim())?);
