@@ -2,13 +2,16 @@
 //! evaluated with the reference evaluator and replaced by a constant
 //! (keeping the instruction's name). Never folds parameters, constants,
 //! nondeterministic or side-effecting ops (rng, infeed, custom-call, ...),
-//! ops calling computations with side effects, tokens, or results with
-//! more than `max-elements` elements. Honours fuel: one unit per folded
-//! instruction.
+//! ops calling computations with side effects, `while` loops (they may
+//! not terminate), `broadcast` and `iota` (cheap to materialize; folding
+//! them only bloats the module), anything involving tokens, or results
+//! with more than `max-elements` elements. An instruction the evaluator
+//! rejects is left alone. Honours fuel: one unit per folded instruction.
 
 use crate::error::Result;
 use crate::pass::{Pass, PassContext, PassOption, parse_count};
-use rxla_ir::Module;
+use crate::util::{op_is_pure, pure_computations};
+use rxla_ir::{CompId, Computation, InstrId, Instruction, Literal, Module, Op, Shape};
 
 /// The constant folding pass.
 pub struct ConstantFolding {
@@ -72,8 +75,99 @@ impl Pass for ConstantFolding {
     }
 
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool> {
-        let _ = module;
-        ctx.stat("instructions folded", 0);
-        Ok(false)
+        let pure = pure_computations(module);
+        let mut folded = 0u64;
+        let mut too_large = 0u64;
+        let mut failed = 0u64;
+        for cid in module.comp_ids().collect::<Vec<_>>() {
+            for idx in 0..module.comp(cid).len() {
+                let comp = module.comp(cid);
+                let instr = comp.get(InstrId(idx as u32));
+                if !foldable(comp, instr, &pure) {
+                    continue;
+                }
+                if element_count(&instr.shape).is_none_or(|n| n > self.max_elements) {
+                    too_large += 1;
+                    continue;
+                }
+                let what = format!("constant-folding: fold {} in {}", instr.name, comp.name);
+                let Some(literal) = evaluate_instruction(module, cid, InstrId(idx as u32)) else {
+                    failed += 1;
+                    continue;
+                };
+                if !ctx.consume_fuel(what) {
+                    continue;
+                }
+                let instr = module.comp_mut(cid).get_mut(InstrId(idx as u32));
+                instr.op = Op::Constant { literal };
+                instr.operands.clear();
+                folded += 1;
+            }
+        }
+        ctx.stat("instructions folded", folded);
+        ctx.stat("not folded: result too large", too_large);
+        ctx.stat("not folded: evaluator refused", failed);
+        Ok(folded > 0)
     }
+}
+
+/// Whether `instr` is a candidate: at least one operand, all constants,
+/// a pure op of a kind worth folding, no tokens.
+fn foldable(comp: &Computation, instr: &Instruction, pure: &[bool]) -> bool {
+    !instr.operands.is_empty()
+        && !matches!(
+            instr.op,
+            Op::Parameter { .. }
+                | Op::Constant { .. }
+                | Op::While { .. }
+                | Op::Broadcast { .. }
+                | Op::Iota { .. }
+                | Op::AfterAll
+                | Op::OptimizationBarrier
+        )
+        && op_is_pure(&instr.op, pure)
+        && !has_token(&instr.shape)
+        && instr.operands.iter().all(|o| {
+            comp.instructions
+                .get(o.index())
+                .is_some_and(|i| matches!(i.op, Op::Constant { .. }))
+        })
+}
+
+fn has_token(shape: &Shape) -> bool {
+    match shape {
+        Shape::Array(a) => a.element_type == rxla_ir::ElementType::Token,
+        Shape::Tuple(es) => es.iter().any(has_token),
+    }
+}
+
+/// Total elements over the shape's leaves (None on overflow).
+fn element_count(shape: &Shape) -> Option<usize> {
+    shape
+        .leaves()
+        .iter()
+        .try_fold(0usize, |acc, a| acc.checked_add(a.element_count().ok()?))
+}
+
+/// Evaluates one instruction of `cid` (whose operands are constants) by
+/// appending a scratch computation `(constants) -> instr` to the module,
+/// evaluating it and removing it again. None if the evaluator refuses.
+fn evaluate_instruction(module: &mut Module, cid: CompId, id: InstrId) -> Option<Literal> {
+    let comp = module.comp(cid);
+    let instr = comp.get(id);
+    let mut scratch = Computation::new(module.fresh_computation_name("constant_folding.scratch"));
+    let mut operands = Vec::with_capacity(instr.operands.len());
+    for &o in &instr.operands {
+        let mut c = comp.instructions.get(o.index())?.clone();
+        c.name = format!("operand.{}", operands.len());
+        operands.push(scratch.push(c));
+    }
+    let mut copy = instr.clone();
+    copy.operands = operands;
+    let shape = copy.shape.clone();
+    scratch.root = scratch.push(copy);
+    let scratch_id = module.add_computation(scratch);
+    let result = rxla_eval::evaluate_computation(module, scratch_id, &[]);
+    module.computations.pop();
+    result.ok()?.relayout_to(&shape).ok()
 }

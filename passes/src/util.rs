@@ -23,9 +23,11 @@ pub fn pure_computations(module: &Module) -> Vec<bool> {
 }
 
 /// Whether `op` is deterministic and side-effect free, including the
-/// computations it calls (`pure` from [`pure_computations`]).
+/// computations it calls (`pure` from [`pure_computations`]). Custom calls
+/// are opaque and never count as pure, whatever `has_side_effect` says.
 pub fn op_is_pure(op: &Op, pure: &[bool]) -> bool {
     !op.is_nondeterministic()
+        && !matches!(op, Op::CustomCall { .. })
         && op
             .called_computations()
             .iter()
