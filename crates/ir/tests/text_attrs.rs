@@ -1,0 +1,232 @@
+//! Every attribute syntax and op of the HLO text reader, parsed and printed
+//! back exactly (canonical form in, same text out).
+
+use rxla_ir::{Op, parse_module, print_module};
+
+/// Parses `text`, prints it, and checks the printed form equals `text`.
+fn exact(text: &str) {
+    let m = parse_module(text, "t.hlo").unwrap_or_else(|e| panic!("{e}\n--- in ---\n{text}"));
+    let printed = print_module(&m);
+    assert_eq!(printed, text, "print differs from input");
+}
+
+/// Wraps instruction lines in a module with an ENTRY computation whose
+/// parameters are `params`, plus helper computations `add`, `lt`.
+fn module(layout: &str, body: &str) -> String {
+    format!(
+        "HloModule m, entry_computation_layout={{{layout}}}\n\n\
+add {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}}\n\n\
+lt {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = pred[] compare(a, b), direction=LT\n}}\n\n\
+ENTRY main {{\n{body}}}\n"
+    )
+}
+
+fn entry_op(text: &str) -> Op {
+    let m = parse_module(text, "t.hlo").unwrap();
+    m.entry_computation().root_instruction().op.clone()
+}
+
+#[test]
+fn broadcast_transpose_reverse_reshape() {
+    exact(&module(
+        "(f32[2,3]{1,0})->f32[3,2]{1,0}",
+        "  p = f32[2,3]{1,0} parameter(0)\n  b = f32[4,2,3]{2,1,0} broadcast(p), dimensions={1,2}\n  r = f32[4,2,3]{2,1,0} reverse(b), dimensions={0,2}\n  s = f32[24]{0} reshape(r)\n  t = f32[3,2]{0,1} transpose(p), dimensions={1,0}\n  ROOT c = f32[3,2]{1,0} copy(t)\n",
+    ));
+}
+
+#[test]
+fn slice_and_dynamic_slice() {
+    let t = module(
+        "(f32[4,6]{1,0}, s32[])->f32[2,3]{1,0}",
+        "  p = f32[4,6]{1,0} parameter(0)\n  i = s32[] parameter(1)\n  s = f32[2,3]{1,0} slice(p), slice={[0:2], [0:6:2]}\n  d = f32[2,3]{1,0} dynamic-slice(p, i, i), dynamic_slice_sizes={2,3}\n  ROOT u = f32[2,3]{1,0} dynamic-update-slice(s, d, i, i)\n",
+    );
+    exact(&t);
+    // The default stride may be written explicitly.
+    let t2 = t.replace("[0:2]", "[0:2:1]");
+    let m = parse_module(&t2, "t").unwrap();
+    assert_eq!(print_module(&m), t);
+}
+
+#[test]
+fn pad_concatenate_iota() {
+    exact(&module(
+        "(f32[2,3]{1,0})->f32[5,10]{1,0}",
+        "  p = f32[2,3]{1,0} parameter(0)\n  z = f32[] constant(0)\n  a = f32[5,9]{1,0} pad(p, z), padding=0_1_2x1_1_2\n  b = f32[5,1]{1,0} iota(), iota_dimension=0\n  ROOT c = f32[5,10]{1,0} concatenate(a, b), dimensions={1}\n",
+    ));
+    exact(&module(
+        "(f32[2,3]{1,0})->f32[3,5]{1,0}",
+        "  p = f32[2,3]{1,0} parameter(0)\n  z = f32[] constant(0)\n  ROOT a = f32[3,5]{1,0} pad(p, z), padding=0_1x-1_3\n",
+    ));
+}
+
+#[test]
+fn dot_dims() {
+    exact(&module(
+        "(f32[5,2,3]{2,1,0}, f32[5,3,4]{2,1,0})->f32[5,2,4]{2,1,0}",
+        "  a = f32[5,2,3]{2,1,0} parameter(0)\n  b = f32[5,3,4]{2,1,0} parameter(1)\n  ROOT d = f32[5,2,4]{2,1,0} dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}, operand_precision={default,default}\n",
+    ));
+    match entry_op(&module(
+        "(f32[2,3]{1,0}, f32[3]{0})->f32[2]{0}",
+        "  a = f32[2,3]{1,0} parameter(0)\n  b = f32[3]{0} parameter(1)\n  ROOT d = f32[2]{0} dot(a, b), rhs_contracting_dims={0}, lhs_contracting_dims={1}\n",
+    )) {
+        Op::Dot { dims } => {
+            assert_eq!(dims.lhs_contracting, vec![1]);
+            assert_eq!(dims.rhs_contracting, vec![0]);
+            assert!(dims.lhs_batch.is_empty());
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn convolution_windows_and_labels() {
+    exact(&module(
+        "(f32[1,2,5,5]{3,2,1,0}, f32[3,2,3,3]{3,2,1,0})->f32[1,3,3,3]{3,2,1,0}",
+        "  x = f32[1,2,5,5]{3,2,1,0} parameter(0)\n  w = f32[3,2,3,3]{3,2,1,0} parameter(1)\n  ROOT c = f32[1,3,3,3]{3,2,1,0} convolution(x, w), window={size=3x3 stride=2x2 pad=1_1x1_1 lhs_dilate=1x1 rhs_dilate=1x1}, dim_labels=bf01_oi01->bf01\n"
+            .replace(" lhs_dilate=1x1 rhs_dilate=1x1", "")
+            .as_str(),
+    ));
+    exact(&module(
+        "(f32[1,5,5,4]{3,2,1,0}, f32[3,3,2,6]{3,2,1,0})->f32[1,5,5,6]{3,2,1,0}",
+        "  x = f32[1,5,5,4]{3,2,1,0} parameter(0)\n  w = f32[3,3,2,6]{3,2,1,0} parameter(1)\n  ROOT c = f32[1,5,5,6]{3,2,1,0} convolution(x, w), window={size=3x3 pad=2_2x2_2 lhs_dilate=1x1 rhs_dilate=2x2 rhs_reversal=1x0}, dim_labels=b01f_01io->b01f, feature_group_count=2\n"
+            .replace(" lhs_dilate=1x1", "")
+            .as_str(),
+    ));
+    match entry_op(&module(
+        "(f32[1,2,5,5]{3,2,1,0}, f32[3,2,3,3]{3,2,1,0})->f32[1,3,2,7]{3,2,1,0}",
+        "  x = f32[1,2,5,5]{3,2,1,0} parameter(0)\n  w = f32[3,2,3,3]{3,2,1,0} parameter(1)\n  ROOT c = f32[1,3,2,7]{3,2,1,0} convolution(x, w), window={size=3x3 stride=2x1 lhs_dilate=1x2}, dim_labels=bf01_oi01->bf01, batch_group_count=1\n",
+    )) {
+        Op::Convolution {
+            window,
+            feature_group_count,
+            batch_group_count,
+            ..
+        } => {
+            assert_eq!(window.dims[0].stride, 2);
+            assert_eq!(window.dims[1].base_dilation, 2);
+            assert_eq!((feature_group_count, batch_group_count), (1, 1));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn reduce_reduce_window_select_and_scatter_map_sort() {
+    exact(&module(
+        "(f32[4,6]{1,0})->f32[4]{0}",
+        "  p = f32[4,6]{1,0} parameter(0)\n  z = f32[] constant(0)\n  r = f32[4]{0} reduce(p, z), dimensions={1}, to_apply=add\n  w = f32[2,3]{1,0} reduce-window(p, z), window={size=2x2 stride=2x2}, to_apply=add\n  s = f32[4,6]{1,0} select-and-scatter(p, w, z), window={size=2x2 stride=2x2}, select=lt, scatter=add\n  m = f32[4,6]{1,0} map(p, s), dimensions={0,1}, to_apply=add\n  o = f32[4,6]{1,0} sort(m), dimensions={1}, is_stable=true, to_apply=lt\n  ROOT q = f32[4]{0} reduce(o, z), dimensions={1}, to_apply=add\n",
+    ));
+}
+
+#[test]
+fn map_without_dimensions_means_all() {
+    let t = module(
+        "(f32[4,6]{1,0})->f32[4,6]{1,0}",
+        "  p = f32[4,6]{1,0} parameter(0)\n  ROOT m = f32[4,6]{1,0} map(p, p), to_apply=add\n",
+    );
+    match entry_op(&t) {
+        Op::Map { dimensions, .. } => assert_eq!(dimensions, vec![0, 1]),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn compare_select_clamp_convert() {
+    exact(&module(
+        "(f32[3]{0}, s32[3]{0})->f32[3]{0}",
+        "  a = f32[3]{0} parameter(0)\n  i = s32[3]{0} parameter(1)\n  c = pred[3]{0} compare(a, a), direction=GE, type=TOTALORDER\n  u = pred[3]{0} compare(i, i), direction=NE, type=UNSIGNED\n  f = f32[3]{0} convert(i)\n  b = s32[3]{0} bitcast-convert(a)\n  k = f32[3]{0} clamp(a, f, a)\n  ROOT s = f32[3]{0} select(c, k, a)\n",
+    ));
+}
+
+#[test]
+fn gather_and_scatter_dims() {
+    exact(&module(
+        "(f32[5,3]{1,0}, s32[2,1]{1,0})->f32[5,3]{1,0}",
+        "  x = f32[5,3]{1,0} parameter(0)\n  i = s32[2,1]{1,0} parameter(1)\n  g = f32[2,3]{1,0} gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}, indices_are_sorted=true\n  ROOT s = f32[5,3]{1,0} scatter(x, i, g), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, unique_indices=true, to_apply=add\n",
+    ));
+    exact(&module(
+        "(f32[2,5,3]{2,1,0}, s32[2,4,1]{2,1,0})->f32[2,4,3]{2,1,0}",
+        "  x = f32[2,5,3]{2,1,0} parameter(0)\n  i = s32[2,4,1]{2,1,0} parameter(1)\n  ROOT g = f32[2,4,3]{2,1,0} gather(x, i), offset_dims={2}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1,3}\n",
+    ));
+    exact(&module(
+        "(f32[2,5]{1,0}, s32[2,1]{1,0}, f32[2]{0})->f32[2,5]{1,0}",
+        "  x = f32[2,5]{1,0} parameter(0)\n  i = s32[2,1]{1,0} parameter(1)\n  u = f32[2]{0} parameter(2)\n  ROOT s = f32[2,5]{1,0} scatter(x, i, u), update_window_dims={}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, input_batching_dims={0}, scatter_indices_batching_dims={0}, index_vector_dim=1, indices_are_sorted=true, to_apply=add\n",
+    ));
+}
+
+#[test]
+fn calls_fusion_while_conditional_tuples() {
+    let t = "HloModule m, entry_computation_layout={(f32[], pred[], s32[])->f32[]}\n\n\
+cond {\n  t = (f32[], s32[]) parameter(0)\n  ROOT p = pred[] constant(false)\n}\n\n\
+body {\n  t = (f32[], s32[]) parameter(0)\n  ROOT c = (f32[], s32[]) copy(t)\n}\n\n\
+neg {\n  x = f32[] parameter(0)\n  ROOT n = f32[] negate(x)\n}\n\n\
+ENTRY main {\n  x = f32[] parameter(0)\n  p = pred[] parameter(1)\n  i = s32[] parameter(2)\n  t = (f32[], s32[]) tuple(x, i)\n  w = (f32[], s32[]) while(t), condition=cond, body=body\n  g = f32[] get-tuple-element(w), index=0\n  c = f32[] call(g), to_apply=neg\n  f = f32[] fusion(c), kind=kLoop, calls=neg\n  k = f32[] conditional(p, f, c), true_computation=neg, false_computation=neg\n  ROOT j = f32[] conditional(i, k, f, x), branch_computations={neg, neg, neg}\n}\n";
+    exact(t);
+}
+
+#[test]
+fn custom_call_infeed_outfeed_rng_all_reduce() {
+    let t = "HloModule m, entry_computation_layout={(f32[2]{0}, u64[2]{0})->f32[2]{0}}, replica_count=2\n\n\
+add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n\
+ENTRY main {\n  x = f32[2]{0} parameter(0)\n  st = u64[2]{0} parameter(1)\n  tok = token[] after-all()\n  inf = (f32[2]{0}, token[]) infeed(tok), infeed_config=\"cfg\"\n  d = f32[2]{0} get-tuple-element(inf), index=0\n  t2 = token[] get-tuple-element(inf), index=1\n  o = token[] outfeed(d, t2), outfeed_config=\"\\\"q\\\"\"\n  cc = f32[2]{0} custom-call(x, d), custom_call_target=\"my_fn\", custom_call_has_side_effect=true, called_computations={add}, api_version=API_VERSION_TYPED_FFI\n  ar = f32[2]{0} all-reduce(cc), replica_groups={{0,1}}, to_apply=add\n  ar2 = f32[2]{0} all-reduce(ar), replica_groups={}, to_apply=add\n  lo = f32[] constant(0)\n  hi = f32[] constant(1)\n  r = f32[2]{0} rng(lo, hi), distribution=rng_uniform\n  bg = (u64[2]{0}, u32[2]{0}) rng-bit-generator(st), algorithm=rng_default\n  ob = f32[2]{0} opt-barrier(r)\n  ROOT s = f32[2]{0} add(ob, ar2)\n}\n";
+    exact(t);
+}
+
+#[test]
+fn verbatim_attributes_keep_order_and_text() {
+    let t = module(
+        "(f32[2]{0})->f32[2]{0}",
+        "  p = f32[2]{0} parameter(0), metadata={op_name=\"x\" source_file=\"a, b.py\"}, sharding={replicated}\n  ROOT n = f32[2]{0} negate(p), backend_config={\"a\":{\"b\":[1,2]}}, frontend_attributes={k=\"v\"}, control-predecessors={p}, backend_config2=\"s}\"\n",
+    );
+    exact(&t);
+    let m = parse_module(&t, "t").unwrap();
+    let root = m.entry_computation().root_instruction();
+    assert_eq!(root.attr("backend_config"), Some("{\"a\":{\"b\":[1,2]}}"));
+    assert_eq!(root.attr("control-predecessors"), Some("{p}"));
+    assert_eq!(
+        root.attrs.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+        vec!["backend_config", "frontend_attributes", "control-predecessors", "backend_config2"]
+    );
+}
+
+#[test]
+fn constants() {
+    exact(&module(
+        "()->(f32[2,2]{1,0}, pred[2]{0}, (s32[], f32[1]{0}))",
+        "  a = f32[2,2]{1,0} constant({ {1, -inf}, {nan, 1.5e-7} })\n  b = pred[2]{0} constant({true, false})\n  c = (s32[], f32[1]{0}) constant((1, {2}))\n  e = f32[0]{0} constant({})\n  h = bf16[] constant(0.5)\n  ROOT t = (f32[2,2]{1,0}, pred[2]{0}, (s32[], f32[1]{0})) tuple(a, b, c)\n",
+    ));
+}
+
+#[test]
+fn layouts_and_header() {
+    let t = "HloModule m, entry_computation_layout={(f32[2,3]{0,1})->f32[2,3]{0,1:T(2,128):S(1)}}, is_scheduled=true, frontend_attributes={a=\"b\"}\n\nENTRY main {\n  p = f32[2,3]{0,1} parameter(0)\n  b = f32[3,2]{1,0} bitcast(p)\n  q = f32[2,3]{0,1:P(3,5):V(-1)} copy(p)\n  ROOT c = f32[2,3]{0,1:T(2,128):S(1)} copy(q)\n}\n";
+    exact(t);
+    let m = parse_module(t, "t").unwrap();
+    assert_eq!(m.attrs, vec![
+        ("is_scheduled".to_string(), "true".to_string()),
+        ("frontend_attributes".to_string(), "{a=\"b\"}".to_string()),
+    ]);
+    assert_eq!(m.entry_layout.as_ref().unwrap().to_string(), "(f32[2,3]{0,1})->f32[2,3]{0,1:T(2,128):S(1)}");
+}
+
+#[test]
+fn xla_dialect_is_canonicalised() {
+    let t = "HloModule m, is_scheduled=true, entry_computation_layout={(f32[2]{0}, /*index=1*/f32[2]{0})->f32[2]{0}}\n\n\
+%add.1 (a: f32[], b: f32[]) -> f32[] {\n  %b = f32[] parameter(1)\n  %a = f32[] parameter(0)\n  ROOT %s = f32[] add(f32[] %a, f32[] %b)\n}\n\n\
+ENTRY %main (p: f32[2], q: f32[2]) -> f32[2] {\n  %p = f32[2]{0} parameter(0)\n  ROOT %r = f32[2]{0} map(%p, %q), dimensions={0}, to_apply=%add.1 /* trailing */\n  %q = f32[2]{0} parameter(1)\n}\n";
+    let err = parse_module(t, "t").unwrap_err().to_string();
+    assert!(err.contains("defined after it"), "{err}");
+    let t = t.replace(
+        "  ROOT %r = f32[2]{0} map(%p, %q), dimensions={0}, to_apply=%add.1 /* trailing */\n  %q = f32[2]{0} parameter(1)\n",
+        "  %q = f32[2]{0} parameter(1)\n  ROOT %r = f32[2]{0} map(%p, %q), dimensions={0}, to_apply=%add.1 /* trailing */\n",
+    );
+    let m = parse_module(&t, "t").unwrap();
+    let printed = print_module(&m);
+    assert_eq!(
+        printed,
+        "HloModule m, entry_computation_layout={(f32[2]{0}, f32[2]{0})->f32[2]{0}}, is_scheduled=true\n\n\
+add.1 {\n  b = f32[] parameter(1)\n  a = f32[] parameter(0)\n  ROOT s = f32[] add(a, b)\n}\n\n\
+ENTRY main {\n  p = f32[2]{0} parameter(0)\n  q = f32[2]{0} parameter(1)\n  ROOT r = f32[2]{0} map(p, q), dimensions={0}, to_apply=add.1\n}\n"
+    );
+    exact(&printed);
+}
