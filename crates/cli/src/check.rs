@@ -12,8 +12,8 @@ pub struct CheckArgs {
 pub fn run(args: CheckArgs) -> Result<(), Failure> {
     let m = input::load_module(&args.file)?;
     let entry = m.entry_computation();
-    println!(
-        "{}: ok: module {}, {} computation{}, {} instructions, entry {} {}",
+    crate::emit(&format!(
+        "{}: ok: module {}, {} computation{}, {} instructions, entry {} {}\n",
         input::display_name(&args.file),
         m.name,
         m.computations.len(),
@@ -21,6 +21,5 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         m.instruction_count(),
         entry.name,
         m.entry_program_shape()
-    );
-    Ok(())
+    ))
 }

@@ -20,6 +20,5 @@ pub fn run(args: GraphArgs) -> Result<(), Failure> {
             .find_computation(name)
             .ok_or_else(|| Failure::input(format!("no computation named '{name}'")))?,
     };
-    print!("{}", rxla_ir::graph::computation_to_dot(m.comp(cid)));
-    Ok(())
+    crate::emit(&rxla_ir::graph::computation_to_dot(m.comp(cid)))
 }

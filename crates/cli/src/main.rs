@@ -7,6 +7,7 @@ mod check;
 mod fuzz;
 mod graph;
 mod input;
+mod npy;
 mod opt;
 mod reduce;
 mod run;
@@ -84,5 +85,17 @@ fn main() -> ExitCode {
             eprintln!("{}", f.message.trim_end());
             ExitCode::from(f.code)
         }
+    }
+}
+
+/// Writes `text` to stdout. A closed pipe (`rxla ... | head`) ends output
+/// quietly instead of panicking; other write errors are reported.
+pub fn emit(text: &str) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure::input(format!("error: cannot write to stdout: {e}"))),
     }
 }

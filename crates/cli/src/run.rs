@@ -1,11 +1,314 @@
-//! `rxla run`: evaluate a module on arguments and print the results.
+//! `rxla run FILE|-`: evaluate a module on arguments (JSON, .npy or
+//! deterministic random) with a backend (today the reference interpreter),
+//! optionally after a pass pipeline, and print the results as HLO literal
+//! text or corpus-style JSON, or write them as .npy files. `--time N`
+//! reports the median/min/max of N timed runs after a warm-up.
 
-use crate::Failure;
-use clap::Args;
+use crate::{Failure, input, npy};
+use clap::{Args, ValueEnum};
+use rxla_eval::RunOptions;
+use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, ElementType, Literal, Module, Shape};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// The reference evaluator.
+    Interp,
+    /// The Cranelift JIT (not built yet).
+    Jit,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// HLO literal text, one result per line.
+    Text,
+    /// One JSON object `{"outputs": [{"dtype","shape","data"}, ...]}`.
+    Json,
+}
 
 #[derive(Args)]
-pub struct RunArgs {}
+pub struct RunArgs {
+    /// HLO text file, or `-` for stdin.
+    pub file: String,
+    /// Execution backend.
+    #[arg(long, value_enum, default_value = "interp")]
+    pub backend: Backend,
+    /// Arguments as corpus JSON: `{"inputs": [{"dtype","shape","data"}, ...]}`.
+    #[arg(long, value_name = "F")]
+    pub args_json: Option<String>,
+    /// One .npy file per parameter, in parameter order (C or Fortran order).
+    #[arg(long = "arg", value_name = "X.npy")]
+    pub npy_args: Vec<PathBuf>,
+    /// Fill every parameter deterministically from SEED (default 0).
+    #[arg(long, value_name = "SEED", num_args = 0..=1, default_missing_value = "0")]
+    pub random_args: Option<u64>,
+    /// Values for `infeed`, in order (.npy files).
+    #[arg(long = "infeed", value_name = "F.npy")]
+    pub infeed: Vec<PathBuf>,
+    /// Number of replicas (all-reduce runs across them); every replica
+    /// gets the same arguments.
+    #[arg(long, value_name = "R")]
+    pub replicas: Option<usize>,
+    /// Seed of the rng ops.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value = "text")]
+    pub output: OutputFormat,
+    /// Also write the outputs as DIR/0.npy, DIR/1.npy, ...
+    #[arg(long, value_name = "DIR")]
+    pub out_npy: Option<PathBuf>,
+    /// Run this pass pipeline first (see `rxla opt --help`).
+    #[arg(long, value_name = "PIPELINE", conflicts_with = "pipeline")]
+    pub passes: Option<String>,
+    /// Run a named pipeline first (O0, O1, O2).
+    #[arg(long, value_name = "NAME")]
+    pub pipeline: Option<String>,
+    /// Time N runs after a warm-up and report median/min/max (with
+    /// `--output json`, stdout is `{"timing": ...}`).
+    #[arg(long, value_name = "N")]
+    pub time: Option<usize>,
+    /// With `--time` and `--output json`, include the outputs too.
+    #[arg(long)]
+    pub print_outputs: bool,
+    /// Threads (accepted for command-line compatibility with the JIT; the
+    /// interpreter runs on one thread).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
 
-pub fn run(_args: RunArgs) -> Result<(), Failure> {
-    Err(Failure::input("rxla run: not implemented yet"))
+/// splitmix64: a tiny deterministic generator for `--random-args`.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// A small integer in [-8, 8).
+    fn small(&mut self) -> i64 {
+        (self.next() % 16) as i64 - 8
+    }
+}
+
+/// Deterministic arguments: floats are multiples of 1/8 in [-2, 2) (so
+/// sums are exact), integers in [-8, 8) (unsigned: [0, 16)), preds fair.
+pub fn random_literal(shape: &Shape, rng: &mut SplitMix) -> Result<Literal, String> {
+    match shape {
+        Shape::Tuple(t) => Ok(Literal::Tuple(
+            t.iter()
+                .map(|s| random_literal(s, &mut SplitMix(rng.next())))
+                .collect::<Result<_, _>>()?,
+        )),
+        Shape::Array(a) => {
+            let n = a.element_count().map_err(|e| e.to_string())?;
+            if n > (1 << 28) {
+                return Err(format!("parameter of shape {a} is too large for --random-args"));
+            }
+            let f = |r: &mut SplitMix| r.small() as f64 / 4.0;
+            let data = match a.element_type {
+                ElementType::Pred => ArrayData::Pred((0..n).map(|_| rng.next() & 1 == 1).collect()),
+                ElementType::S8 => ArrayData::S8((0..n).map(|_| rng.small() as i8).collect()),
+                ElementType::S16 => ArrayData::S16((0..n).map(|_| rng.small() as i16).collect()),
+                ElementType::S32 => ArrayData::S32((0..n).map(|_| rng.small() as i32).collect()),
+                ElementType::S64 => ArrayData::S64((0..n).map(|_| rng.small()).collect()),
+                ElementType::U8 => ArrayData::U8((0..n).map(|_| (rng.small() + 8) as u8).collect()),
+                ElementType::U16 => ArrayData::U16((0..n).map(|_| (rng.small() + 8) as u16).collect()),
+                ElementType::U32 => ArrayData::U32((0..n).map(|_| (rng.small() + 8) as u32).collect()),
+                ElementType::U64 => ArrayData::U64((0..n).map(|_| (rng.small() + 8) as u64).collect()),
+                ElementType::F16 => ArrayData::F16((0..n).map(|_| half::f16::from_f64(f(rng) / 2.0)).collect()),
+                ElementType::BF16 => ArrayData::BF16((0..n).map(|_| half::bf16::from_f64(f(rng) / 2.0)).collect()),
+                ElementType::F32 => ArrayData::F32((0..n).map(|_| (f(rng) / 2.0) as f32).collect()),
+                ElementType::F64 => ArrayData::F64((0..n).map(|_| f(rng) / 2.0).collect()),
+                ElementType::Token => return Ok(Literal::token()),
+            };
+            let lit = ArrayLiteral::new(
+                ArrayShape {
+                    element_type: a.element_type,
+                    dims: a.dims.clone(),
+                    layout: a.layout.clone(),
+                },
+                data,
+            )
+            .map_err(|e| e.to_string())?;
+            Ok(Literal::Array(lit))
+        }
+    }
+}
+
+fn gather_args(args: &RunArgs, module: &Module) -> Result<Vec<Literal>, Failure> {
+    let sig = module.entry_program_shape();
+    let sources = [
+        args.args_json.is_some(),
+        !args.npy_args.is_empty(),
+        args.random_args.is_some(),
+    ]
+    .iter()
+    .filter(|&&b| b)
+    .count();
+    if sources > 1 {
+        return Err(Failure::usage(
+            "give arguments one way: --args-json, --arg (repeated) or --random-args",
+        ));
+    }
+    if let Some(j) = &args.args_json {
+        return rxla_eval::json::read_inputs(j).map_err(|e| Failure::input(format!("{j}: {e}")));
+    }
+    if !args.npy_args.is_empty() {
+        return args
+            .npy_args
+            .iter()
+            .map(|p| npy::read_npy(p).map_err(Failure::input))
+            .collect();
+    }
+    if let Some(seed) = args.random_args {
+        let mut rng = SplitMix(seed);
+        return sig
+            .parameters
+            .iter()
+            .map(|s| random_literal(s, &mut rng).map_err(Failure::input))
+            .collect();
+    }
+    if sig.parameters.is_empty() {
+        return Ok(Vec::new());
+    }
+    Err(Failure::usage(format!(
+        "the ENTRY takes {} parameter(s): give --args-json F, --arg X.npy per parameter, or --random-args",
+        sig.parameters.len()
+    )))
+}
+
+fn optimize(args: &RunArgs, module: &mut Module) -> Result<(), Failure> {
+    let registry = rxla_passes::Registry::standard();
+    let pm = match (&args.passes, &args.pipeline) {
+        (Some(p), _) => Some(rxla_passes::PassManager::from_text(p, &registry)),
+        (None, Some(n)) => Some(rxla_passes::PassManager::named(n, &registry)),
+        (None, None) => None,
+    };
+    if let Some(pm) = pm {
+        let mut pm = pm.map_err(|e| Failure::usage(e.to_string()))?;
+        pm.run(module).map_err(|e| Failure::input(e.to_string()))?;
+    }
+    Ok(())
+}
+
+fn make_options(args: &RunArgs) -> Result<RunOptions, Failure> {
+    let opts = RunOptions {
+        seed: args.seed,
+        replica_count: args.replicas,
+        ..RunOptions::default()
+    };
+    for p in &args.infeed {
+        opts.push_infeed(npy::read_npy(p).map_err(Failure::input)?);
+    }
+    Ok(opts)
+}
+
+/// One execution: per-replica results.
+fn execute(module: &Module, args: &[Literal], run: &RunArgs) -> Result<Vec<Literal>, Failure> {
+    let opts = make_options(run)?;
+    let replicas = run.replicas.unwrap_or(module.replica_count().max(1) as usize);
+    let r = if replicas > 1 {
+        let per: Vec<Vec<Literal>> = (0..replicas).map(|_| args.to_vec()).collect();
+        rxla_eval::evaluate_replicated(module, &per, &opts)
+    } else {
+        rxla_eval::evaluate(module, args, &opts).map(|l| vec![l])
+    };
+    r.map_err(|e| Failure::input(format!("{}: error: {e}", module.name)))
+}
+
+fn stats(mut ms: Vec<f64>) -> Value {
+    ms.sort_by(f64::total_cmp);
+    let n = ms.len();
+    let median = if n % 2 == 1 {
+        ms[n / 2]
+    } else {
+        (ms[n / 2 - 1] + ms[n / 2]) / 2.0
+    };
+    json!({"median": median, "min": ms[0], "max": ms[n - 1], "runs": n})
+}
+
+pub fn run(args: RunArgs) -> Result<(), Failure> {
+    if args.backend == Backend::Jit {
+        return Err(Failure::input(
+            "the jit backend is not built yet; use --backend interp",
+        ));
+    }
+    let t0 = Instant::now();
+    let mut module = input::load_module(&args.file)?;
+    optimize(&args, &mut module)?;
+    let compile_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let call_args = gather_args(&args, &module)?;
+    let results = execute(&module, &call_args, &args)?;
+
+    let timing = match args.time {
+        Some(0) => return Err(Failure::usage("--time needs N ≥ 1")),
+        Some(n) => {
+            let mut ms = Vec::with_capacity(n);
+            for _ in 0..n {
+                let t = Instant::now();
+                execute(&module, &call_args, &args)?;
+                ms.push(t.elapsed().as_secs_f64() * 1e3);
+            }
+            Some(json!({"compile_ms": compile_ms, "run_ms": stats(ms)}))
+        }
+        None => None,
+    };
+
+    if let Some(dir) = &args.out_npy {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::input(format!("{}: cannot create: {e}", dir.display())))?;
+        let mut k = 0;
+        for r in &results {
+            for leaf in r.leaves() {
+                npy::write_npy(&dir.join(format!("{k}.npy")), leaf).map_err(Failure::input)?;
+                k += 1;
+            }
+        }
+    }
+
+    match args.output {
+        OutputFormat::Json => {
+            let outputs = |r: &Literal| rxla_eval::json::outputs_to_json(r);
+            let mut obj = serde_json::Map::new();
+            if let Some(t) = &timing {
+                obj.insert("timing".into(), t.clone());
+            }
+            if timing.is_none() || args.print_outputs {
+                if results.len() == 1 {
+                    obj.insert("outputs".into(), outputs(&results[0]));
+                } else {
+                    obj.insert(
+                        "replicas".into(),
+                        Value::Array(results.iter().map(|r| json!({"outputs": outputs(r)})).collect()),
+                    );
+                }
+            }
+            crate::emit(&format!("{}\n", Value::Object(obj)))?;
+        }
+        OutputFormat::Text => {
+            for (i, r) in results.iter().enumerate() {
+                if results.len() > 1 {
+                    crate::emit(&format!("// replica {i}\n"))?;
+                }
+                crate::emit(&format!("{r}\n"))?;
+            }
+            if let Some(t) = &timing {
+                eprintln!(
+                    "compile {:.3} ms; run median {:.3} ms, min {:.3} ms, max {:.3} ms over {} runs",
+                    t["compile_ms"].as_f64().unwrap_or(0.0),
+                    t["run_ms"]["median"].as_f64().unwrap_or(0.0),
+                    t["run_ms"]["min"].as_f64().unwrap_or(0.0),
+                    t["run_ms"]["max"].as_f64().unwrap_or(0.0),
+                    t["run_ms"]["runs"].as_u64().unwrap_or(0),
+                );
+            }
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,106 @@
+//! The `rxla` binary's basic contract: `check`, `opt` (print back), `graph`,
+//! and exit codes (0 ok, 1 bad input, 2 usage).
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn rxla(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rxla"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rxla runs");
+    if let Some(s) = stdin {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(s.as_bytes())
+            .unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().expect("rxla finishes")
+}
+
+fn corpus(name: &str) -> String {
+    format!("{}/../../tests/corpus/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+const ADD: &str = "HloModule m\n\nENTRY main {\n  a = f32[2]{0} parameter(0)\n  ROOT b = f32[2]{0} add(a, a)\n}\n";
+
+#[test]
+fn check_prints_a_summary() {
+    let out = rxla(&["check", &corpus("mlp.hlo")], None);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("ok: module jit_f"), "{s}");
+    assert!(s.contains("instructions"), "{s}");
+    assert_eq!(s.lines().count(), 1);
+}
+
+#[test]
+fn check_reads_stdin() {
+    let out = rxla(&["check", "-"], Some(ADD));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("<stdin>: ok"));
+}
+
+#[test]
+fn check_reports_location_and_exits_1() {
+    let bad = "HloModule m\n\nENTRY main {\n  a = f32[2]{0} parameter(0)\n  ROOT b = f32[2]{0} frobnicate(a)\n}\n";
+    let out = rxla(&["check", "-"], Some(bad));
+    assert_eq!(out.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.starts_with("<stdin>:5:"), "{e}");
+    assert!(e.contains("error:"), "{e}");
+    assert!(e.contains("frobnicate"), "{e}");
+    assert!(e.contains('^'), "{e}");
+}
+
+#[test]
+fn missing_file_is_bad_input() {
+    let out = rxla(&["check", "/nonexistent/x.hlo"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(rxla(&["frobnicate"], None).status.code(), Some(2));
+    assert_eq!(rxla(&["check"], None).status.code(), Some(2));
+    assert_eq!(rxla(&["check", "--no-such-flag", "x"], None).status.code(), Some(2));
+}
+
+#[test]
+fn opt_without_passes_prints_back_a_fixed_point() {
+    let once = rxla(&["opt", &corpus("mlp.opt.hlo")], None);
+    assert_eq!(once.status.code(), Some(0), "{}", String::from_utf8_lossy(&once.stderr));
+    let text = String::from_utf8(once.stdout).unwrap();
+    assert!(text.starts_with("HloModule jit_f"), "{text}");
+    let twice = rxla(&["opt", "-"], Some(&text));
+    assert_eq!(String::from_utf8(twice.stdout).unwrap(), text);
+}
+
+#[test]
+fn opt_writes_output_file() {
+    let dir = std::env::temp_dir().join(format!("rxla-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("out.hlo");
+    let out = rxla(&["opt", "-", "-o", path.to_str().unwrap()], Some(ADD));
+    assert_eq!(out.status.code(), Some(0));
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(written.contains("ROOT b = f32[2]{0} add(a, a)"), "{written}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn graph_is_dot() {
+    let out = rxla(&["graph", "-"], Some(ADD));
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.starts_with("digraph \"main\" {"), "{s}");
+    assert!(s.contains("add\\nf32[2]{0}"), "{s}");
+    assert!(s.contains("n0 -> n1"), "{s}");
+}
