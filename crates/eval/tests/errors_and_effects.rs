@@ -1,0 +1,173 @@
+//! Failure modes and effects: argument checks, unknown custom-call
+//! targets, runaway loops, infeed/outfeed, replicated all-reduce
+//! (including a replica that never reaches it: an error, not a hang).
+
+mod eval_support;
+use eval_support::*;
+use rxla_eval::{evaluate_replicated, RunOptions};
+use rxla_ir::Literal;
+
+const NEG: &str = "HloModule m\nENTRY e {\n x = f32[2,3] parameter(0)\n ROOT n = f32[2,3] negate(x)\n}\n";
+
+#[test]
+fn wrong_argument_count() {
+    let e = err_text(try_run(NEG, vec![]));
+    assert!(e.contains("expects 1 argument(s), got 0"), "{e}");
+}
+
+#[test]
+fn wrong_argument_shape_names_the_parameter_and_both_shapes() {
+    let e = err_text(try_run(NEG, vec![Literal::vec1(vec![1.0f32, 2.0])]));
+    assert!(e.contains("parameter 0"), "{e}");
+    assert!(e.contains("'x'"), "{e}");
+    assert!(e.contains("f32[2]") && e.contains("f32[2,3]"), "{e}");
+    let e = err_text(try_run(NEG, vec![Literal::from_vec(&[2, 3], vec![1i32; 6]).unwrap()]));
+    assert!(e.contains("s32[2,3]") && e.contains("f32[2,3]"), "{e}");
+}
+
+#[test]
+fn unknown_custom_call_is_reported_before_running() {
+    let text = "HloModule m\nENTRY e {\n x = f32[2] parameter(0)\n ROOT cc.3 = f32[2] custom-call(x), custom_call_target=\"foo\"\n}\n";
+    let e = err_text(try_run(text, vec![Literal::vec1(vec![1.0f32, 2.0])]));
+    assert_eq!(e, "unknown custom-call target 'foo' in instruction cc.3");
+}
+
+const RUNAWAY: &str = "HloModule m
+cond {
+  x = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  x = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT y = s32[] add(x, one)
+}
+ENTRY e {
+  z = s32[] constant(0)
+  ROOT loop.7 = s32[] while(z), condition=cond, body=body
+}
+";
+
+#[test]
+fn runaway_while_errors_naming_the_loop() {
+    let opts = RunOptions {
+        max_while_iterations: 100,
+        ..Default::default()
+    };
+    let e = err_text(try_run_with(RUNAWAY, vec![], &opts));
+    assert!(e.contains("while instruction loop.7 exceeded max_while_iterations (100)"), "{e}");
+}
+
+const INFEED: &str = "HloModule m
+ENTRY e {
+  tok = token[] after-all()
+  in = (f32[2], token[]) infeed(tok)
+  v = f32[2] get-tuple-element(in), index=0
+  t2 = token[] get-tuple-element(in), index=1
+  in2 = (f32[2], token[]) infeed(t2)
+  w = f32[2] get-tuple-element(in2), index=0
+  t3 = token[] get-tuple-element(in2), index=1
+  s = f32[2] add(v, w)
+  out = token[] outfeed(s, t3), outfeed_shape=f32[2]
+  ROOT r = f32[2] multiply(s, s)
+}
+";
+
+#[test]
+fn infeed_pops_in_order_and_outfeed_records() {
+    let opts = RunOptions::default();
+    opts.push_infeed(Literal::vec1(vec![1.0f32, 2.0]));
+    opts.push_infeed(Literal::vec1(vec![0.5f32, 0.25]));
+    let r = try_run_with(INFEED, vec![], &opts).unwrap();
+    assert_eq!(f32s(&r), [2.25, 5.0625]);
+    let out = opts.take_outfeed();
+    assert_eq!(out, vec![Literal::vec1(vec![1.5f32, 2.25])]);
+}
+
+#[test]
+fn infeed_exhausted_is_an_error() {
+    let opts = RunOptions::default();
+    opts.push_infeed(Literal::vec1(vec![1.0f32, 2.0]));
+    let e = err_text(try_run_with(INFEED, vec![], &opts));
+    assert!(e.contains("infeed exhausted"), "{e}");
+    assert!(e.contains("in2"), "names the instruction: {e}");
+}
+
+#[test]
+fn infeed_of_the_wrong_shape_is_an_error() {
+    let opts = RunOptions::default();
+    opts.push_infeed(Literal::vec1(vec![1i32, 2]));
+    let e = err_text(try_run_with(INFEED, vec![], &opts));
+    assert!(e.contains("s32[2]") && e.contains("f32[2]"), "{e}");
+}
+
+const ALL_REDUCE: &str = "HloModule m, replica_count=3
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+ENTRY e {
+  p = f32[2] parameter(0)
+  ROOT ar = f32[2] all-reduce(p), replica_groups={}, to_apply=add
+}
+";
+
+#[test]
+fn all_reduce_sums_over_replicas() {
+    let args: Vec<Vec<Literal>> = (0..3)
+        .map(|r| vec![Literal::vec1(vec![r as f32, 1.0])])
+        .collect();
+    let out = evaluate_replicated(&parse(ALL_REDUCE), &args, &RunOptions::default()).unwrap();
+    assert_eq!(out.len(), 3);
+    for o in &out {
+        assert_eq!(f32s(o), [3.0, 3.0]);
+    }
+}
+
+#[test]
+fn single_replica_evaluate_refuses_a_replicated_module() {
+    let e = err_text(try_run(ALL_REDUCE, vec![Literal::vec1(vec![1.0f32, 2.0])]));
+    assert!(e.contains("evaluate_replicated"), "{e}");
+}
+
+#[test]
+fn all_reduce_missed_by_one_replica_is_an_error_not_a_hang() {
+    // Replica i runs the all-reduce only when its flag is true.
+    let text = "HloModule m, replica_count=2
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+yes {
+  p = f32[2] parameter(0)
+  ROOT ar.9 = f32[2] all-reduce(p), replica_groups={}, to_apply=add
+}
+no {
+  p = f32[2] parameter(0)
+  ROOT c = f32[2] copy(p)
+}
+ENTRY e {
+  flag = pred[] parameter(0)
+  p = f32[2] parameter(1)
+  ROOT c = f32[2] conditional(flag, p, p), true_computation=yes, false_computation=no
+}
+";
+    let args = vec![
+        vec![Literal::scalar(true), Literal::vec1(vec![1.0f32, 2.0])],
+        vec![Literal::scalar(false), Literal::vec1(vec![1.0f32, 2.0])],
+    ];
+    let e = evaluate_replicated(&parse(text), &args, &RunOptions::default())
+        .expect_err("a missed all-reduce must fail");
+    let e = e.to_string();
+    assert!(e.contains("ar.9") && e.contains("replica 1"), "{e}");
+}
+
+#[test]
+fn replicated_argument_lists_must_match_the_replica_count() {
+    let args = vec![vec![Literal::vec1(vec![1.0f32, 2.0])]];
+    let e = evaluate_replicated(&parse(ALL_REDUCE), &args, &RunOptions::default())
+        .expect_err("count mismatch");
+    assert!(e.to_string().contains("replica_count=3"), "{e}");
+}
