@@ -162,7 +162,7 @@ impl<'m> ComputationBuilder<'m> {
 
     /// The array shape of a value (errors name `what`).
     pub(crate) fn array_shape(&self, v: Value, what: &str) -> Result<crate::ArrayShape> {
-        match self.shape(v)? {
+        match self.shape(v).map_err(|e| e.context(what))? {
             Shape::Array(a) => Ok(a.clone()),
             s => Err(IrError::build(format!(
                 "{what}: expected an array operand, got {}",
