@@ -49,7 +49,11 @@ fn every_file_parses_verifies_and_is_a_fixed_point() {
         verify_module(&m2).unwrap_or_else(|e| panic!("printed {name}: {e}"));
         assert_eq!(print_module(&m2), p1, "{name}: print is not a fixed point");
         // Debug text compares NaN constants as equal, unlike PartialEq.
-        assert_eq!(format!("{m:?}"), format!("{m2:?}"), "{name}: structure changed");
+        assert_eq!(
+            format!("{m:?}"),
+            format!("{m2:?}"),
+            "{name}: structure changed"
+        );
         assert_eq!(m.instruction_count(), m2.instruction_count());
     }
 }
@@ -66,8 +70,15 @@ fn printed_forms_match_snapshots() {
 #[test]
 fn opt_files_keep_debug_tables_and_verbatim_attrs() {
     let (_, m) = parse_file(&corpus_dir().join("mlp.opt.hlo"));
-    assert!(m.debug_tables.starts_with("FileNames\n1 \"hlo_corpus/gen_corpus.py\""));
-    assert!(m.debug_tables.trim_end().ends_with("7 {file_location_id=7 parent_frame_id=3}"));
+    assert!(
+        m.debug_tables
+            .starts_with("FileNames\n1 \"hlo_corpus/gen_corpus.py\"")
+    );
+    assert!(
+        m.debug_tables
+            .trim_end()
+            .ends_with("7 {file_location_id=7 parent_frame_id=3}")
+    );
     assert_eq!(m.attr("is_scheduled"), Some("true"));
     let entry = m.entry_computation();
     assert_eq!(entry.name, "main.2");

@@ -184,8 +184,16 @@ fn verbatim_attributes_keep_order_and_text() {
     assert_eq!(root.attr("backend_config"), Some("{\"a\":{\"b\":[1,2]}}"));
     assert_eq!(root.attr("control-predecessors"), Some("{p}"));
     assert_eq!(
-        root.attrs.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
-        vec!["backend_config", "frontend_attributes", "control-predecessors", "backend_config2"]
+        root.attrs
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect::<Vec<_>>(),
+        vec![
+            "backend_config",
+            "frontend_attributes",
+            "control-predecessors",
+            "backend_config2"
+        ]
     );
 }
 
@@ -202,11 +210,17 @@ fn layouts_and_header() {
     let t = "HloModule m, entry_computation_layout={(f32[2,3]{0,1})->f32[2,3]{0,1:T(2,128):S(1)}}, is_scheduled=true, frontend_attributes={a=\"b\"}\n\nENTRY main {\n  p = f32[2,3]{0,1} parameter(0)\n  b = f32[3,2]{1,0} bitcast(p)\n  q = f32[2,3]{0,1:P(3,5):V(-1)} copy(p)\n  ROOT c = f32[2,3]{0,1:T(2,128):S(1)} copy(q)\n}\n";
     exact(t);
     let m = parse_module(t, "t").unwrap();
-    assert_eq!(m.attrs, vec![
-        ("is_scheduled".to_string(), "true".to_string()),
-        ("frontend_attributes".to_string(), "{a=\"b\"}".to_string()),
-    ]);
-    assert_eq!(m.entry_layout.as_ref().unwrap().to_string(), "(f32[2,3]{0,1})->f32[2,3]{0,1:T(2,128):S(1)}");
+    assert_eq!(
+        m.attrs,
+        vec![
+            ("is_scheduled".to_string(), "true".to_string()),
+            ("frontend_attributes".to_string(), "{a=\"b\"}".to_string()),
+        ]
+    );
+    assert_eq!(
+        m.entry_layout.as_ref().unwrap().to_string(),
+        "(f32[2,3]{0,1})->f32[2,3]{0,1:T(2,128):S(1)}"
+    );
 }
 
 #[test]
@@ -229,4 +243,35 @@ add.1 {\n  b = f32[] parameter(1)\n  a = f32[] parameter(0)\n  ROOT s = f32[] ad
 ENTRY main {\n  p = f32[2]{0} parameter(0)\n  q = f32[2]{0} parameter(1)\n  ROOT r = f32[2]{0} map(p, q), dimensions={0}, to_apply=add.1\n}\n"
     );
     exact(&printed);
+}
+
+#[test]
+fn public_helpers() {
+    use rxla_ir::text::{
+        parse_literal, parse_program_shape, parse_shape, print_computation, print_instruction,
+    };
+    let s = parse_shape("(f32[2,3]{0,1}, s32[])").unwrap();
+    assert_eq!(s.to_string(), "(f32[2,3]{0,1}, s32[])");
+    let l = parse_literal("({ {1, 2, 3}, {4, 5, 6} }, 7)", &s).unwrap();
+    assert_eq!(l.to_text(), "({ {1, 2, 3}, {4, 5, 6} }, 7)");
+    let p = parse_program_shape("(f32[2], s32[])->f32[2]").unwrap();
+    assert_eq!(p.to_string(), "(f32[2]{0}, s32[])->f32[2]{0}");
+    let t = module(
+        "(f32[2]{0})->f32[2]{0}",
+        "  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(p)\n",
+    );
+    let m = parse_module(&t, "t").unwrap();
+    assert_eq!(
+        print_computation(&m, m.entry),
+        "ENTRY main {\n  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(p)\n}\n"
+    );
+    let c = m.entry_computation();
+    assert_eq!(
+        print_instruction(&m, c, c.root),
+        "ROOT n = f32[2]{0} negate(p)"
+    );
+    assert_eq!(
+        print_instruction(&m, c, rxla_ir::InstrId(0)),
+        "p = f32[2]{0} parameter(0)"
+    );
 }

@@ -38,7 +38,11 @@ fn every_corpus_file_parses_verifies_and_round_trips() {
         let p2 = print_module(&m2);
         assert_eq!(p1, p2, "{name}: print is not a fixed point");
         // Structurally equal (Debug compares NaN constants equal, too).
-        assert_eq!(format!("{m:?}"), format!("{m2:?}"), "{name}: structure differs");
+        assert_eq!(
+            format!("{m:?}"),
+            format!("{m2:?}"),
+            "{name}: structure differs"
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -62,8 +62,12 @@ fn unknown_element_type() {
 fn duplicate_names() {
     let text = SIMPLE.replace("ROOT n = ", "ROOT p = ");
     let m = msg(&text);
-    assert!(m.contains("duplicate instruction name 'p'") && m.contains("line 4"), "{m}");
-    let two = "HloModule m\n\nf {\n  x = f32[] parameter(0)\n}\n\nf {\n  x = f32[] parameter(0)\n}\n";
+    assert!(
+        m.contains("duplicate instruction name 'p'") && m.contains("line 4"),
+        "{m}"
+    );
+    let two =
+        "HloModule m\n\nf {\n  x = f32[] parameter(0)\n}\n\nf {\n  x = f32[] parameter(0)\n}\n";
     assert!(msg(two).contains("duplicate computation name 'f'"));
 }
 
@@ -73,7 +77,11 @@ fn undefined_and_later_operands() {
     assert!(msg(&text).contains("undefined operand 'q'"));
     let cyc = "HloModule m\n\nENTRY main {\n  p = f32[2]{0} parameter(0)\n  a = f32[2]{0} add(p, b)\n  ROOT b = f32[2]{0} add(p, a)\n}\n";
     let e = perr(cyc);
-    assert!(e.message.contains("operand 'b' of 'a' is defined after it"), "{}", e.message);
+    assert!(
+        e.message.contains("operand 'b' of 'a' is defined after it"),
+        "{}",
+        e.message
+    );
     assert_eq!(e.line, 5);
     let selfref = "HloModule m\n\nENTRY main {\n  p = f32[2]{0} parameter(0)\n  ROOT a = f32[2]{0} add(p, a)\n}\n";
     assert!(msg(selfref).contains("uses itself"));
@@ -89,7 +97,11 @@ fn undefined_computation_is_named() {
 fn entry_rules() {
     let two = "HloModule m\n\nENTRY a {\n  ROOT x = f32[] parameter(0)\n}\n\nENTRY b {\n  ROOT x = f32[] parameter(0)\n}\n";
     let e = perr(two);
-    assert!(e.message.contains("second ENTRY") && e.message.contains("line 3"), "{}", e.message);
+    assert!(
+        e.message.contains("second ENTRY") && e.message.contains("line 3"),
+        "{}",
+        e.message
+    );
     // No ENTRY: the last computation is the entry.
     let none = "HloModule m\n\na {\n  ROOT x = f32[] parameter(0)\n}\n\nb {\n  ROOT x = s32[] parameter(0)\n}\n";
     let m = parse_module(none, "t").unwrap();
@@ -111,7 +123,10 @@ fn root_rules() {
 
 #[test]
 fn entry_layout_must_match() {
-    let text = SIMPLE.replace("HloModule m", "HloModule m, entry_computation_layout={(f32[3]{0})->f32[2]{0}}");
+    let text = SIMPLE.replace(
+        "HloModule m",
+        "HloModule m, entry_computation_layout={(f32[3]{0})->f32[2]{0}}",
+    );
     let m = msg(&text);
     assert!(m.contains("does not match"), "{m}");
 }
@@ -124,7 +139,12 @@ fn typed_header_must_match() {
 
 #[test]
 fn bad_dimensions() {
-    let with = |shape: &str| SIMPLE.replace("p = f32[2]{0} parameter(0)", &format!("p = {shape} parameter(0)"));
+    let with = |shape: &str| {
+        SIMPLE.replace(
+            "p = f32[2]{0} parameter(0)",
+            &format!("p = {shape} parameter(0)"),
+        )
+    };
     assert!(msg(&with("f32[1e30]")).contains("'1e30'"));
     assert!(msg(&with("f32[-2]")).contains("negative dimension size -2"));
     assert!(msg(&with("f32[4294967296,4294967296,4]")).contains("overflows"));
@@ -137,11 +157,17 @@ fn constants_checked() {
     let with = |c: &str| format!("HloModule m\n\nENTRY main {{\n  ROOT c = {c}\n}}\n");
     let m = msg(&with("f32[3]{0} constant({1, 2})"));
     assert!(m.contains("needs 3 elements, got 2"), "{m}");
-    assert!(msg(&with("f32[2,2]{1,0} constant({...})")).contains("elided constant `{...}` cannot be parsed; dump with print_large_constants"));
+    assert!(
+        msg(&with("f32[2,2]{1,0} constant({...})"))
+            .contains("elided constant `{...}` cannot be parsed; dump with print_large_constants")
+    );
     assert!(msg(&with("f32[2]{0} constant({1, 2, 3})")).contains("got more"));
     assert!(msg(&with("s8[] constant(1000)")).contains("out of range"));
     // A huge declared constant with tiny text must fail without allocating.
-    assert!(msg(&with("f32[1099511627776,1024]{1,0} constant({1})")).contains("expected '{' at nesting level 1"));
+    assert!(
+        msg(&with("f32[1099511627776,1024]{1,0} constant({1})"))
+            .contains("expected '{' at nesting level 1")
+    );
     let m = msg(&with("f32[1099511627776,1024]{1,0} constant({ {1} })"));
     assert!(m.contains("needs 1024 elements, got 1"), "{m}");
 }
@@ -155,19 +181,34 @@ fn shape_mismatch_names_both_shapes() {
         Ok(_) => {}
         Err(e) => {
             let s = e.to_string();
-            assert!(s.contains("t: shape f32[2,3] written in the text differs from inferred f32[3,2]"), "{s}");
+            assert!(
+                s.contains("t: shape f32[2,3] written in the text differs from inferred f32[3,2]"),
+                "{s}"
+            );
         }
     }
 }
 
 #[test]
 fn missing_and_bad_attributes() {
-    let with = |line: &str| format!("HloModule m\n\nENTRY main {{\n  p = f32[2]{{0}} parameter(0)\n  ROOT r = {line}\n}}\n");
-    assert!(msg(&with("f32[2]{0} broadcast(p)")).contains("broadcast needs the attribute dimensions="));
+    let with = |line: &str| {
+        format!(
+            "HloModule m\n\nENTRY main {{\n  p = f32[2]{{0}} parameter(0)\n  ROOT r = {line}\n}}\n"
+        )
+    };
+    assert!(
+        msg(&with("f32[2]{0} broadcast(p)")).contains("broadcast needs the attribute dimensions=")
+    );
     // The computation's `}` closes the brace, leaving the computation open.
     assert!(msg(&with("f32[2]{0} broadcast(p), dimensions={0")).contains("not closed"));
-    assert!(msg(&with("f32[2]{0} broadcast(p), dimensions={0}}")).contains("expected a computation name, got '}'"));
-    assert!(msg(&with("pred[2]{0} compare(p, p), direction=XX")).contains("unknown comparison direction 'XX'"));
+    assert!(
+        msg(&with("f32[2]{0} broadcast(p), dimensions={0}}"))
+            .contains("expected a computation name, got '}'")
+    );
+    assert!(
+        msg(&with("pred[2]{0} compare(p, p), direction=XX"))
+            .contains("unknown comparison direction 'XX'")
+    );
     assert!(msg(&with("f32[2]{0} negate(p), a=1, a=2")).contains("duplicate attribute 'a'"));
     assert!(msg(&with("f32[2]{0} concatenate(p, p), dimensions={0,1}")).contains("exactly one"));
     assert!(msg(&with("f32[2]{0} slice(p), slice={[0:2}")).contains("mismatched"));
@@ -181,19 +222,36 @@ fn huge_name_and_deep_nesting() {
     assert!(m.len() < 300, "message too long: {} chars", m.len());
     assert!(m.contains("100000 characters"));
     // A long valid name works.
-    let ok = SIMPLE.replace("p = ", &format!("{name} = ")).replace("negate(p)", &format!("negate({name})"));
-    assert_eq!(parse_module(&ok, "t").unwrap().entry_computation().get(rxla_ir::InstrId(0)).name.len(), 100_000);
+    let ok = SIMPLE
+        .replace("p = ", &format!("{name} = "))
+        .replace("negate(p)", &format!("negate({name})"));
+    assert_eq!(
+        parse_module(&ok, "t")
+            .unwrap()
+            .entry_computation()
+            .get(rxla_ir::InstrId(0))
+            .name
+            .len(),
+        100_000
+    );
     let deep_shape = format!("{}f32[]{}", "(".repeat(10_000), ")".repeat(10_000));
-    let text = SIMPLE.replace("p = f32[2]{0} parameter(0)", &format!("p = {deep_shape} parameter(0)"));
+    let text = SIMPLE.replace(
+        "p = f32[2]{0} parameter(0)",
+        &format!("p = {deep_shape} parameter(0)"),
+    );
     assert!(msg(&text).contains("nested deeper than 256"));
     let deep_braces = format!("{}{}", "{".repeat(10_000), "}".repeat(10_000));
     let text = SIMPLE.replace("negate(p)", &format!("negate(p), x={deep_braces}"));
     assert!(parse_module(&text, "t").is_ok());
     let text = SIMPLE.replace("negate(p)", &format!("negate(p), x={}", "{".repeat(10_000)));
     assert!(msg(&text).contains("unterminated"));
-    let text = SIMPLE.replace("negate(p)", "negate(p), dimensions=".to_string().as_str()) + &"{".repeat(10_000);
+    let text = SIMPLE.replace("negate(p)", "negate(p), dimensions=".to_string().as_str())
+        + &"{".repeat(10_000);
     assert!(parse_module(&text, "t").is_err());
-    let text = format!("HloModule m\n\nENTRY main {{\n  ROOT c = f32[1]{{0}} constant({})\n}}\n", "{".repeat(10_000));
+    let text = format!(
+        "HloModule m\n\nENTRY main {{\n  ROOT c = f32[1]{{0}} constant({})\n}}\n",
+        "{".repeat(10_000)
+    );
     assert!(msg(&text).contains("nested deeper than its rank"));
 }
 
@@ -251,7 +309,11 @@ fn random_bytes_and_mutations_never_panic() {
         let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
         let _ = parse_module_bytes(&bytes, "rand");
         let mut s = b"HloModule m\n\nENTRY main {\n".to_vec();
-        s.extend(bytes.iter().map(|b| b"{}()[],=%: abf0123456789-x_\"\n."[(*b as usize) % 30]));
+        s.extend(
+            bytes
+                .iter()
+                .map(|b| b"{}()[],=%: abf0123456789-x_\"\n."[(*b as usize) % 30]),
+        );
         let _ = parse_module_bytes(&s, "rand");
     }
     let alphabet = b"{}()[],=%: /*-_.0123456789xfsupredtokenROOTENTRY\"\n";

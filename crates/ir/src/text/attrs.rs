@@ -32,7 +32,10 @@ pub fn attr_list<'a>(c: &mut Cursor<'a>) -> Result<Vec<RawAttr<'a>>> {
         c.skip_ws()?;
         let key_pos = c.pos;
         let key = c.ident()?.ok_or_else(|| {
-            c.err(format!("expected an attribute name, got {}", c.describe_next()))
+            c.err(format!(
+                "expected an attribute name, got {}",
+                c.describe_next()
+            ))
         })?;
         c.expect(b'=', &format!("'=' after attribute {}", quote(key)))?;
         c.skip_ws()?;
@@ -168,7 +171,11 @@ pub fn slice(c: &mut Cursor<'_>) -> Result<(Vec<i64>, Vec<i64>, Vec<i64>)> {
         s.push(c.int("a slice start")?);
         c.expect(b':', "':' in a slice dimension")?;
         l.push(c.int("a slice limit")?);
-        st.push(if c.eat(b':')? { c.int("a slice stride")? } else { 1 });
+        st.push(if c.eat(b':')? {
+            c.int("a slice stride")?
+        } else {
+            1
+        });
         c.expect(b']', "']' closing a slice dimension")?;
         if c.eat(b'}')? {
             return Ok((s, l, st));
@@ -203,8 +210,12 @@ fn bare<'a>(c: &mut Cursor<'a>) -> &'a str {
 }
 
 fn int_at(c: &Cursor<'_>, s: &str, at: usize, what: &str) -> Result<i64> {
-    s.parse::<i64>()
-        .map_err(|_| c.error_at(at, format!("expected {what} (an integer), got {}", quote(s))))
+    s.parse::<i64>().map_err(|_| {
+        c.error_at(
+            at,
+            format!("expected {what} (an integer), got {}", quote(s)),
+        )
+    })
 }
 
 /// `0_1_0x1_1_2` (low_high[_interior] per dim, joined by `x`).
@@ -221,7 +232,10 @@ pub fn padding(c: &mut Cursor<'_>) -> Result<Vec<PadDim>> {
         if nums.len() != 2 && nums.len() != 3 {
             return Err(c.error_at(
                 at,
-                format!("padding dimension {} must be low_high or low_high_interior", quote(dim)),
+                format!(
+                    "padding dimension {} must be low_high or low_high_interior",
+                    quote(dim)
+                ),
             ));
         }
         let low = int_at(c, nums[0], at, "a padding amount")?;
@@ -271,7 +285,10 @@ pub fn window(c: &mut Cursor<'_>) -> Result<Window> {
         }
         let at = c.pos;
         let key = c.ident()?.ok_or_else(|| {
-            c.err(format!("expected a window field, got {}", c.describe_next()))
+            c.err(format!(
+                "expected a window field, got {}",
+                c.describe_next()
+            ))
         })?;
         c.expect(b'=', "'=' in a window field")?;
         c.skip_ws()?;
@@ -317,7 +334,9 @@ pub fn window(c: &mut Cursor<'_>) -> Result<Window> {
                 "pad" => {
                     let lh = split_signed(p);
                     if lh.len() != 2 {
-                        return Err(c.error_at(at, format!("window pad {} must be low_high", quote(p))));
+                        return Err(
+                            c.error_at(at, format!("window pad {} must be low_high", quote(p)))
+                        );
                     }
                     d.pad_low = int_at(c, lh[0], at, "a padding")?;
                     d.pad_high = int_at(c, lh[1], at, "a padding")?;
@@ -330,9 +349,8 @@ pub fn window(c: &mut Cursor<'_>) -> Result<Window> {
 }
 
 pub fn fmt_window(w: &Window) -> String {
-    let join = |f: &dyn Fn(&WindowDim) -> String| {
-        w.dims.iter().map(f).collect::<Vec<_>>().join("x")
-    };
+    let join =
+        |f: &dyn Fn(&WindowDim) -> String| w.dims.iter().map(f).collect::<Vec<_>>().join("x");
     let mut parts = Vec::new();
     if !w.dims.is_empty() {
         parts.push(format!("size={}", join(&|d| d.size.to_string())));
@@ -341,13 +359,22 @@ pub fn fmt_window(w: &Window) -> String {
         parts.push(format!("stride={}", join(&|d| d.stride.to_string())));
     }
     if w.dims.iter().any(|d| d.pad_low != 0 || d.pad_high != 0) {
-        parts.push(format!("pad={}", join(&|d| format!("{}_{}", d.pad_low, d.pad_high))));
+        parts.push(format!(
+            "pad={}",
+            join(&|d| format!("{}_{}", d.pad_low, d.pad_high))
+        ));
     }
     if w.dims.iter().any(|d| d.base_dilation != 1) {
-        parts.push(format!("lhs_dilate={}", join(&|d| d.base_dilation.to_string())));
+        parts.push(format!(
+            "lhs_dilate={}",
+            join(&|d| d.base_dilation.to_string())
+        ));
     }
     if w.dims.iter().any(|d| d.window_dilation != 1) {
-        parts.push(format!("rhs_dilate={}", join(&|d| d.window_dilation.to_string())));
+        parts.push(format!(
+            "rhs_dilate={}",
+            join(&|d| d.window_dilation.to_string())
+        ));
     }
     if w.dims.iter().any(|d| d.window_reversal) {
         parts.push(format!(
@@ -360,13 +387,7 @@ pub fn fmt_window(w: &Window) -> String {
 
 /// Positions of one dim_labels part: (first letter's pos, second
 /// letter's pos, spatial positions in order).
-fn labels(
-    c: &Cursor<'_>,
-    at: usize,
-    part: &str,
-    a: char,
-    b: char,
-) -> Result<(i64, i64, Vec<i64>)> {
+fn labels(c: &Cursor<'_>, at: usize, part: &str, a: char, b: char) -> Result<(i64, i64, Vec<i64>)> {
     let n = part.chars().count();
     let (mut pa, mut pb) = (None, None);
     let mut spatial: Vec<Option<i64>> = vec![None; n.saturating_sub(2)];
@@ -382,26 +403,43 @@ fn labels(
                 None => {
                     return Err(c.error_at(
                         at,
-                        format!("dim_labels part {} has spatial dimension {k} out of range", quote(part)),
+                        format!(
+                            "dim_labels part {} has spatial dimension {k} out of range",
+                            quote(part)
+                        ),
                     ));
                 }
             }
         } else {
             return Err(c.error_at(
                 at,
-                format!("unexpected letter '{ch}' in dim_labels part {} (expected {a}, {b} or digits)", quote(part)),
+                format!(
+                    "unexpected letter '{ch}' in dim_labels part {} (expected {a}, {b} or digits)",
+                    quote(part)
+                ),
             ));
         };
         if slot.is_some() {
-            return Err(c.error_at(at, format!("dim_labels part {} repeats '{ch}'", quote(part))));
+            return Err(c.error_at(
+                at,
+                format!("dim_labels part {} repeats '{ch}'", quote(part)),
+            ));
         }
         *slot = Some(i);
     }
-    match (pa, pb, spatial.iter().copied().collect::<Option<Vec<i64>>>()) {
+    match (
+        pa,
+        pb,
+        spatial.iter().copied().collect::<Option<Vec<i64>>>(),
+    ) {
         (Some(x), Some(y), Some(sp)) => Ok((x, y, sp)),
         _ => Err(c.error_at(
             at,
-            format!("dim_labels part {} must contain {a}, {b} and spatial digits 0..{}", quote(part), n.saturating_sub(2)),
+            format!(
+                "dim_labels part {} must contain {a}, {b} and spatial digits 0..{}",
+                quote(part),
+                n.saturating_sub(2)
+            ),
         )),
     }
 }
@@ -410,19 +448,35 @@ fn labels(
 pub fn dim_labels(c: &mut Cursor<'_>) -> Result<ConvDims> {
     c.skip_ws()?;
     let at = c.pos;
-    let text = c.rest().split(|ch: char| ch.is_whitespace() || ch == ',').next().unwrap_or("");
+    let text = c
+        .rest()
+        .split(|ch: char| ch.is_whitespace() || ch == ',')
+        .next()
+        .unwrap_or("");
     c.pos += text.len();
-    let (lhs_rhs, out) = text
-        .split_once("->")
-        .ok_or_else(|| c.error_at(at, format!("dim_labels {} must look like bf01_oi01->bf01", quote(text))))?;
-    let (lhs, rhs) = lhs_rhs
-        .split_once('_')
-        .ok_or_else(|| c.error_at(at, format!("dim_labels {} must look like bf01_oi01->bf01", quote(text))))?;
+    let (lhs_rhs, out) = text.split_once("->").ok_or_else(|| {
+        c.error_at(
+            at,
+            format!("dim_labels {} must look like bf01_oi01->bf01", quote(text)),
+        )
+    })?;
+    let (lhs, rhs) = lhs_rhs.split_once('_').ok_or_else(|| {
+        c.error_at(
+            at,
+            format!("dim_labels {} must look like bf01_oi01->bf01", quote(text)),
+        )
+    })?;
     let (ib, ifeat, isp) = labels(c, at, lhs, 'b', 'f')?;
     let (ki, ko, ksp) = labels(c, at, rhs, 'i', 'o')?;
     let (ob, of, osp) = labels(c, at, out, 'b', 'f')?;
     if isp.len() != ksp.len() || isp.len() != osp.len() {
-        return Err(c.error_at(at, format!("dim_labels {} parts have different spatial ranks", quote(text))));
+        return Err(c.error_at(
+            at,
+            format!(
+                "dim_labels {} parts have different spatial ranks",
+                quote(text)
+            ),
+        ));
     }
     Ok(ConvDims {
         input_batch: ib,
@@ -456,9 +510,21 @@ fn fmt_labels(a: (char, i64), b: (char, i64), spatial: &[i64]) -> String {
 pub fn fmt_dim_labels(d: &ConvDims) -> String {
     format!(
         "{}_{}->{}",
-        fmt_labels(('b', d.input_batch), ('f', d.input_feature), &d.input_spatial),
-        fmt_labels(('i', d.kernel_input_feature), ('o', d.kernel_output_feature), &d.kernel_spatial),
-        fmt_labels(('b', d.output_batch), ('f', d.output_feature), &d.output_spatial)
+        fmt_labels(
+            ('b', d.input_batch),
+            ('f', d.input_feature),
+            &d.input_spatial
+        ),
+        fmt_labels(
+            ('i', d.kernel_input_feature),
+            ('o', d.kernel_output_feature),
+            &d.kernel_spatial
+        ),
+        fmt_labels(
+            ('b', d.output_batch),
+            ('f', d.output_feature),
+            &d.output_spatial
+        )
     )
 }
 
@@ -480,15 +546,15 @@ pub fn replica_groups(c: &mut Cursor<'_>) -> Result<Vec<Vec<i64>>> {
 }
 
 pub fn fmt_replica_groups(g: &[Vec<i64>]) -> String {
-    let parts: Vec<String> = g
-        .iter()
-        .map(|x| format!("{{{}}}", join_ints(x)))
-        .collect();
+    let parts: Vec<String> = g.iter().map(|x| format!("{{{}}}", join_ints(x))).collect();
     format!("{{{}}}", parts.join(","))
 }
 
 pub fn join_ints(v: &[i64]) -> String {
-    v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+    v.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// `{1,2}`.
@@ -513,7 +579,10 @@ mod tests {
         assert_eq!(int_list(&mut cur("{1, 2,3}")).unwrap(), vec![1, 2, 3]);
         assert_eq!(int_list(&mut cur("{}")).unwrap(), Vec::<i64>::new());
         let (s, l, st) = slice(&mut cur("{[0:2:1], [1:3]}")).unwrap();
-        assert_eq!((s.clone(), l.clone(), st.clone()), (vec![0, 1], vec![2, 3], vec![1, 1]));
+        assert_eq!(
+            (s.clone(), l.clone(), st.clone()),
+            (vec![0, 1], vec![2, 3], vec![1, 1])
+        );
         assert_eq!(fmt_slice(&s, &l, &st), "{[0:2], [1:3]}");
         assert_eq!(fmt_slice(&[0], &[6], &[2]), "{[0:6:2]}");
     }
@@ -523,7 +592,10 @@ mod tests {
         for p in ["0_1_0x1_1_2", "0_1x1_1", "-1_2", "0_0"] {
             assert_eq!(fmt_padding(&padding(&mut cur(p)).unwrap()), p);
         }
-        assert_eq!(fmt_padding(&padding(&mut cur("0_1_0x1_1_0")).unwrap()), "0_1x1_1");
+        assert_eq!(
+            fmt_padding(&padding(&mut cur("0_1_0x1_1_0")).unwrap()),
+            "0_1x1_1"
+        );
         assert!(padding(&mut cur("0_1_2_3")).is_err());
         assert!(padding(&mut cur("a_b")).is_err());
     }
@@ -539,14 +611,25 @@ mod tests {
         ] {
             assert_eq!(fmt_window(&window(&mut cur(w)).unwrap()), w);
         }
-        assert!(window(&mut cur("{size=2 stride=1x1}")).unwrap_err().to_string().contains("2 entries"));
+        assert!(
+            window(&mut cur("{size=2 stride=1x1}"))
+                .unwrap_err()
+                .to_string()
+                .contains("2 entries")
+        );
         assert!(window(&mut cur("{stride=1}")).is_err());
         assert!(window(&mut cur("{size=2 bogus=1}")).is_err());
     }
 
     #[test]
     fn dim_labels_round_trip() {
-        for d in ["bf01_oi01->bf01", "b01f_01io->b01f", "bf012_oi012->bf012", "fb0_io0->0bf", "bf_oi->bf"] {
+        for d in [
+            "bf01_oi01->bf01",
+            "b01f_01io->b01f",
+            "bf012_oi012->bf012",
+            "fb0_io0->0bf",
+            "bf_oi->bf",
+        ] {
             assert_eq!(fmt_dim_labels(&dim_labels(&mut cur(d)).unwrap()), d);
         }
         let n = dim_labels(&mut cur("bf01_oi01->bf01")).unwrap();
@@ -567,9 +650,27 @@ mod tests {
         let mut c = cur(src);
         let attrs = attr_list(&mut c).unwrap();
         let kv: Vec<(&str, &str)> = attrs.iter().map(|a| (a.key, a.value)).collect();
-        assert_eq!(kv, vec![("a", "{x, \"}\"}"), ("b", "foo->bar"), ("c", "\"q,r\""), ("d", "{{}}")]);
-        assert!(attr_list(&mut cur(", a=1, a=2")).unwrap_err().to_string().contains("duplicate"));
-        assert!(attr_list(&mut cur(", a={")).unwrap_err().to_string().contains("unterminated"));
+        assert_eq!(
+            kv,
+            vec![
+                ("a", "{x, \"}\"}"),
+                ("b", "foo->bar"),
+                ("c", "\"q,r\""),
+                ("d", "{{}}")
+            ]
+        );
+        assert!(
+            attr_list(&mut cur(", a=1, a=2"))
+                .unwrap_err()
+                .to_string()
+                .contains("duplicate")
+        );
+        assert!(
+            attr_list(&mut cur(", a={"))
+                .unwrap_err()
+                .to_string()
+                .contains("unterminated")
+        );
         let deep = format!(", a={}{}", "{".repeat(10_000), "}".repeat(10_000));
         assert_eq!(attr_list(&mut cur(&deep)).unwrap().len(), 1);
     }

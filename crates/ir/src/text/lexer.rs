@@ -140,12 +140,10 @@ impl<'a> Cursor<'a> {
                         None => return Err(self.error_at(start, "unterminated comment '/*'")),
                     }
                 }
-                Some(b'/') if self.peek_at(1) == Some(b'/') => {
-                    match self.rest().find('\n') {
-                        Some(i) => self.pos += i + 1,
-                        None => self.pos = self.end,
-                    }
-                }
+                Some(b'/') if self.peek_at(1) == Some(b'/') => match self.rest().find('\n') {
+                    Some(i) => self.pos += i + 1,
+                    None => self.pos = self.end,
+                },
                 _ => return Ok(()),
             }
         }
@@ -382,10 +380,20 @@ mod tests {
     #[test]
     fn bad_ints() {
         let mut c = Cursor::new("1e30", "f");
-        assert!(c.int("dimension").unwrap_err().to_string().contains("'1e30'"));
+        assert!(
+            c.int("dimension")
+                .unwrap_err()
+                .to_string()
+                .contains("'1e30'")
+        );
         let mut c = Cursor::new("99999999999999999999", "f");
         assert!(c.int("n").unwrap_err().to_string().contains("64-bit"));
         let mut c = Cursor::new("/* open", "f");
-        assert!(c.skip_ws().unwrap_err().to_string().contains("unterminated"));
+        assert!(
+            c.skip_ws()
+                .unwrap_err()
+                .to_string()
+                .contains("unterminated")
+        );
     }
 }

@@ -22,7 +22,10 @@ fn literal_depth(c: &mut Cursor<'_>, shape: &Shape, depth: usize) -> Result<Lite
             if depth >= MAX_DEPTH {
                 return Err(c.err(format!("tuple literal nested deeper than {MAX_DEPTH}")));
             }
-            c.expect(b'(', &format!("'(' starting a tuple literal of shape {shape}"))?;
+            c.expect(
+                b'(',
+                &format!("'(' starting a tuple literal of shape {shape}"),
+            )?;
             let mut out = Vec::with_capacity(elems.len().min(64));
             for (i, e) in elems.iter().enumerate() {
                 if i > 0 {
@@ -30,7 +33,10 @@ fn literal_depth(c: &mut Cursor<'_>, shape: &Shape, depth: usize) -> Result<Lite
                 }
                 out.push(literal_depth(c, e, depth + 1)?);
             }
-            c.expect(b')', &format!("')' closing a tuple literal of {} elements", elems.len()))?;
+            c.expect(
+                b')',
+                &format!("')' closing a tuple literal of {} elements", elems.len()),
+            )?;
             Ok(Literal::Tuple(out))
         }
         Shape::Array(a) => Ok(Literal::Array(array_literal(c, a)?)),
@@ -39,9 +45,7 @@ fn literal_depth(c: &mut Cursor<'_>, shape: &Shape, depth: usize) -> Result<Lite
 
 /// Reads the text of an array literal of shape `shape`.
 pub fn array_literal(c: &mut Cursor<'_>, shape: &ArrayShape) -> Result<ArrayLiteral> {
-    let total = shape
-        .element_count()
-        .map_err(|e| c.err(e.to_string()))?;
+    let total = shape.element_count().map_err(|e| c.err(e.to_string()))?;
     c.skip_ws()?;
     if shape.element_type == ElementType::Token {
         c.eat_str("token")?;
@@ -66,9 +70,9 @@ pub fn array_literal(c: &mut Cursor<'_>, shape: &ArrayShape) -> Result<ArrayLite
         });
     }
     if c.starts_with("{...}") {
-        return Err(c.err(
-            "elided constant `{...}` cannot be parsed; dump with print_large_constants",
-        ));
+        return Err(
+            c.err("elided constant `{...}` cannot be parsed; dump with print_large_constants")
+        );
     }
     let open_at = c.pos;
     c.expect(b'{', &format!("'{{' starting a literal of shape {shape}"))?;
@@ -102,10 +106,7 @@ pub fn array_literal(c: &mut Cursor<'_>, shape: &ArrayShape) -> Result<ArrayLite
                 need_sep = false;
             }
             None => {
-                return Err(c.error_at(
-                    open_at,
-                    format!("unterminated literal of shape {shape}"),
-                ));
+                return Err(c.error_at(open_at, format!("unterminated literal of shape {shape}")));
             }
             _ if need_sep => {
                 return Err(c.err(format!(
@@ -200,8 +201,12 @@ fn element(c: &mut Cursor<'_>, data: &mut ArrayData) -> Result<()> {
         ArrayData::U16(v) => int!(v, u16),
         ArrayData::U32(v) => int!(v, u32),
         ArrayData::U64(v) => int!(v, u64),
-        ArrayData::F16(v) => v.push(f16::from_f64(float(tok).ok_or_else(|| bad("expected a number"))?)),
-        ArrayData::BF16(v) => v.push(bf16::from_f64(float(tok).ok_or_else(|| bad("expected a number"))?)),
+        ArrayData::F16(v) => v.push(f16::from_f64(
+            float(tok).ok_or_else(|| bad("expected a number"))?,
+        )),
+        ArrayData::BF16(v) => v.push(bf16::from_f64(
+            float(tok).ok_or_else(|| bad("expected a number"))?,
+        )),
         ArrayData::F32(v) => v.push(float32(tok).ok_or_else(|| bad("expected a number"))?),
         ArrayData::F64(v) => v.push(float(tok).ok_or_else(|| bad("expected a number"))?),
         ArrayData::Token(n) => *n += 1,

@@ -65,7 +65,10 @@ pub fn parse_program_shape(text: &str) -> Result<ProgramShape> {
     let p = shapes::program_shape(&mut c)?;
     c.skip_ws()?;
     if !c.at_end() {
-        return Err(c.err(format!("unexpected {} after the program shape", c.describe_next())));
+        return Err(c.err(format!(
+            "unexpected {} after the program shape",
+            c.describe_next()
+        )));
     }
     Ok(p)
 }

@@ -297,13 +297,16 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
-            if let Some(n) = raw.parameter {
-                if let Some(prev) = params.insert(n, raw.name) {
-                    return Err(c.error_at(
-                        raw.opcode_pos,
-                        format!("parameter number {n} is used twice (also by {})", quote(prev)),
-                    ));
-                }
+            if let Some(n) = raw.parameter
+                && let Some(prev) = params.insert(n, raw.name)
+            {
+                return Err(c.error_at(
+                    raw.opcode_pos,
+                    format!(
+                        "parameter number {n} is used twice (also by {})",
+                        quote(prev)
+                    ),
+                ));
             }
             let id = InstrId(i as u32);
             if raw.is_root {
@@ -341,10 +344,7 @@ impl<'a> Parser<'a> {
             module: &self.module,
         };
         let op = build_op(&mut attrs, &raw.shape, raw.literal, raw.parameter)?;
-        let operand_shapes: Vec<&Shape> = operands
-            .iter()
-            .map(|o| &comp.get(*o).shape)
-            .collect();
+        let operand_shapes: Vec<&Shape> = operands.iter().map(|o| &comp.get(*o).shape).collect();
         let inferred = crate::shape_inference::infer_shape(
             &self.module,
             &op,
@@ -381,7 +381,11 @@ fn strip_parse(e: crate::IrError) -> String {
 }
 
 fn no_layout_program(p: &ProgramShape) -> String {
-    let ps: Vec<String> = p.parameters.iter().map(|s| s.to_string_no_layout()).collect();
+    let ps: Vec<String> = p
+        .parameters
+        .iter()
+        .map(|s| s.to_string_no_layout())
+        .collect();
     format!("({})->{}", ps.join(", "), p.result.to_string_no_layout())
 }
 
@@ -398,9 +402,9 @@ fn raw_instruction<'a>(c: &mut Cursor<'a>) -> Result<RawInstr<'a>> {
     let shape = shapes::shape(c)?;
     c.skip_ws()?;
     let opcode_pos = c.pos;
-    let opcode = c.ident()?.ok_or_else(|| {
-        c.err(format!("expected an opcode, got {}", c.describe_next()))
-    })?;
+    let opcode = c
+        .ident()?
+        .ok_or_else(|| c.err(format!("expected an opcode, got {}", c.describe_next())))?;
     if !Op::all_opcode_names().contains(&opcode) {
         return Err(c.error_at(opcode_pos, format!("unknown opcode {}", quote(opcode))));
     }
@@ -455,12 +459,13 @@ fn raw_instruction<'a>(c: &mut Cursor<'a>) -> Result<RawInstr<'a>> {
 fn skip_operand_shape(c: &mut Cursor<'_>) -> Result<()> {
     c.skip_ws()?;
     let save = c.pos;
-    if let Some(id) = c.ident()? {
-        if ElementType::from_name(id).is_some() && c.peek() == Some(b'[') {
-            c.pos = save;
-            shapes::array_shape(c)?;
-            return Ok(());
-        }
+    if let Some(id) = c.ident()?
+        && ElementType::from_name(id).is_some()
+        && c.peek() == Some(b'[')
+    {
+        c.pos = save;
+        shapes::array_shape(c)?;
+        return Ok(());
     }
     c.pos = save;
     Ok(())
@@ -529,7 +534,11 @@ impl<'a> Attrs<'a, '_> {
             [d] => Ok(*d),
             _ => Err(self.c.error_at(
                 a.value_start,
-                format!("{} takes exactly one dimension in {key}=, got {}", self.opcode, v.len()),
+                format!(
+                    "{} takes exactly one dimension in {key}=, got {}",
+                    self.opcode,
+                    v.len()
+                ),
             )),
         }
     }
@@ -549,7 +558,8 @@ impl<'a> Attrs<'a, '_> {
     fn word(&mut self, key: &str) -> Result<(String, usize)> {
         let a = self.req(key)?;
         let w = parse_value(self.c, &a, |c| {
-            c.ident()?.ok_or_else(|| c.err(format!("expected a word, got {}", c.describe_next())))
+            c.ident()?
+                .ok_or_else(|| c.err(format!("expected a word, got {}", c.describe_next())))
         })?;
         Ok((w.to_string(), a.value_start))
     }
@@ -708,16 +718,29 @@ fn build_op(
         "compare" => {
             let (d, at) = a.word("direction")?;
             let direction = ComparisonDirection::from_name(&d).ok_or_else(|| {
-                a.c.error_at(at, format!("unknown comparison direction {} (EQ, NE, GE, GT, LE, LT)", quote(&d)))
+                a.c.error_at(
+                    at,
+                    format!(
+                        "unknown comparison direction {} (EQ, NE, GE, GT, LE, LT)",
+                        quote(&d)
+                    ),
+                )
             })?;
             let kind = match a.take("type") {
                 None => None,
                 Some(t) => {
                     let w = parse_value(a.c, &t, |c| {
-                        c.ident()?.ok_or_else(|| c.err("expected a comparison type"))
+                        c.ident()?
+                            .ok_or_else(|| c.err("expected a comparison type"))
                     })?;
                     Some(ComparisonType::from_name(w).ok_or_else(|| {
-                        a.c.error_at(t.value_start, format!("unknown comparison type {} (FLOAT, TOTALORDER, SIGNED, UNSIGNED)", quote(w)))
+                        a.c.error_at(
+                            t.value_start,
+                            format!(
+                                "unknown comparison type {} (FLOAT, TOTALORDER, SIGNED, UNSIGNED)",
+                                quote(w)
+                            ),
+                        )
                     })?)
                 }
             };
@@ -791,7 +814,11 @@ fn build_op(
         "custom-call" => {
             let target = match a.string("custom_call_target")? {
                 Some(t) => t,
-                None => return Err(a.c.error_at(a.at, "custom-call needs the attribute custom_call_target=")),
+                None => {
+                    return Err(a
+                        .c
+                        .error_at(a.at, "custom-call needs the attribute custom_call_target="));
+                }
             };
             let has_side_effect = a.flag("custom_call_has_side_effect")?;
             let mut called = a.comp_list("called_computations")?.unwrap_or_default();
@@ -811,7 +838,9 @@ fn build_op(
             config: a.string("outfeed_config")?.unwrap_or_default(),
         },
         "all-reduce" => Op::AllReduce {
-            replica_groups: a.parse("replica_groups", attrs::replica_groups)?.unwrap_or_default(),
+            replica_groups: a
+                .parse("replica_groups", attrs::replica_groups)?
+                .unwrap_or_default(),
             to_apply: a.comp("to_apply")?,
         },
         "rng" => {
@@ -819,7 +848,15 @@ fn build_op(
             let distribution = match d.as_str() {
                 "rng_uniform" => RngDistribution::Uniform,
                 "rng_normal" => RngDistribution::Normal,
-                _ => return Err(a.c.error_at(at, format!("unknown distribution {} (rng_uniform, rng_normal)", quote(&d)))),
+                _ => {
+                    return Err(a.c.error_at(
+                        at,
+                        format!(
+                            "unknown distribution {} (rng_uniform, rng_normal)",
+                            quote(&d)
+                        ),
+                    ));
+                }
             };
             Op::Rng { distribution }
         }
@@ -829,12 +866,24 @@ fn build_op(
                 "rng_default" => RngAlgorithm::Default,
                 "rng_three_fry" => RngAlgorithm::ThreeFry,
                 "rng_philox" => RngAlgorithm::Philox,
-                _ => return Err(a.c.error_at(at, format!("unknown rng algorithm {} (rng_default, rng_three_fry, rng_philox)", quote(&d)))),
+                _ => {
+                    return Err(a.c.error_at(
+                        at,
+                        format!(
+                            "unknown rng algorithm {} (rng_default, rng_three_fry, rng_philox)",
+                            quote(&d)
+                        ),
+                    ));
+                }
             };
             Op::RngBitGenerator { algorithm }
         }
         "after-all" => Op::AfterAll,
         "opt-barrier" => Op::OptimizationBarrier,
-        other => return Err(a.c.error_at(a.at, format!("unknown opcode {}", quote(other)))),
+        other => {
+            return Err(a
+                .c
+                .error_at(a.at, format!("unknown opcode {}", quote(other))));
+        }
     })
 }

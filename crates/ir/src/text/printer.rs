@@ -57,9 +57,10 @@ pub fn computation(m: &Module, id: CompId) -> String {
 }
 
 fn comp_name(m: &Module, id: CompId) -> String {
-    m.computations
-        .get(id.index())
-        .map_or_else(|| format!("<missing computation {}>", id.0), |c| c.name.clone())
+    m.computations.get(id.index()).map_or_else(
+        || format!("<missing computation {}>", id.0),
+        |c| c.name.clone(),
+    )
 }
 
 fn comp_names(m: &Module, ids: &[CompId]) -> String {
@@ -211,7 +212,10 @@ fn typed_attrs(m: &Module, op: &Op, pred_selector: bool) -> Vec<(&'static str, S
             v.push(("collapsed_slice_dims", fmt_list(&dims.collapsed_slice_dims)));
             v.push(("start_index_map", fmt_list(&dims.start_index_map)));
             if !dims.operand_batching_dims.is_empty() {
-                v.push(("operand_batching_dims", fmt_list(&dims.operand_batching_dims)));
+                v.push((
+                    "operand_batching_dims",
+                    fmt_list(&dims.operand_batching_dims),
+                ));
             }
             if !dims.start_indices_batching_dims.is_empty() {
                 v.push((

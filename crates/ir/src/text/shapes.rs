@@ -100,7 +100,9 @@ pub fn array_shape(c: &mut Cursor<'_>) -> Result<ArrayShape> {
         let at = c.pos;
         let layout = layout(c)?;
         // Rank-0 shapes accept `{}` only.
-        layout.validate(&shape.dims).map_err(|e| c.error_at(at, e.to_string()))?;
+        layout
+            .validate(&shape.dims)
+            .map_err(|e| c.error_at(at, e.to_string()))?;
         shape.layout = layout;
     } else {
         c.pos = save;
@@ -137,7 +139,7 @@ pub fn layout(c: &mut Cursor<'_>) -> Result<Layout> {
         loop {
             let at = c.pos;
             let d = c.int("a layout dimension")?;
-            if d < 0 || d > MAX_DIM {
+            if !(0..=MAX_DIM).contains(&d) {
                 return Err(c.error_at(at, format!("invalid layout dimension {d}")));
             }
             m2m.push(d);
@@ -174,11 +176,11 @@ pub fn layout(c: &mut Cursor<'_>) -> Result<Layout> {
                     v.push(n);
                 }
                 layout.padded_dimensions = Some(v);
-            } else if let Some(inner) = item.strip_prefix("V(").and_then(|s| s.strip_suffix(')'))
-            {
-                let v: f64 = inner.trim().parse().map_err(|_| {
-                    c.error_at(at, format!("bad padding value {}", quote(inner)))
-                })?;
+            } else if let Some(inner) = item.strip_prefix("V(").and_then(|s| s.strip_suffix(')')) {
+                let v: f64 = inner
+                    .trim()
+                    .parse()
+                    .map_err(|_| c.error_at(at, format!("bad padding value {}", quote(inner))))?;
                 layout.padding_value = Some(v);
             } else {
                 layout.extras.push(item.to_string());
@@ -221,10 +223,7 @@ fn layout_item<'a>(c: &mut Cursor<'a>) -> Result<&'a str> {
         return Err(c.error_at(start, "unterminated '(' in a layout"));
     }
     if c.pos == start {
-        return Err(c.err(format!(
-            "expected a layout item, got {}",
-            c.describe_next()
-        )));
+        return Err(c.err(format!("expected a layout item, got {}", c.describe_next())));
     }
     Ok(c.src[start..c.pos].trim())
 }
@@ -260,10 +259,7 @@ pub fn parse_shape_str(text: &str) -> Result<Shape> {
     let s = shape(&mut c)?;
     c.skip_ws()?;
     if !c.at_end() {
-        return Err(c.err(format!(
-            "unexpected {} after the shape",
-            c.describe_next()
-        )));
+        return Err(c.err(format!("unexpected {} after the shape", c.describe_next())));
     }
     Ok(s)
 }
@@ -282,13 +278,25 @@ mod tests {
         assert_eq!(rt("f32[2,3]"), "f32[2,3]{1,0}");
         assert_eq!(rt("f32[]"), "f32[]");
         assert_eq!(rt("token[]"), "token[]");
-        assert_eq!(rt("(f32[2]{0}, (s32[], pred[]))"), "(f32[2]{0}, (s32[], pred[]))");
+        assert_eq!(
+            rt("(f32[2]{0}, (s32[], pred[]))"),
+            "(f32[2]{0}, (s32[], pred[]))"
+        );
         assert_eq!(rt("()"), "()");
         assert_eq!(rt("f32[2,3]{0,1:P(3,5)}"), "f32[2,3]{0,1:P(3,5)}");
-        assert_eq!(rt("f32[2,3]{0,1:P(3,5):V(-1)}"), "f32[2,3]{0,1:P(3,5):V(-1)}");
+        assert_eq!(
+            rt("f32[2,3]{0,1:P(3,5):V(-1)}"),
+            "f32[2,3]{0,1:P(3,5):V(-1)}"
+        );
         assert_eq!(rt("f32[8,128]{1,0:T(8,128)}"), "f32[8,128]{1,0:T(8,128)}");
-        assert_eq!(rt("f32[8,128]{1,0:T(8,128)(2,1)S(1)}"), "f32[8,128]{1,0:T(8,128)(2,1):S(1)}");
-        assert_eq!(rt("f32[8,128]{1,0:T(8,128):E(32)}"), "f32[8,128]{1,0:T(8,128):E(32)}");
+        assert_eq!(
+            rt("f32[8,128]{1,0:T(8,128)(2,1)S(1)}"),
+            "f32[8,128]{1,0:T(8,128)(2,1):S(1)}"
+        );
+        assert_eq!(
+            rt("f32[8,128]{1,0:T(8,128):E(32)}"),
+            "f32[8,128]{1,0:T(8,128):E(32)}"
+        );
     }
 
     #[test]
