@@ -187,9 +187,12 @@ pub fn pass_spec(p: &dyn Pass) -> String {
 
 fn run_pass(pass: &mut dyn Pass, module: &mut Module, st: &mut RunState<'_>) -> Result<bool> {
     let name = pass.name();
+    // Once the budget is spent, a pass that honours fuel still runs until
+    // one rewrite has been refused (so the run can name the first skipped
+    // rewrite); it applies nothing. Everything after that is skipped.
     let skip = if st.disabled.contains(name) {
         Some(SkipReason::Disabled)
-    } else if st.ctx.out_of_fuel() {
+    } else if st.ctx.out_of_fuel() && (!pass.honours_fuel() || st.ctx.first_denied().is_some()) {
         Some(SkipReason::OutOfFuel)
     } else {
         None

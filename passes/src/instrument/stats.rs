@@ -32,12 +32,12 @@ impl Stats {
         let mut s = String::from("// ----- statistics -----\n");
         for p in &self.passes {
             let fuel = if p.honours_fuel {
-                format!(", honours fuel ({} used)", p.fuel_used)
+                format!("; honours fuel: {} units used", p.fuel_used)
             } else {
-                String::new()
+                "; does not honour fuel".to_string()
             };
             let runs = if p.runs == 1 { "run" } else { "runs" };
-            s.push_str(&format!("{} ({} {runs}{fuel})\n", p.pass, p.runs));
+            s.push_str(&format!("{}: {} {runs}{fuel}\n", p.pass, p.runs));
             if p.counters.is_empty() {
                 s.push_str("  (no counters)\n");
             }
