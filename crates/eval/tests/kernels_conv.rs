@@ -11,7 +11,15 @@ use rxla_ir::index::{IndexIter, row_major_linear};
 use rxla_ir::{ConvDims, ElementType, Window, WindowDim};
 
 /// One window dimension.
-fn wd(size: i64, stride: i64, lo: i64, hi: i64, lhs_dil: i64, rhs_dil: i64, rev: bool) -> WindowDim {
+fn wd(
+    size: i64,
+    stride: i64,
+    lo: i64,
+    hi: i64,
+    lhs_dil: i64,
+    rhs_dil: i64,
+    rev: bool,
+) -> WindowDim {
     WindowDim {
         size,
         stride,
@@ -45,29 +53,57 @@ fn one_d_hand_computed() {
     let x = [1.0f32, 2.0, 3.0, 4.0, 5.0];
     let k = [1.0f32, 0.0, -1.0];
     // Valid: x[i] - x[i+2].
-    assert_eq!(conv1(&x, &k, wd(3, 1, 0, 0, 1, 1, false), 3), vec![-2.0, -2.0, -2.0]);
+    assert_eq!(
+        conv1(&x, &k, wd(3, 1, 0, 0, 1, 1, false), 3),
+        vec![-2.0, -2.0, -2.0]
+    );
     // Stride 2.
-    assert_eq!(conv1(&x, &k, wd(3, 2, 0, 0, 1, 1, false), 2), vec![-2.0, -2.0]);
+    assert_eq!(
+        conv1(&x, &k, wd(3, 2, 0, 0, 1, 1, false), 2),
+        vec![-2.0, -2.0]
+    );
     // Padding 1/1: [0,1,2,3,4,5,0].
-    assert_eq!(conv1(&x, &k, wd(3, 1, 1, 1, 1, 1, false), 5), vec![-2.0, -2.0, -2.0, -2.0, 4.0]);
+    assert_eq!(
+        conv1(&x, &k, wd(3, 1, 1, 1, 1, 1, false), 5),
+        vec![-2.0, -2.0, -2.0, -2.0, 4.0]
+    );
     // Negative low padding drops x[0]: [2,3,4,5].
-    assert_eq!(conv1(&x, &k, wd(3, 1, -1, 0, 1, 1, false), 2), vec![-2.0, -2.0]);
+    assert_eq!(
+        conv1(&x, &k, wd(3, 1, -1, 0, 1, 1, false), 2),
+        vec![-2.0, -2.0]
+    );
     // Negative padding on both ends: [2,3,4].
     assert_eq!(conv1(&x, &k, wd(3, 1, -1, -1, 1, 1, false), 1), vec![-2.0]);
     // Window reversal: kernel [-1,0,1].
-    assert_eq!(conv1(&x, &k, wd(3, 1, 0, 0, 1, 1, true), 3), vec![2.0, 2.0, 2.0]);
+    assert_eq!(
+        conv1(&x, &k, wd(3, 1, 0, 0, 1, 1, true), 3),
+        vec![2.0, 2.0, 2.0]
+    );
     // rhs dilation 2: kernel [1,_,0,_,-1] spans 5: x[0]-x[4].
     assert_eq!(conv1(&x, &k, wd(3, 1, 0, 0, 1, 2, false), 1), vec![-4.0]);
     // rhs dilation with a 2-tap kernel [1,1] -> [1,0,1]: x[i]+x[i+2].
-    assert_eq!(conv1(&x, &[1.0, 1.0], wd(2, 1, 0, 0, 1, 2, false), 3), vec![4.0, 6.0, 8.0]);
+    assert_eq!(
+        conv1(&x, &[1.0, 1.0], wd(2, 1, 0, 0, 1, 2, false), 3),
+        vec![4.0, 6.0, 8.0]
+    );
     // lhs dilation 2: [1,0,2,0,3] with [1,1] -> [1,2,2,3] (transposed convolution).
     assert_eq!(
-        conv1(&[1.0, 2.0, 3.0], &[1.0, 1.0], wd(2, 1, 0, 0, 2, 1, false), 4),
+        conv1(
+            &[1.0, 2.0, 3.0],
+            &[1.0, 1.0],
+            wd(2, 1, 0, 0, 2, 1, false),
+            4
+        ),
         vec![1.0, 2.0, 2.0, 3.0]
     );
     // lhs dilation with padding: [0,1,0,2,0,3,0] with [1,2] -> [2,1,4,2,6,3].
     assert_eq!(
-        conv1(&[1.0, 2.0, 3.0], &[1.0, 2.0], wd(2, 1, 1, 1, 2, 1, false), 6),
+        conv1(
+            &[1.0, 2.0, 3.0],
+            &[1.0, 2.0],
+            wd(2, 1, 1, 1, 2, 1, false),
+            6
+        ),
         vec![2.0, 1.0, 4.0, 2.0, 6.0, 3.0]
     );
 }
@@ -78,7 +114,16 @@ fn two_d_hand_computed_nchw() {
     let l = arr(&[1, 1, 3, 3], (1..=9).map(|v| v as f32).collect());
     let r = arr(&[1, 1, 2, 2], vec![1.0f32; 4]);
     let w = window(&[2, 2], &[1, 1]);
-    let out = convolution(&l, &r, &w, &ConvDims::nchw(2), 1, 1, &shape(ElementType::F32, &[1, 1, 2, 2])).unwrap();
+    let out = convolution(
+        &l,
+        &r,
+        &w,
+        &ConvDims::nchw(2),
+        1,
+        1,
+        &shape(ElementType::F32, &[1, 1, 2, 2]),
+    )
+    .unwrap();
     assert_eq!(vals::<f32>(&out), vec![12.0, 16.0, 24.0, 28.0]);
 }
 
@@ -88,8 +133,12 @@ fn labels(s: &str) -> ConvDims {
     let (inp, ker) = ins.split_once('_').unwrap();
     let pos = |t: &str, c: char| t.find(c).unwrap() as i64;
     let spatial = |t: &str| -> Vec<i64> {
-        let mut v: Vec<(char, i64)> =
-            t.chars().enumerate().filter(|(_, c)| c.is_ascii_digit()).map(|(i, c)| (c, i as i64)).collect();
+        let mut v: Vec<(char, i64)> = t
+            .chars()
+            .enumerate()
+            .filter(|(_, c)| c.is_ascii_digit())
+            .map(|(i, c)| (c, i as i64))
+            .collect();
         v.sort();
         v.into_iter().map(|(_, i)| i).collect()
     };
@@ -128,7 +177,10 @@ impl Canon {
             }
             out.push(data[row_major_linear(dims, &src)] as f64);
         }
-        Canon { dims: cd, data: out }
+        Canon {
+            dims: cd,
+            data: out,
+        }
     }
     /// Slice `[start, start+len)` along dim `d`.
     fn slice(&self, d: usize, start: i64, len: i64) -> Canon {
@@ -186,16 +238,19 @@ fn reverse_dim(a: &Canon, d: usize) -> Canon {
             a.at(&i)
         })
         .collect();
-    Canon { dims: a.dims.clone(), data }
+    Canon {
+        dims: a.dims.clone(),
+        data,
+    }
 }
 
 /// Valid strided correlation, no groups: lhs [N, C, S...], rhs [O, C, K...] -> [N, O, S'...].
 fn correlate(lhs: &Canon, rhs: &Canon, strides: &[i64]) -> Canon {
     let ns = strides.len();
     let mut od = vec![lhs.dims[0], rhs.dims[0]];
-    for s in 0..ns {
+    for (s, &stride) in strides.iter().enumerate() {
         let (b, k) = (lhs.dims[2 + s], rhs.dims[2 + s]);
-        od.push(if b < k { 0 } else { (b - k) / strides[s] + 1 });
+        od.push(if b < k { 0 } else { (b - k) / stride + 1 });
     }
     let kd: Vec<i64> = rhs.dims[2..].to_vec();
     let data = IndexIter::new(&od)
@@ -227,12 +282,21 @@ fn reference(
     fgc: i64,
     bgc: i64,
 ) -> (Vec<i64>, Vec<f32>) {
-    let order = |a: i64, b: i64, sp: &[i64]| -> Vec<i64> { [a, b].iter().chain(sp).copied().collect() };
-    let mut lhs = Canon::from_labelled(l.0, l.1, &order(dn.input_batch, dn.input_feature, &dn.input_spatial));
+    let order =
+        |a: i64, b: i64, sp: &[i64]| -> Vec<i64> { [a, b].iter().chain(sp).copied().collect() };
+    let mut lhs = Canon::from_labelled(
+        l.0,
+        l.1,
+        &order(dn.input_batch, dn.input_feature, &dn.input_spatial),
+    );
     let mut rhs = Canon::from_labelled(
         r.0,
         r.1,
-        &order(dn.kernel_output_feature, dn.kernel_input_feature, &dn.kernel_spatial),
+        &order(
+            dn.kernel_output_feature,
+            dn.kernel_input_feature,
+            &dn.kernel_spatial,
+        ),
     );
     for (s, d) in w.dims.iter().enumerate() {
         lhs = pad_dim(&lhs, 2 + s, d.base_dilation, d.pad_low, d.pad_high);
@@ -246,11 +310,21 @@ fn reference(
         let lg = lhs.dims[lhs_dim] / groups;
         let og = rhs.dims[0] / groups;
         let parts: Vec<Canon> = (0..groups)
-            .map(|g| correlate(&lhs.slice(lhs_dim, g * lg, lg), &rhs.slice(0, g * og, og), &strides))
+            .map(|g| {
+                correlate(
+                    &lhs.slice(lhs_dim, g * lg, lg),
+                    &rhs.slice(0, g * og, og),
+                    &strides,
+                )
+            })
             .collect();
         Canon::concat(&parts, 1)
     };
-    let out = if fgc > 1 { grouped(&lhs, &rhs, fgc, 1) } else { grouped(&lhs, &rhs, bgc, 0) };
+    let out = if fgc > 1 {
+        grouped(&lhs, &rhs, fgc, 1)
+    } else {
+        grouped(&lhs, &rhs, bgc, 0)
+    };
     // Back to the output labels.
     let mut od = vec![0i64; out.dims.len()];
     let oorder = order(dn.output_batch, dn.output_feature, &dn.output_spatial);
@@ -274,22 +348,55 @@ fn check(ld: &[i64], rd: &[i64], w: &Window, label: &str, fgc: i64, bgc: i64) ->
     let lv = ints(ln as usize, 11, -3, 4);
     let rv = ints(rn as usize, 12, -3, 4);
     let (od, want) = reference((ld, &lv), (rd, &rv), w, &dn, fgc, bgc);
-    let got = convolution(&arr(ld, lv), &arr(rd, rv), w, &dn, fgc, bgc, &shape(ElementType::F32, &od))
-        .unwrap_or_else(|e| panic!("{label}: {e}"));
-    assert_eq!(vals::<f32>(&got), want, "{label} ld={ld:?} rd={rd:?} w={w:?}");
+    let got = convolution(
+        &arr(ld, lv),
+        &arr(rd, rv),
+        w,
+        &dn,
+        fgc,
+        bgc,
+        &shape(ElementType::F32, &od),
+    )
+    .unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert_eq!(
+        vals::<f32>(&got),
+        want,
+        "{label} ld={ld:?} rd={rd:?} w={w:?}"
+    );
     od
 }
 
 #[test]
 fn two_d_nchw_against_reference() {
-    let od = check(&[2, 3, 5, 4], &[4, 3, 3, 2], &window(&[3, 2], &[1, 1]), "bf01_oi01->bf01", 1, 1);
+    let od = check(
+        &[2, 3, 5, 4],
+        &[4, 3, 3, 2],
+        &window(&[3, 2], &[1, 1]),
+        "bf01_oi01->bf01",
+        1,
+        1,
+    );
     assert_eq!(od, vec![2, 4, 3, 3]);
-    check(&[2, 3, 6, 5], &[4, 3, 3, 2], &window(&[3, 2], &[2, 3]), "bf01_oi01->bf01", 1, 1);
+    check(
+        &[2, 3, 6, 5],
+        &[4, 3, 3, 2],
+        &window(&[3, 2], &[2, 3]),
+        "bf01_oi01->bf01",
+        1,
+        1,
+    );
 }
 
 #[test]
 fn two_d_nhwc_against_reference() {
-    let od = check(&[2, 5, 4, 3], &[3, 2, 3, 4], &window(&[3, 2], &[1, 1]), "b01f_01io->b01f", 1, 1);
+    let od = check(
+        &[2, 5, 4, 3],
+        &[3, 2, 3, 4],
+        &window(&[3, 2], &[1, 1]),
+        "b01f_01io->b01f",
+        1,
+        1,
+    );
     assert_eq!(od, vec![2, 3, 3, 4]);
 }
 
@@ -307,9 +414,23 @@ fn padding_dilation_reversal_against_reference() {
 #[test]
 fn feature_groups_against_reference() {
     // 4 input features in 2 groups of 2; 6 output features (3 per group).
-    check(&[1, 4, 4, 4], &[6, 2, 2, 2], &window(&[2, 2], &[1, 1]), "bf01_oi01->bf01", 2, 1);
+    check(
+        &[1, 4, 4, 4],
+        &[6, 2, 2, 2],
+        &window(&[2, 2], &[1, 1]),
+        "bf01_oi01->bf01",
+        2,
+        1,
+    );
     // Depthwise: 3 groups of 1.
-    check(&[2, 4, 4, 3], &[2, 2, 1, 3], &window(&[2, 2], &[1, 1]), "b01f_01io->b01f", 3, 1);
+    check(
+        &[2, 4, 4, 3],
+        &[2, 2, 1, 3],
+        &window(&[2, 2], &[1, 1]),
+        "b01f_01io->b01f",
+        3,
+        1,
+    );
 }
 
 #[test]
@@ -317,16 +438,38 @@ fn feature_groups_hand_computed() {
     // 1-D, two features [1,2] and [10,20], kernel per group of ones (size 1): out feature g = input feature g.
     let l = arr(&[1, 2, 2], vec![1.0f32, 2.0, 10.0, 20.0]);
     let r = arr(&[2, 1, 1], vec![1.0f32, 3.0]);
-    let out = convolution(&l, &r, &window(&[1], &[1]), &ConvDims::nchw(1), 2, 1, &shape(ElementType::F32, &[1, 2, 2]))
-        .unwrap();
+    let out = convolution(
+        &l,
+        &r,
+        &window(&[1], &[1]),
+        &ConvDims::nchw(1),
+        2,
+        1,
+        &shape(ElementType::F32, &[1, 2, 2]),
+    )
+    .unwrap();
     assert_eq!(vals::<f32>(&out), vec![1.0, 2.0, 30.0, 60.0]);
 }
 
 #[test]
 fn batch_groups_against_reference() {
     // Input batch 4 in 2 groups (output batch 2); 4 output features (2 per group).
-    check(&[4, 3, 4, 4], &[4, 3, 2, 2], &window(&[2, 2], &[1, 1]), "bf01_oi01->bf01", 1, 2);
-    check(&[4, 4, 3, 2], &[2, 2, 2, 4], &window(&[2, 2], &[1, 1]), "b01f_01io->b01f", 1, 2);
+    check(
+        &[4, 3, 4, 4],
+        &[4, 3, 2, 2],
+        &window(&[2, 2], &[1, 1]),
+        "bf01_oi01->bf01",
+        1,
+        2,
+    );
+    check(
+        &[4, 4, 3, 2],
+        &[2, 2, 2, 4],
+        &window(&[2, 2], &[1, 1]),
+        "b01f_01io->b01f",
+        1,
+        2,
+    );
 }
 
 #[test]
@@ -335,8 +478,16 @@ fn batch_groups_hand_computed() {
     // Output feature 0 reads batch 0: 1+2 = 3; output feature 1 reads batch 1: 10-20 = -10.
     let l = arr(&[2, 1, 2], vec![1.0f32, 2.0, 10.0, 20.0]);
     let r = arr(&[2, 1, 2], vec![1.0f32, 1.0, 1.0, -1.0]);
-    let out = convolution(&l, &r, &window(&[2], &[1]), &ConvDims::nchw(1), 1, 2, &shape(ElementType::F32, &[1, 2, 1]))
-        .unwrap();
+    let out = convolution(
+        &l,
+        &r,
+        &window(&[2], &[1]),
+        &ConvDims::nchw(1),
+        1,
+        2,
+        &shape(ElementType::F32, &[1, 2, 1]),
+    )
+    .unwrap();
     assert_eq!(vals::<f32>(&out), vec![3.0, -10.0]);
 }
 
@@ -344,14 +495,30 @@ fn batch_groups_hand_computed() {
 fn integer_and_half_types() {
     let l = arr(&[1, 1, 3], vec![100i32, 200, 300]);
     let r = arr(&[1, 1, 2], vec![1i32, -1]);
-    let out = convolution(&l, &r, &window(&[2], &[1]), &ConvDims::nchw(1), 1, 1, &shape(ElementType::S32, &[1, 1, 2]))
-        .unwrap();
+    let out = convolution(
+        &l,
+        &r,
+        &window(&[2], &[1]),
+        &ConvDims::nchw(1),
+        1,
+        1,
+        &shape(ElementType::S32, &[1, 1, 2]),
+    )
+    .unwrap();
     assert_eq!(vals::<i32>(&out), vec![-100, -100]);
     let h = |v: f32| half::bf16::from_f32(v);
     let l = arr(&[1, 1, 3], vec![h(1.0), h(2.0), h(3.0)]);
     let r = arr(&[1, 1, 2], vec![h(0.5), h(0.5)]);
-    let out = convolution(&l, &r, &window(&[2], &[1]), &ConvDims::nchw(1), 1, 1, &shape(ElementType::BF16, &[1, 1, 2]))
-        .unwrap();
+    let out = convolution(
+        &l,
+        &r,
+        &window(&[2], &[1]),
+        &ConvDims::nchw(1),
+        1,
+        1,
+        &shape(ElementType::BF16, &[1, 1, 2]),
+    )
+    .unwrap();
     assert_eq!(vals::<half::bf16>(&out), vec![h(1.5), h(2.5)]);
 }
 
@@ -361,13 +528,59 @@ fn inconsistent_shapes_are_errors() {
     let r = arr(&[1, 3, 2], vec![0.0f32; 6]);
     let w = window(&[2], &[1]);
     // Kernel input features 3 != input features 2.
-    assert!(convolution(&l, &r, &w, &ConvDims::nchw(1), 1, 1, &shape(ElementType::F32, &[1, 1, 3])).is_err());
+    assert!(
+        convolution(
+            &l,
+            &r,
+            &w,
+            &ConvDims::nchw(1),
+            1,
+            1,
+            &shape(ElementType::F32, &[1, 1, 3])
+        )
+        .is_err()
+    );
     let r = arr(&[1, 2, 2], vec![0.0f32; 4]);
     // Window size differs from the kernel's spatial size.
-    assert!(convolution(&l, &r, &window(&[3], &[1]), &ConvDims::nchw(1), 1, 1, &shape(ElementType::F32, &[1, 1, 2])).is_err());
+    assert!(
+        convolution(
+            &l,
+            &r,
+            &window(&[3], &[1]),
+            &ConvDims::nchw(1),
+            1,
+            1,
+            &shape(ElementType::F32, &[1, 1, 2])
+        )
+        .is_err()
+    );
     // Result feature count wrong.
-    assert!(convolution(&l, &r, &w, &ConvDims::nchw(1), 1, 1, &shape(ElementType::F32, &[1, 2, 3])).is_err());
+    assert!(
+        convolution(
+            &l,
+            &r,
+            &w,
+            &ConvDims::nchw(1),
+            1,
+            1,
+            &shape(ElementType::F32, &[1, 2, 3])
+        )
+        .is_err()
+    );
     // Zero stride.
-    let bad = Window { dims: vec![wd(2, 0, 0, 0, 1, 1, false)] };
-    assert!(convolution(&l, &r, &bad, &ConvDims::nchw(1), 1, 1, &shape(ElementType::F32, &[1, 1, 3])).is_err());
+    let bad = Window {
+        dims: vec![wd(2, 0, 0, 0, 1, 1, false)],
+    };
+    assert!(
+        convolution(
+            &l,
+            &r,
+            &bad,
+            &ConvDims::nchw(1),
+            1,
+            1,
+            &shape(ElementType::F32, &[1, 1, 3])
+        )
+        .is_err()
+    );
 }

@@ -51,16 +51,31 @@ fn spec_myfunc() {
     assert!(reg.contains("myfunc"));
     let x = arr(&[2], vec![1.0f32, 2.0]);
     let y = arr(&[2, 3], vec![10.0f32, 20.0, 30.0, 40.0, 50.0, 60.0]);
-    let out = call(&reg, "myfunc", &[&x, &y], &Shape::Array(shape(ElementType::F32, &[3, 3]))).unwrap();
+    let out = call(
+        &reg,
+        "myfunc",
+        &[&x, &y],
+        &Shape::Array(shape(ElementType::F32, &[3, 3])),
+    )
+    .unwrap();
     let z = lit_vals::<f32>(&out);
     assert_eq!(z[0], 42.0); // x[1] + y[1][0]
-    assert_eq!(z, vec![42.0, 52.0, 62.0, 11.0, 21.0, 31.0, 42.0, 52.0, 62.0]);
+    assert_eq!(
+        z,
+        vec![42.0, 52.0, 62.0, 11.0, 21.0, 31.0, 42.0, 52.0, 62.0]
+    );
 }
 
 #[test]
 fn missing_target_is_named() {
     let reg = CustomCallRegistry::default();
-    let e = call(&reg, "nope", &[], &Shape::Array(shape(ElementType::F32, &[]))).unwrap_err();
+    let e = call(
+        &reg,
+        "nope",
+        &[],
+        &Shape::Array(shape(ElementType::F32, &[])),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("nope"), "{e}");
 }
 
@@ -69,12 +84,21 @@ fn arguments_and_results_use_physical_layouts() {
     let mut reg = CustomCallRegistry::default();
     reg.register("copy6", copy6);
     // {{1,2,3},{4,5,6}} column-major is stored 1 4 2 5 3 6.
-    let y = arr(&[2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).relayout(Layout::column_major(2)).unwrap();
-    let out = call(&reg, "copy6", &[&y], &Shape::Array(shape(ElementType::F32, &[6]))).unwrap();
+    let y = arr(&[2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])
+        .relayout(Layout::column_major(2))
+        .unwrap();
+    let out = call(
+        &reg,
+        "copy6",
+        &[&y],
+        &Shape::Array(shape(ElementType::F32, &[6])),
+    )
+    .unwrap();
     assert_eq!(lit_vals::<f32>(&out), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
     // A column-major result shape: the physical buffer 1 2 3 4 5 6 reads back as {{1,3,5},{2,4,6}}.
     let x = arr(&[6], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]);
-    let cm = ArrayShape::with_layout(ElementType::F32, vec![2, 3], Layout::column_major(2)).unwrap();
+    let cm =
+        ArrayShape::with_layout(ElementType::F32, vec![2, 3], Layout::column_major(2)).unwrap();
     let out = call(&reg, "copy6", &[&x], &Shape::Array(cm.clone())).unwrap();
     assert_eq!(lit_vals::<f32>(&out), vec![1.0, 3.0, 5.0, 2.0, 4.0, 6.0]);
     assert_eq!(out.shape(), Shape::Array(cm));
@@ -89,7 +113,9 @@ fn tuple_results_via_pointer_table() {
         Shape::Array(shape(ElementType::F32, &[])),
     ]);
     let out = call(&reg, "make_pair", &[], &out_shape).unwrap();
-    let Literal::Tuple(p) = out else { panic!("expected a tuple") };
+    let Literal::Tuple(p) = out else {
+        panic!("expected a tuple")
+    };
     assert_eq!(lit_vals::<i32>(&p[0]), vec![7, -7]);
     assert_eq!(lit_vals::<f32>(&p[1]), vec![0.5]);
 }

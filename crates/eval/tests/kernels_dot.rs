@@ -22,7 +22,13 @@ fn dims(lb: &[i64], lc: &[i64], rb: &[i64], rc: &[i64]) -> DotDims {
 fn vector_vector_is_a_scalar() {
     let l = arr(&[3], vec![1.0f32, 2.0, 3.0]);
     let r = arr(&[3], vec![4.0f32, 5.0, 6.0]);
-    let out = dot(&l, &r, &dims(&[], &[0], &[], &[0]), &shape(ElementType::F32, &[])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[], &[0], &[], &[0]),
+        &shape(ElementType::F32, &[]),
+    )
+    .unwrap();
     assert_eq!(vals::<f32>(&out), vec![32.0]);
     assert!(out.shape.dims.is_empty());
 }
@@ -31,7 +37,13 @@ fn vector_vector_is_a_scalar() {
 fn matrix_vector() {
     let l = arr(&[3, 2], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]);
     let r = arr(&[2], vec![1.0f32, 10.0]);
-    let out = dot(&l, &r, &dims(&[], &[1], &[], &[0]), &shape(ElementType::F32, &[3])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[], &[1], &[], &[0]),
+        &shape(ElementType::F32, &[3]),
+    )
+    .unwrap();
     assert_eq!(vals::<f32>(&out), vec![21.0, 43.0, 65.0]);
 }
 
@@ -39,12 +51,24 @@ fn matrix_vector() {
 fn matrix_matrix() {
     let l = arr(&[2, 2], vec![1.0f32, 2.0, 3.0, 4.0]);
     let r = arr(&[2, 2], vec![5.0f32, 6.0, 7.0, 8.0]);
-    let out = dot(&l, &r, &dims(&[], &[1], &[], &[0]), &shape(ElementType::F32, &[2, 2])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[], &[1], &[], &[0]),
+        &shape(ElementType::F32, &[2, 2]),
+    )
+    .unwrap();
     assert_eq!(vals::<f32>(&out), vec![19.0, 22.0, 43.0, 50.0]);
     // Non-square: [2,3] x [3,1].
     let l = arr(&[2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]);
     let r = arr(&[3, 1], vec![1.0f32, 0.0, -1.0]);
-    let out = dot(&l, &r, &dims(&[], &[1], &[], &[0]), &shape(ElementType::F32, &[2, 1])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[], &[1], &[], &[0]),
+        &shape(ElementType::F32, &[2, 1]),
+    )
+    .unwrap();
     assert_eq!(vals::<f32>(&out), vec![-2.0, -2.0]);
 }
 
@@ -53,12 +77,24 @@ fn batch_dims() {
     // Two batches of [2,2] x [2,1].
     let l = arr(&[2, 2, 2], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
     let r = arr(&[2, 2, 1], vec![1.0f32, 1.0, 2.0, -1.0]);
-    let out = dot(&l, &r, &dims(&[0], &[2], &[0], &[1]), &shape(ElementType::F32, &[2, 2, 1])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[0], &[2], &[0], &[1]),
+        &shape(ElementType::F32, &[2, 2, 1]),
+    )
+    .unwrap();
     assert_eq!(vals::<f32>(&out), vec![3.0, 7.0, 4.0, 6.0]);
     // Batch dim in the middle of rhs and last in lhs: lhs [k=2, b=2], rhs [n=1, b=2, k=2].
     let l = arr(&[2, 2], vec![1.0f32, 10.0, 2.0, 20.0]); // l[k][b]
     let r = arr(&[1, 2, 2], vec![1.0f32, 1.0, 3.0, -1.0]); // r[0][b][k]
-    let out = dot(&l, &r, &dims(&[1], &[0], &[1], &[2]), &shape(ElementType::F32, &[2, 1])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[1], &[0], &[1], &[2]),
+        &shape(ElementType::F32, &[2, 1]),
+    )
+    .unwrap();
     // b=0: l[:,0]=[1,2] . r[0][0]=[1,1] = 3; b=1: [10,20] . [3,-1] = 10.
     assert_eq!(vals::<f32>(&out), vec![3.0, 10.0]);
 }
@@ -68,14 +104,22 @@ fn contracting_on_dim_zero() {
     // lhs^T . rhs with lhs [2,3], rhs [2,2].
     let l = arr(&[2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]);
     let r = arr(&[2, 2], vec![1.0f32, 0.0, 0.0, 1.0]);
-    let out = dot(&l, &r, &dims(&[], &[0], &[], &[0]), &shape(ElementType::F32, &[3, 2])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[], &[0], &[], &[0]),
+        &shape(ElementType::F32, &[3, 2]),
+    )
+    .unwrap();
     assert_eq!(vals::<f32>(&out), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
 }
 
 /// Naive dot_general: for every result index, sum over the contracting index space.
 fn naive(l: &[f32], ld: &[i64], r: &[f32], rd: &[i64], d: &DotDims) -> (Vec<i64>, Vec<f32>) {
     let free = |rank: usize, b: &[i64], c: &[i64]| -> Vec<usize> {
-        (0..rank).filter(|&x| !b.contains(&(x as i64)) && !c.contains(&(x as i64))).collect()
+        (0..rank)
+            .filter(|&x| !b.contains(&(x as i64)) && !c.contains(&(x as i64)))
+            .collect()
     };
     let lf = free(ld.len(), &d.lhs_batch, &d.lhs_contracting);
     let rf = free(rd.len(), &d.rhs_batch, &d.rhs_contracting);
@@ -104,7 +148,8 @@ fn naive(l: &[f32], ld: &[i64], r: &[f32], rd: &[i64], d: &DotDims) -> (Vec<i64>
                 li[a as usize] = k[i];
                 ri[b as usize] = k[i];
             }
-            sum += l[rxla_ir::index::row_major_linear(ld, &li)] * r[rxla_ir::index::row_major_linear(rd, &ri)];
+            sum += l[rxla_ir::index::row_major_linear(ld, &li)]
+                * r[rxla_ir::index::row_major_linear(rd, &ri)];
         }
         out.push(sum);
     }
@@ -121,7 +166,13 @@ fn general_form_matches_naive_reference() {
     let d = dims(&[1], &[0, 3], &[2], &[3, 1]);
     let (od, expect) = naive(&lv, &ld, &rv, &rd, &d);
     assert_eq!(od, vec![3, 2, 2, 2]);
-    let out = dot(&arr(&ld, lv), &arr(&rd, rv), &d, &shape(ElementType::F32, &od)).unwrap();
+    let out = dot(
+        &arr(&ld, lv),
+        &arr(&rd, rv),
+        &d,
+        &shape(ElementType::F32, &od),
+    )
+    .unwrap();
     assert_eq!(vals::<f32>(&out), expect);
 }
 
@@ -129,15 +180,33 @@ fn general_form_matches_naive_reference() {
 fn integers_wrap() {
     let l = arr(&[2], vec![i32::MAX, 1]);
     let r = arr(&[2], vec![1i32, 1]);
-    let out = dot(&l, &r, &dims(&[], &[0], &[], &[0]), &shape(ElementType::S32, &[])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[], &[0], &[], &[0]),
+        &shape(ElementType::S32, &[]),
+    )
+    .unwrap();
     assert_eq!(vals::<i32>(&out), vec![i32::MIN]);
     let l = arr(&[1], vec![65536i32]);
-    let out = dot(&l, &l, &dims(&[], &[0], &[], &[0]), &shape(ElementType::S32, &[])).unwrap();
+    let out = dot(
+        &l,
+        &l,
+        &dims(&[], &[0], &[], &[0]),
+        &shape(ElementType::S32, &[]),
+    )
+    .unwrap();
     assert_eq!(vals::<i32>(&out), vec![0]);
     // u8 wraps modulo 256.
     let l = arr(&[2], vec![200u8, 100]);
     let r = arr(&[2], vec![1u8, 1]);
-    let out = dot(&l, &r, &dims(&[], &[0], &[], &[0]), &shape(ElementType::U8, &[])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[], &[0], &[], &[0]),
+        &shape(ElementType::U8, &[]),
+    )
+    .unwrap();
     assert_eq!(vals::<u8>(&out), vec![44]);
 }
 
@@ -146,20 +215,48 @@ fn mixed_types_convert_to_the_result_type() {
     // s8 x s8 -> s32 does not wrap at 8 bits.
     let l = arr(&[2], vec![100i8, 100]);
     let r = arr(&[2], vec![100i8, 100]);
-    let out = dot(&l, &r, &dims(&[], &[0], &[], &[0]), &shape(ElementType::S32, &[])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[], &[0], &[], &[0]),
+        &shape(ElementType::S32, &[]),
+    )
+    .unwrap();
     assert_eq!(vals::<i32>(&out), vec![20000]);
     // bf16 x bf16 -> f32.
-    let l = arr(&[2], vec![half::bf16::from_f32(1.5), half::bf16::from_f32(2.0)]);
-    let out = dot(&l, &l, &dims(&[], &[0], &[], &[0]), &shape(ElementType::F32, &[])).unwrap();
+    let l = arr(
+        &[2],
+        vec![half::bf16::from_f32(1.5), half::bf16::from_f32(2.0)],
+    );
+    let out = dot(
+        &l,
+        &l,
+        &dims(&[], &[0], &[], &[0]),
+        &shape(ElementType::F32, &[]),
+    )
+    .unwrap();
     assert_eq!(vals::<f32>(&out), vec![6.25]);
 }
 
 #[test]
 fn f16_accumulates_in_f32_and_rounds_once() {
     // In f16, 2048 + 1 rounds back to 2048 (spacing 2); in f32 the sum 2050 is exact and representable in f16.
-    let l = arr(&[3], vec![f16::from_f32(2048.0), f16::from_f32(1.0), f16::from_f32(1.0)]);
+    let l = arr(
+        &[3],
+        vec![
+            f16::from_f32(2048.0),
+            f16::from_f32(1.0),
+            f16::from_f32(1.0),
+        ],
+    );
     let r = arr(&[3], vec![f16::from_f32(1.0); 3]);
-    let out = dot(&l, &r, &dims(&[], &[0], &[], &[0]), &shape(ElementType::F16, &[])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[], &[0], &[], &[0]),
+        &shape(ElementType::F16, &[]),
+    )
+    .unwrap();
     assert_eq!(vals::<f16>(&out), vec![f16::from_f32(2050.0)]);
 }
 
@@ -168,7 +265,13 @@ fn f32_accumulates_in_order() {
     // 1e8 + 1 - 1e8 in f32 order (left to right) is 0, not 1: the order is part of the semantics.
     let l = arr(&[3], vec![1e8f32, 1.0, -1e8]);
     let r = arr(&[3], vec![1.0f32; 3]);
-    let out = dot(&l, &r, &dims(&[], &[0], &[], &[0]), &shape(ElementType::F32, &[])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[], &[0], &[], &[0]),
+        &shape(ElementType::F32, &[]),
+    )
+    .unwrap();
     assert_eq!(vals::<f32>(&out), vec![0.0]);
 }
 
@@ -177,12 +280,24 @@ fn zero_sized_dims() {
     // Empty contraction gives zeros.
     let l = arr::<f32>(&[2, 0], vec![]);
     let r = arr::<f32>(&[0, 3], vec![]);
-    let out = dot(&l, &r, &dims(&[], &[1], &[], &[0]), &shape(ElementType::F32, &[2, 3])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[], &[1], &[], &[0]),
+        &shape(ElementType::F32, &[2, 3]),
+    )
+    .unwrap();
     assert_eq!(vals::<f32>(&out), vec![0.0; 6]);
     // Empty free dim gives an empty result.
     let l = arr::<f32>(&[0, 4], vec![]);
     let r = arr(&[4, 3], vec![1.0f32; 12]);
-    let out = dot(&l, &r, &dims(&[], &[1], &[], &[0]), &shape(ElementType::F32, &[0, 3])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[], &[1], &[], &[0]),
+        &shape(ElementType::F32, &[0, 3]),
+    )
+    .unwrap();
     assert!(vals::<f32>(&out).is_empty());
     assert_eq!(out.shape.dims, vec![0, 3]);
 }
@@ -191,8 +306,12 @@ fn zero_sized_dims() {
 fn result_keeps_the_requested_layout() {
     let l = arr(&[2, 2], vec![1.0f32, 2.0, 3.0, 4.0]);
     let r = arr(&[2, 2], vec![5.0f32, 6.0, 7.0, 8.0]);
-    let out_shape =
-        rxla_ir::ArrayShape::with_layout(ElementType::F32, vec![2, 2], rxla_ir::Layout::column_major(2)).unwrap();
+    let out_shape = rxla_ir::ArrayShape::with_layout(
+        ElementType::F32,
+        vec![2, 2],
+        rxla_ir::Layout::column_major(2),
+    )
+    .unwrap();
     let out = dot(&l, &r, &dims(&[], &[1], &[], &[0]), &out_shape).unwrap();
     // Data stays row-major; the layout is carried.
     assert_eq!(vals::<f32>(&out), vec![19.0, 22.0, 43.0, 50.0]);
@@ -224,7 +343,13 @@ fn matmul_256_is_fast() {
     let l = arr(&[n as i64, n as i64], a.clone());
     let r = arr(&[n as i64, n as i64], b.clone());
     let t = std::time::Instant::now();
-    let out = dot(&l, &r, &dims(&[], &[1], &[], &[0]), &shape(ElementType::F32, &[n as i64, n as i64])).unwrap();
+    let out = dot(
+        &l,
+        &r,
+        &dims(&[], &[1], &[], &[0]),
+        &shape(ElementType::F32, &[n as i64, n as i64]),
+    )
+    .unwrap();
     let elapsed = t.elapsed();
     // Generous bound: the test profile is barely optimised and the machine is shared.
     assert!(elapsed.as_secs_f64() < 5.0, "256^3 dot took {elapsed:?}");

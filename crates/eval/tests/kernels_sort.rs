@@ -16,7 +16,10 @@ fn sort1(x: Vec<f32>, cmp: &mut dyn FnMut(&[Literal]) -> rxla_eval::Result<Liter
 
 #[test]
 fn one_d_ascending() {
-    assert_eq!(sort1(vec![3.0, 1.0, 2.0, -5.0, 0.5], &mut lt), vec![-5.0, 0.5, 1.0, 2.0, 3.0]);
+    assert_eq!(
+        sort1(vec![3.0, 1.0, 2.0, -5.0, 0.5], &mut lt),
+        vec![-5.0, 0.5, 1.0, 2.0, 3.0]
+    );
     assert_eq!(sort1(vec![], &mut lt), Vec::<f32>::new());
     assert_eq!(sort1(vec![4.0], &mut lt), vec![4.0]);
     // Already sorted and reversed inputs of odd lengths.
@@ -44,7 +47,10 @@ fn two_d_along_each_dimension() {
     // 3-D, middle dimension.
     let b = arr(&[2, 3, 2], vec![5i32, 0, 3, 1, 4, 2, 9, 6, 7, 8, 8, 7]);
     let out = sort(&[&b], 1, false, &mut lt, &Shape::Array(b.shape.clone())).unwrap();
-    assert_eq!(lit_vals::<i32>(&out), vec![3, 0, 4, 1, 5, 2, 7, 6, 8, 7, 9, 8]);
+    assert_eq!(
+        lit_vals::<i32>(&out),
+        vec![3, 0, 4, 1, 5, 2, 7, 6, 8, 7, 9, 8]
+    );
     // Out-of-range dimension.
     assert!(sort(&[&a], 2, false, &mut lt, &s).is_err());
 }
@@ -53,7 +59,10 @@ fn two_d_along_each_dimension() {
 fn multi_operand_sorts_keys_and_carries_values() {
     let k = arr(&[4], vec![3.0f32, 1.0, 2.0, 0.0]);
     let v = arr(&[4], vec![30i32, 10, 20, 0]);
-    let out_shape = Shape::Tuple(vec![Shape::Array(k.shape.clone()), Shape::Array(v.shape.clone())]);
+    let out_shape = Shape::Tuple(vec![
+        Shape::Array(k.shape.clone()),
+        Shape::Array(v.shape.clone()),
+    ]);
     let mut seen_arity = 0;
     let mut cmp = |a: &[Literal]| {
         seen_arity = a.len();
@@ -61,7 +70,9 @@ fn multi_operand_sorts_keys_and_carries_values() {
     };
     let out = sort(&[&k, &v], 0, true, &mut cmp, &out_shape).unwrap();
     assert_eq!(seen_arity, 4);
-    let Literal::Tuple(p) = out else { panic!("expected a tuple") };
+    let Literal::Tuple(p) = out else {
+        panic!("expected a tuple")
+    };
     assert_eq!(lit_vals::<f32>(&p[0]), vec![0.0, 1.0, 2.0, 3.0]);
     assert_eq!(lit_vals::<i32>(&p[1]), vec![0, 10, 20, 30]);
 }
@@ -72,9 +83,14 @@ fn comparator_sees_lhs_rhs_pairs_per_operand() {
     let a = arr(&[3], vec![1i32, 2, 3]);
     let b = arr(&[3], vec![5.0f32, 9.0, 7.0]);
     let mut by_second_desc = |x: &[Literal]| Ok(Literal::scalar(as_f64(&x[2]) > as_f64(&x[3])));
-    let out_shape = Shape::Tuple(vec![Shape::Array(a.shape.clone()), Shape::Array(b.shape.clone())]);
+    let out_shape = Shape::Tuple(vec![
+        Shape::Array(a.shape.clone()),
+        Shape::Array(b.shape.clone()),
+    ]);
     let out = sort(&[&a, &b], 0, false, &mut by_second_desc, &out_shape).unwrap();
-    let Literal::Tuple(p) = out else { panic!("expected a tuple") };
+    let Literal::Tuple(p) = out else {
+        panic!("expected a tuple")
+    };
     assert_eq!(lit_vals::<i32>(&p[0]), vec![2, 3, 1]);
     assert_eq!(lit_vals::<f32>(&p[1]), vec![9.0, 7.0, 5.0]);
 }
@@ -83,10 +99,15 @@ fn comparator_sees_lhs_rhs_pairs_per_operand() {
 fn stable_on_ties() {
     let k = arr(&[8], vec![1i32, 0, 1, 0, 2, 1, 0, 2]);
     let v = arr(&[8], (0..8).collect::<Vec<i32>>());
-    let out_shape = Shape::Tuple(vec![Shape::Array(k.shape.clone()), Shape::Array(v.shape.clone())]);
+    let out_shape = Shape::Tuple(vec![
+        Shape::Array(k.shape.clone()),
+        Shape::Array(v.shape.clone()),
+    ]);
     for is_stable in [true, false] {
         let out = sort(&[&k, &v], 0, is_stable, &mut lt, &out_shape).unwrap();
-        let Literal::Tuple(p) = out else { panic!("expected a tuple") };
+        let Literal::Tuple(p) = out else {
+            panic!("expected a tuple")
+        };
         assert_eq!(lit_vals::<i32>(&p[0]), vec![0, 0, 0, 1, 1, 1, 2, 2]);
         assert_eq!(lit_vals::<i32>(&p[1]), vec![1, 3, 6, 0, 2, 5, 4, 7]);
     }
@@ -98,12 +119,36 @@ fn f32_of(l: &Literal) -> f32 {
 
 #[test]
 fn nan_keys_with_total_order_comparator() {
-    let x = vec![3.0f32, f32::NAN, -1.0, -f32::NAN, 0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY];
-    let mut total = |a: &[Literal]| Ok(Literal::scalar(f32_of(&a[0]).total_cmp(&f32_of(&a[1])).is_lt()));
+    let x = vec![
+        3.0f32,
+        f32::NAN,
+        -1.0,
+        -f32::NAN,
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+    ];
+    let mut total = |a: &[Literal]| {
+        Ok(Literal::scalar(
+            f32_of(&a[0]).total_cmp(&f32_of(&a[1])).is_lt(),
+        ))
+    };
     let got = sort1(x, &mut total);
     let bits: Vec<u32> = got.iter().map(|v| v.to_bits()).collect();
-    let want: Vec<u32> =
-        [-f32::NAN, f32::NEG_INFINITY, -1.0, -0.0, 0.0, 3.0, f32::INFINITY, f32::NAN].iter().map(|v| v.to_bits()).collect();
+    let want: Vec<u32> = [
+        -f32::NAN,
+        f32::NEG_INFINITY,
+        -1.0,
+        -0.0,
+        0.0,
+        3.0,
+        f32::INFINITY,
+        f32::NAN,
+    ]
+    .iter()
+    .map(|v| v.to_bits())
+    .collect();
     assert_eq!(bits, want);
     // A plain IEEE `<` with NaNs is not a strict weak order: no panic, and the result is a permutation.
     let x = vec![f32::NAN, 2.0, f32::NAN, 1.0, 0.0, f32::NAN, -3.0];
@@ -121,7 +166,9 @@ fn inconsistent_comparators_do_not_panic() {
     let mut got = sort1(x.clone(), &mut always);
     let mut n = 0u64;
     let mut chaotic = |_: &[Literal]| {
-        n = n.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        n = n
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         Ok(Literal::scalar(n >> 63 == 1))
     };
     let mut got2 = sort1(x.clone(), &mut chaotic);
@@ -138,7 +185,12 @@ fn comparator_errors_propagate() {
     let a = arr(&[3], vec![1.0f32, 2.0, 0.0]);
     let s = Shape::Array(a.shape.clone());
     let mut fail = |_: &[Literal]| Err(rxla_eval::EvalError::new("comparator failed"));
-    assert!(sort(&[&a], 0, false, &mut fail, &s).unwrap_err().to_string().contains("comparator failed"));
+    assert!(
+        sort(&[&a], 0, false, &mut fail, &s)
+            .unwrap_err()
+            .to_string()
+            .contains("comparator failed")
+    );
     // A comparator returning a non-pred value.
     let mut not_pred = |_: &[Literal]| Ok(Literal::scalar(1.0f32));
     assert!(sort(&[&a], 0, false, &mut not_pred, &s).is_err());
@@ -147,5 +199,14 @@ fn comparator_errors_propagate() {
     let t = Shape::Tuple(vec![s.clone(), Shape::Array(b.shape.clone())]);
     assert!(sort(&[&a, &b], 0, false, &mut lt, &t).is_err());
     // Wrong result shape kind.
-    assert!(sort(&[&a], 0, false, &mut lt, &Shape::Array(shape(ElementType::S32, &[3]))).is_err());
+    assert!(
+        sort(
+            &[&a],
+            0,
+            false,
+            &mut lt,
+            &Shape::Array(shape(ElementType::S32, &[3]))
+        )
+        .is_err()
+    );
 }

@@ -64,7 +64,7 @@ pub fn sort(
     // back into `perm` at the slice's own positions.
     perm.resize(total, 0);
     for start in 0..total {
-        if (start / stride) % len != 0 {
+        if !(start / stride).is_multiple_of(len) {
             continue;
         }
         let mut slice: Vec<usize> = (0..len).map(|j| start + j * stride).collect();

@@ -3,10 +3,16 @@
 #![allow(dead_code)]
 
 use rxla_eval::Result;
-use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, ElementType, Literal, NativeType, Window, WindowDim};
+use rxla_ir::{
+    ArrayData, ArrayLiteral, ArrayShape, ElementType, Literal, NativeType, Window, WindowDim,
+};
 
 pub fn arr<T: NativeType>(dims: &[i64], vals: Vec<T>) -> ArrayLiteral {
-    ArrayLiteral::new(ArrayShape::new(T::TYPE, dims.to_vec()).unwrap(), T::wrap(vals)).unwrap()
+    ArrayLiteral::new(
+        ArrayShape::new(T::TYPE, dims.to_vec()).unwrap(),
+        T::wrap(vals),
+    )
+    .unwrap()
 }
 
 pub fn scalar<T: NativeType>(v: T) -> ArrayLiteral {
@@ -22,7 +28,9 @@ pub fn vals<T: NativeType>(a: &ArrayLiteral) -> Vec<T> {
 }
 
 pub fn lit_vals<T: NativeType>(l: &Literal) -> Vec<T> {
-    l.as_slice::<T>().expect("array literal of the element type").to_vec()
+    l.as_slice::<T>()
+        .expect("array literal of the element type")
+        .to_vec()
 }
 
 /// Scalar value of a literal as f64 (for generic scalar computations).
@@ -41,7 +49,13 @@ pub fn as_f64(l: &Literal) -> f64 {
 /// A scalar of the same type as `like` holding `v`.
 pub fn same_type(like: &Literal, v: f64) -> Literal {
     let a = like.as_array().unwrap();
-    Literal::Array(ArrayLiteral::new(a.shape.clone(), ArrayData::scalar_from_f64(a.shape.element_type, v)).unwrap())
+    Literal::Array(
+        ArrayLiteral::new(
+            a.shape.clone(),
+            ArrayData::scalar_from_f64(a.shape.element_type, v),
+        )
+        .unwrap(),
+    )
 }
 
 /// `add` on two scalars of the same type (f32, f64, s32, s64, u32, s8).
@@ -80,10 +94,14 @@ pub fn window(sizes: &[i64], strides: &[i64]) -> Window {
 
 /// Deterministic small integers in `lo..hi` (a linear congruential generator), as f32.
 pub fn ints(n: usize, seed: u64, lo: i64, hi: i64) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     (0..n)
         .map(|_| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (lo + ((s >> 33) % (hi - lo) as u64) as i64) as f32
         })
         .collect()
