@@ -547,6 +547,13 @@ fn spec_pad_select_broadcast() {
         }),
         "broadcast: operand dimension 0 of f32[2] (size 2) maps to result dimension 1 of f32[2,3] (size 3)"
     );
+    assert_eq!(
+        fails(|b| {
+            let x = b.parameter(0, a(F32, &[3, 2]), "x")?;
+            b.broadcast_in_dim(x, &[2, 3], &[1, 0])
+        }),
+        "broadcast_in_dim: dimensions [1, 0] must be strictly increasing"
+    );
 }
 
 #[test]

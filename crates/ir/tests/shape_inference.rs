@@ -316,9 +316,14 @@ fn broadcast_reshape_transpose_bitcast() {
         err(&m, bc(&[0]), &[&x], Some(&out)),
         "broadcast: operand dimension 0 of f32[3] (size 3) maps to result dimension 0 of f32[2,3] (size 2)"
     );
+    // Unsorted dims (a folded transpose) are valid HLO; repeated ones are not.
     assert_eq!(
-        err(&m, bc(&[1, 0]), &[&a(F32, &[3, 2])], Some(&a(F32, &[2, 3]))),
-        "broadcast: dimensions [1, 0] must be strictly increasing"
+        ok(&m, bc(&[1, 0]), &[&a(F32, &[3, 2])], Some(&a(F32, &[2, 3]))),
+        "f32[2,3]"
+    );
+    assert_eq!(
+        err(&m, bc(&[1, 1]), &[&a(F32, &[3, 3])], Some(&a(F32, &[3, 3]))),
+        "broadcast: dimensions [1, 1]: dimension 1 appears twice"
     );
     assert_eq!(
         err(&m, bc(&[1]), &[&x], None),
@@ -1082,4 +1087,214 @@ fn leaves_and_effects() {
         "rng-bit-generator: the result must be a (state u64[2], bits) tuple, got u32[4]"
     );
     assert_eq!(ok(&m, Op::OptimizationBarrier, &[&f], None), "f32[2]");
+}
+
+/// A tiny deterministic generator for the no-panic sweep.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    /// Mostly small numbers, sometimes negative or absurd.
+    fn int(&mut self) -> i64 {
+        match self.below(10) {
+            0 => -1 - self.below(3) as i64,
+            1 => [i64::MAX, i64::MIN, 1 << 40, (1 << 40) + 1][self.below(4) as usize],
+            _ => self.below(5) as i64,
+        }
+    }
+    fn ints(&mut self) -> Vec<i64> {
+        let n = self.below(4);
+        (0..n).map(|_| self.int()).collect()
+    }
+    fn ty(&mut self) -> ElementType {
+        ElementType::ALL[self.below(ElementType::ALL.len() as u64) as usize]
+    }
+    fn shape(&mut self) -> Shape {
+        if self.below(8) == 0 {
+            let n = self.below(3);
+            return Shape::tuple((0..n).map(|_| self.shape()).collect());
+        }
+        let rank = self.below(4) as usize;
+        let dims: Vec<i64> = (0..rank)
+            .map(|_| {
+                if self.below(12) == 0 {
+                    self.int()
+                } else {
+                    self.below(4) as i64
+                }
+            })
+            .collect();
+        Shape::Array(rxla_ir::ArrayShape {
+            element_type: self.ty(),
+            layout: Layout::default_for_rank(dims.len()),
+            dims,
+        })
+    }
+    fn window(&mut self) -> Window {
+        let n = self.below(4);
+        Window {
+            dims: (0..n)
+                .map(|_| WindowDim {
+                    size: self.int(),
+                    stride: self.int(),
+                    pad_low: self.int(),
+                    pad_high: self.int(),
+                    window_dilation: self.int(),
+                    base_dilation: self.int(),
+                    window_reversal: false,
+                })
+                .collect(),
+        }
+    }
+    fn comp(&mut self, n: usize) -> CompId {
+        CompId(self.below(n as u64 + 2) as u32)
+    }
+}
+
+#[test]
+fn random_inputs_never_panic() {
+    let c = comps();
+    let m = &c.m;
+    let n = m.computations.len();
+    let mut g = Lcg(42);
+    for _ in 0..50000 {
+        let op = match g.below(24) {
+            0 => Op::Broadcast {
+                dimensions: g.ints(),
+            },
+            1 => Op::Transpose {
+                permutation: g.ints(),
+            },
+            2 => Op::Slice {
+                starts: g.ints(),
+                limits: g.ints(),
+                strides: g.ints(),
+            },
+            3 => Op::DynamicSlice { sizes: g.ints() },
+            4 => Op::Concatenate { dimension: g.int() },
+            5 => Op::Pad {
+                config: (0..g.below(4))
+                    .map(|_| PadDim {
+                        low: g.int(),
+                        high: g.int(),
+                        interior: g.int(),
+                    })
+                    .collect(),
+            },
+            6 => Op::Dot {
+                dims: DotDims {
+                    lhs_batch: g.ints(),
+                    lhs_contracting: g.ints(),
+                    rhs_batch: g.ints(),
+                    rhs_contracting: g.ints(),
+                },
+            },
+            7 => Op::Convolution {
+                window: g.window(),
+                dims: ConvDims {
+                    input_batch: g.int(),
+                    input_feature: g.int(),
+                    input_spatial: g.ints(),
+                    kernel_input_feature: g.int(),
+                    kernel_output_feature: g.int(),
+                    kernel_spatial: g.ints(),
+                    output_batch: g.int(),
+                    output_feature: g.int(),
+                    output_spatial: g.ints(),
+                },
+                feature_group_count: g.int(),
+                batch_group_count: g.int(),
+            },
+            8 => Op::Reduce {
+                dimensions: g.ints(),
+                to_apply: g.comp(n),
+            },
+            9 => Op::ReduceWindow {
+                window: g.window(),
+                to_apply: g.comp(n),
+            },
+            10 => Op::SelectAndScatter {
+                window: g.window(),
+                select: g.comp(n),
+                scatter: g.comp(n),
+            },
+            11 => Op::Gather {
+                dims: GatherDims {
+                    offset_dims: g.ints(),
+                    collapsed_slice_dims: g.ints(),
+                    start_index_map: g.ints(),
+                    index_vector_dim: g.int(),
+                    operand_batching_dims: g.ints(),
+                    start_indices_batching_dims: g.ints(),
+                },
+                slice_sizes: g.ints(),
+                indices_are_sorted: false,
+            },
+            12 => Op::Scatter {
+                dims: ScatterDims {
+                    update_window_dims: g.ints(),
+                    inserted_window_dims: g.ints(),
+                    scatter_dims_to_operand_dims: g.ints(),
+                    index_vector_dim: g.int(),
+                    input_batching_dims: g.ints(),
+                    scatter_indices_batching_dims: g.ints(),
+                },
+                to_apply: g.comp(n),
+                indices_are_sorted: false,
+                unique_indices: false,
+            },
+            13 => Op::Sort {
+                dimension: g.int(),
+                is_stable: false,
+                comparator: g.comp(n),
+            },
+            14 => Op::Conditional {
+                branches: (0..g.below(4)).map(|_| g.comp(n)).collect(),
+            },
+            15 => Op::While {
+                condition: g.comp(n),
+                body: g.comp(n),
+            },
+            16 => Op::Iota { dimension: g.int() },
+            17 => Op::GetTupleElement { index: g.int() },
+            18 => Op::Map {
+                dimensions: g.ints(),
+                to_apply: g.comp(n),
+            },
+            19 => Op::Reverse {
+                dimensions: g.ints(),
+            },
+            20 => Op::Unary(UnaryOp::ALL[g.below(23) as usize]),
+            21 => Op::Binary(BinaryOp::ALL[g.below(15) as usize]),
+            22 => [
+                Op::Reshape,
+                Op::Bitcast,
+                Op::BitcastConvert,
+                Op::Convert,
+                Op::Select,
+                Op::Clamp,
+            ][g.below(6) as usize]
+                .clone(),
+            _ => Op::Call {
+                to_apply: g.comp(n),
+            },
+        };
+        let shapes: Vec<Shape> = (0..g.below(5)).map(|_| g.shape()).collect();
+        let refs: Vec<&Shape> = shapes.iter().collect();
+        let declared = if g.below(2) == 0 {
+            Some(g.shape())
+        } else {
+            None
+        };
+        let _ = infer_shape(m, &op, &refs, declared.as_ref());
+    }
 }

@@ -288,3 +288,53 @@ fn verify_one_computation() {
         "verifier: computation id comp#9 is out of range"
     );
 }
+
+/// Random corruptions of a valid module never make the verifier panic,
+/// most are caught (some, like moving the root, are harmless), and the
+/// uncorrupted module stays valid.
+#[test]
+fn random_corruptions_never_panic() {
+    let base = good();
+    let mut state = 7u64;
+    let mut next = move |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n.max(1)
+    };
+    let mut rejected = 0;
+    for _ in 0..5000 {
+        let mut m = base.clone();
+        for _ in 0..1 + next(3) {
+            let c = next(m.computations.len() as u64) as usize;
+            let comp = &mut m.computations[c];
+            let k = next(comp.len() as u64) as usize;
+            match next(7) {
+                0 => comp.root = InstrId(next(6) as u32),
+                1 => {
+                    if let Some(o) = comp.instructions[k].operands.first_mut() {
+                        *o = InstrId(next(6) as u32);
+                    }
+                }
+                2 => comp.instructions[k].shape = f32s(&[next(3) as i64]),
+                3 => {
+                    for id in comp.instructions[k].op.called_computations_mut() {
+                        *id = CompId(next(4) as u32);
+                    }
+                }
+                4 => comp.instructions[k].operands.push(InstrId(next(5) as u32)),
+                5 => m.entry = CompId(next(3) as u32),
+                _ => {
+                    comp.instructions[k].op = Op::Parameter {
+                        number: next(3) as i64,
+                    }
+                }
+            }
+        }
+        if verify_module(&m).is_err() {
+            rejected += 1;
+        }
+    }
+    assert!(rejected > 2500, "only {rejected} corruptions were caught");
+    verify_module(&base).unwrap();
+}

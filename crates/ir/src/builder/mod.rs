@@ -65,10 +65,13 @@ pub fn make_padding(
             .zip(window)
             .zip(strides)
             .map(|((&i, &w), &s)| {
-                let s = s.max(1);
+                // i128 so absurd sizes cannot overflow; results are clamped
+                // back into i64 (shape inference rejects them later).
+                let (i, w, s) = (i as i128, w as i128, s.max(1) as i128);
                 let out = (i + s - 1) / s;
                 let needed = ((out - 1) * s + w - i).max(0);
-                (needed / 2, needed - needed / 2)
+                let clamp = |x: i128| x.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+                (clamp(needed / 2), clamp(needed - needed / 2))
             })
             .collect(),
     }

@@ -48,7 +48,8 @@ impl ComputationBuilder<'_> {
     }
 
     /// `broadcast(x), dimensions=...` to `out_dims`: operand dim i maps to
-    /// output dim `dimensions[i]`.
+    /// output dim `dimensions[i]` (strictly increasing, like XLA's
+    /// BroadcastInDim; use a transpose to reorder).
     pub fn broadcast_in_dim(
         &mut self,
         x: Value,
@@ -57,6 +58,11 @@ impl ComputationBuilder<'_> {
     ) -> Result<Value> {
         let a = self.array_shape(x, "broadcast_in_dim")?;
         let dims = resolve_all("broadcast_in_dim", dimensions, out_dims.len())?;
+        if dims.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(IrError::build(format!(
+                "broadcast_in_dim: dimensions {dimensions:?} must be strictly increasing"
+            )));
+        }
         let shape = Shape::array(a.element_type, out_dims.to_vec())
             .map_err(|e| IrError::build(format!("broadcast_in_dim: {e}")))?;
         self.push(

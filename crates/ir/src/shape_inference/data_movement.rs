@@ -24,7 +24,7 @@ pub(super) fn iota(ops: &[&Shape], dimension: i64, declared: Option<&Shape>) -> 
 }
 
 /// Broadcast (broadcast-in-dim): operand dim i maps to output dim
-/// `dimensions[i]`; sizes equal; the output dims are declared.
+/// `dimensions[i]` (distinct); sizes equal; the output dims are declared.
 pub(super) fn broadcast(
     ops: &[&Shape],
     dimensions: &[i64],
@@ -47,7 +47,9 @@ pub(super) fn broadcast(
             ash(a)
         ));
     }
-    check_dim_list(dimensions, d.rank(), "dimensions", true)?;
+    // Distinct but not necessarily increasing: XLA's optimised HLO folds
+    // transposes into broadcasts (the builder requires increasing dims).
+    check_dim_list(dimensions, d.rank(), "dimensions", false)?;
     for (i, &o) in dimensions.iter().enumerate() {
         if a.dims[i] != d.dims[o as usize] {
             return err(format!(
@@ -160,7 +162,8 @@ pub(super) fn slice(
         if st < 1 {
             return err(format!("dimension {i}: stride {st} must be >= 1"));
         }
-        dims.push((l - s + st - 1) / st);
+        // ceil((l - s) / st) without overflow for huge strides.
+        dims.push(if l == s { 0 } else { (l - s - 1) / st + 1 });
     }
     make(a.element_type, dims)
 }
