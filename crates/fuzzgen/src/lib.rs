@@ -8,6 +8,7 @@
 //! report failures as values, never by panicking (the drivers wrap them in
 //! `catch_unwind` to catch panics in the code under test).
 
+pub mod campaign;
 mod generator;
 pub mod oracles;
 pub mod prng;

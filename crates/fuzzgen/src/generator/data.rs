@@ -433,7 +433,8 @@ fn gather(g: &mut Gen, cb: &mut Cb) {
         let mut c: Vec<i64> = start_index_map
             .iter()
             .copied()
-            .filter(|_| g.coin())
+            // Only dims of size >= 1 can be collapsed (slice size 1).
+            .filter(|&d| a.dims[d as usize] >= 1 && g.coin())
             .collect();
         c.sort();
         c
@@ -441,7 +442,7 @@ fn gather(g: &mut Gen, cb: &mut Cb) {
     let slice_sizes: Vec<i64> = (0..r)
         .map(|i| {
             if collapsed.contains(&(i as i64)) {
-                a.dims[i].min(1)
+                1
             } else {
                 g.range(0, a.dims[i])
             }
