@@ -3,8 +3,8 @@
 //! on the inputs of `X.json` and compared with its `outputs` within the
 //! case's tolerance. Prints one line per case and module.
 
-use rxla_eval::json::{read_case, Case};
-use rxla_eval::{compare_with_tolerance, evaluate, RunOptions};
+use rxla_eval::json::{Case, read_case};
+use rxla_eval::{RunOptions, compare_with_tolerance, evaluate};
 use std::path::{Path, PathBuf};
 
 fn corpus_dir() -> PathBuf {
@@ -31,7 +31,8 @@ fn run_one(hlo: &Path, case: &Case) -> Result<(), String> {
         ));
     }
     for (i, (g, w)) in leaves.iter().zip(&case.outputs).enumerate() {
-        compare_with_tolerance(g, w, case.rtol, case.atol).map_err(|e| format!("output {i}: {e}"))?;
+        compare_with_tolerance(g, w, case.rtol, case.atol)
+            .map_err(|e| format!("output {i}: {e}"))?;
     }
     Ok(())
 }
@@ -48,7 +49,11 @@ fn every_corpus_case_matches_xla() {
         })
         .collect();
     names.sort();
-    assert!(names.len() >= 20, "expected at least 20 cases in {}", dir.display());
+    assert!(
+        names.len() >= 20,
+        "expected at least 20 cases in {}",
+        dir.display()
+    );
     let mut failures = Vec::new();
     for name in &names {
         let case = read_case(&dir.join(format!("{name}.json")).display().to_string())
@@ -64,5 +69,10 @@ fn every_corpus_case_matches_xla() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

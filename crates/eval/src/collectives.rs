@@ -76,12 +76,12 @@ impl Collectives {
         loop {
             let slot = &st.slots[&seq];
             if group.iter().all(|&r| slot[r].is_some()) {
-                return Ok(group.iter().map(|&r| slot[r].clone().expect("present")).collect());
+                return Ok(group
+                    .iter()
+                    .map(|&r| slot[r].clone().expect("present"))
+                    .collect());
             }
-            if let Some(&r) = group
-                .iter()
-                .find(|&&r| slot[r].is_none() && st.finished[r])
-            {
+            if let Some(&r) = group.iter().find(|&&r| slot[r].is_none() && st.finished[r]) {
                 return Err(EvalError::new(format!(
                     "{what}: replica {r} finished without reaching this all-reduce (collective #{seq})"
                 )));

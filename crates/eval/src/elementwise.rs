@@ -356,6 +356,9 @@ pub fn binary(op: BinaryOp, a: &ArrayData, b: &ArrayData) -> Result<ArrayData> {
     })
 }
 
+/// A walk over (source position, accumulator position) pairs.
+pub type Walk<'a> = dyn Fn(&mut dyn FnMut(usize, usize)) + 'a;
+
 /// Reduces `x` into `acc` with `op`: for each source position `k` in
 /// order, `acc[out[k]] = op(acc[out[k]], x[k])`. `out` is produced lazily
 /// by `for_each` (which calls back with (k, out_pos) in row-major order of
@@ -364,7 +367,7 @@ pub fn reduce_into(
     op: BinaryOp,
     acc: &mut ArrayData,
     x: &ArrayData,
-    for_each: &dyn Fn(&mut dyn FnMut(usize, usize)),
+    for_each: &Walk<'_>,
 ) -> Result<()> {
     let ty = x.element_type();
     let err = || unsupported("binary op", op.name(), ty);
@@ -396,11 +399,17 @@ pub fn reduce_into(
         (ArrayData::F64(a), ArrayData::F64(v)) => go!(a, v, f64::binary(op).ok_or_else(err)?),
         (ArrayData::F16(a), ArrayData::F16(v)) => {
             let f = f32::binary(op).ok_or_else(err)?;
-            go!(a, v, |p: f16, q: f16| f16::from_f32(f(p.to_f32(), q.to_f32())))
+            go!(a, v, |p: f16, q: f16| f16::from_f32(f(
+                p.to_f32(),
+                q.to_f32()
+            )))
         }
         (ArrayData::BF16(a), ArrayData::BF16(v)) => {
             let f = f32::binary(op).ok_or_else(err)?;
-            go!(a, v, |p: bf16, q: bf16| bf16::from_f32(f(p.to_f32(), q.to_f32())))
+            go!(a, v, |p: bf16, q: bf16| bf16::from_f32(f(
+                p.to_f32(),
+                q.to_f32()
+            )))
         }
         (a, v) => {
             return Err(EvalError::new(format!(
@@ -687,6 +696,9 @@ mod tests {
         let sl = u8::binary(BinaryOp::ShiftLeft).unwrap();
         assert_eq!(sl(1, 8), 0);
         assert_eq!(sl(1, 7), 128);
-        assert_eq!((u8::binary(BinaryOp::ShiftRightArithmetic).unwrap())(0x80, 1), 0xC0);
+        assert_eq!(
+            (u8::binary(BinaryOp::ShiftRightArithmetic).unwrap())(0x80, 1),
+            0xC0
+        );
     }
 }

@@ -12,13 +12,13 @@ use rxla_ir::{CompId, Literal, Module, Op, Shape};
 pub fn check_custom_calls(module: &Module, opts: &RunOptions) -> Result<()> {
     for comp in &module.computations {
         for instr in &comp.instructions {
-            if let Op::CustomCall { target, .. } = &instr.op {
-                if !opts.custom_calls.contains(target) {
-                    return Err(EvalError::new(format!(
-                        "unknown custom-call target '{target}' in instruction {}",
-                        instr.name
-                    )));
-                }
+            if let Op::CustomCall { target, .. } = &instr.op
+                && !opts.custom_calls.contains(target)
+            {
+                return Err(EvalError::new(format!(
+                    "unknown custom-call target '{target}' in instruction {}",
+                    instr.name
+                )));
             }
         }
     }
@@ -91,7 +91,9 @@ fn finish(module: &Module, r: Literal) -> Result<Literal> {
 
 /// Evaluates the module's ENTRY computation on `args` (one replica).
 pub fn evaluate(module: &Module, args: &[Literal], opts: &RunOptions) -> Result<Literal> {
-    let replicas = opts.replica_count.unwrap_or(module.replica_count().max(1) as usize);
+    let replicas = opts
+        .replica_count
+        .unwrap_or(module.replica_count().max(1) as usize);
     if replicas > 1 {
         return Err(EvalError::new(format!(
             "the module runs on {replicas} replicas: use evaluate_replicated"

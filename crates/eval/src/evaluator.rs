@@ -113,7 +113,8 @@ fn fast_body(comp: &Computation) -> Option<FastBody> {
 
 impl<'a> Evaluator<'a> {
     pub fn new(module: &'a Module, opts: &'a RunOptions, replica: Option<ReplicaCtx<'a>>) -> Self {
-        let seed = opts.seed ^ replica.map_or(0, |r| (r.id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let seed =
+            opts.seed ^ replica.map_or(0, |r| (r.id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         Evaluator {
             module,
             opts,
@@ -183,13 +184,16 @@ impl<'a> Evaluator<'a> {
                 .operands
                 .iter()
                 .map(|o| {
-                    values.get(o.index()).and_then(|v| v.as_ref()).ok_or_else(|| {
-                        EvalError::new(format!(
-                            "{}: operand #{} is not defined before its use",
-                            instr.name,
-                            o.index()
-                        ))
-                    })
+                    values
+                        .get(o.index())
+                        .and_then(|v| v.as_ref())
+                        .ok_or_else(|| {
+                            EvalError::new(format!(
+                                "{}: operand #{} is not defined before its use",
+                                instr.name,
+                                o.index()
+                            ))
+                        })
                 })
                 .collect::<Result<_>>()?;
             let mut r = self
@@ -234,16 +238,23 @@ impl<'a> Evaluator<'a> {
                 }),
             Op::Constant { literal } => Ok(literal.clone()),
             Op::Iota { dimension } => a(movement::iota(out_array(instr)?, *dimension)?),
-            Op::Broadcast { dimensions } => {
-                a(movement::broadcast(arr(ops, 0)?, dimensions, out_array(instr)?)?)
-            }
+            Op::Broadcast { dimensions } => a(movement::broadcast(
+                arr(ops, 0)?,
+                dimensions,
+                out_array(instr)?,
+            )?),
             Op::Reshape => {
                 let x = arr(ops, 0)?;
-                a(ArrayLiteral::new(out_array(instr)?.clone(), x.data.clone())?)
+                a(ArrayLiteral::new(
+                    out_array(instr)?.clone(),
+                    x.data.clone(),
+                )?)
             }
-            Op::Transpose { permutation } => {
-                a(movement::transpose(arr(ops, 0)?, permutation, out_array(instr)?)?)
-            }
+            Op::Transpose { permutation } => a(movement::transpose(
+                arr(ops, 0)?,
+                permutation,
+                out_array(instr)?,
+            )?),
             Op::Bitcast => a(movement::bitcast(arr(ops, 0)?, out_array(instr)?)?),
             Op::Copy => ops
                 .first()
@@ -251,7 +262,10 @@ impl<'a> Evaluator<'a> {
                 .ok_or_else(|| EvalError::new("copy needs an operand")),
             Op::Convert => {
                 let out = out_array(instr)?;
-                a(data::array(out, elementwise::convert(&arr(ops, 0)?.data, out.element_type)?)?)
+                a(data::array(
+                    out,
+                    elementwise::convert(&arr(ops, 0)?.data, out.element_type)?,
+                )?)
             }
             Op::BitcastConvert => {
                 let out = out_array(instr)?;
@@ -264,11 +278,20 @@ impl<'a> Evaluator<'a> {
             }
             Op::Slice {
                 starts, strides, ..
-            } => a(movement::slice(arr(ops, 0)?, starts, strides, out_array(instr)?)?),
+            } => a(movement::slice(
+                arr(ops, 0)?,
+                starts,
+                strides,
+                out_array(instr)?,
+            )?),
             Op::DynamicSlice { .. } => {
                 let starts = start_indices(&ops[1.min(ops.len())..])?;
                 let refs: Vec<&ArrayLiteral> = starts.iter().collect();
-                a(movement::dynamic_slice(arr(ops, 0)?, &refs, out_array(instr)?)?)
+                a(movement::dynamic_slice(
+                    arr(ops, 0)?,
+                    &refs,
+                    out_array(instr)?,
+                )?)
             }
             Op::DynamicUpdateSlice => {
                 let starts = start_indices(&ops[2.min(ops.len())..])?;
@@ -280,15 +303,22 @@ impl<'a> Evaluator<'a> {
                     out_array(instr)?,
                 )?)
             }
-            Op::Concatenate { dimension } => {
-                a(movement::concatenate(&arrays(ops)?, *dimension, out_array(instr)?)?)
-            }
-            Op::Pad { config } => {
-                a(movement::pad(arr(ops, 0)?, arr(ops, 1)?, config, out_array(instr)?)?)
-            }
-            Op::Reverse { dimensions } => {
-                a(movement::reverse(arr(ops, 0)?, dimensions, out_array(instr)?)?)
-            }
+            Op::Concatenate { dimension } => a(movement::concatenate(
+                &arrays(ops)?,
+                *dimension,
+                out_array(instr)?,
+            )?),
+            Op::Pad { config } => a(movement::pad(
+                arr(ops, 0)?,
+                arr(ops, 1)?,
+                config,
+                out_array(instr)?,
+            )?),
+            Op::Reverse { dimensions } => a(movement::reverse(
+                arr(ops, 0)?,
+                dimensions,
+                out_array(instr)?,
+            )?),
             Op::Dot { dims } => a(kernels::dot::dot(
                 arr(ops, 0)?,
                 arr(ops, 1)?,
@@ -318,7 +348,14 @@ impl<'a> Evaluator<'a> {
                 let fast = self.info(*to_apply)?.fast;
                 let f = *to_apply;
                 let mut apply = |x: &[Literal]| self.call_owned(f, x);
-                reduce::reduce(&all[..n], &all[n..], dimensions, fast, &mut apply, &instr.shape)
+                reduce::reduce(
+                    &all[..n],
+                    &all[n..],
+                    dimensions,
+                    fast,
+                    &mut apply,
+                    &instr.shape,
+                )
             }
             Op::ReduceWindow { window, to_apply } => {
                 let all = arrays(ops)?;
@@ -365,7 +402,12 @@ impl<'a> Evaluator<'a> {
                 out_array(instr)?,
             )?),
             Op::Compare { direction, kind } => {
-                let d = elementwise::compare(*direction, *kind, &arr(ops, 0)?.data, &arr(ops, 1)?.data)?;
+                let d = elementwise::compare(
+                    *direction,
+                    *kind,
+                    &arr(ops, 0)?.data,
+                    &arr(ops, 1)?.data,
+                )?;
                 a(data::array(out_array(instr)?, d)?)
             }
             Op::Map { to_apply, .. } => {
@@ -462,7 +504,10 @@ impl<'a> Evaluator<'a> {
                     .and_then(|t| t.first())
                     .ok_or_else(|| EvalError::new("infeed result must be (data, token)"))?;
                 if matches!(want, Shape::Tuple(t) if t.is_empty()) {
-                    return Ok(Literal::Tuple(vec![Literal::Tuple(vec![]), Literal::token()]));
+                    return Ok(Literal::Tuple(vec![
+                        Literal::Tuple(vec![]),
+                        Literal::token(),
+                    ]));
                 }
                 let v = self.opts.pop_infeed().ok_or_else(|| {
                     EvalError::new(format!("infeed exhausted: no value left for shape {want}"))
@@ -503,7 +548,10 @@ impl<'a> Evaluator<'a> {
                 .ok_or_else(|| EvalError::new("opt-barrier needs an operand")),
             Op::Unary(op) => {
                 let out = out_array(instr)?;
-                a(data::array(out, elementwise::unary(*op, &arr(ops, 0)?.data)?)?)
+                a(data::array(
+                    out,
+                    elementwise::unary(*op, &arr(ops, 0)?.data)?,
+                )?)
             }
             Op::Binary(op) => {
                 let out = out_array(instr)?;
@@ -599,7 +647,12 @@ impl<'a> Evaluator<'a> {
             )),
             (Literal::Array(x), Literal::Array(y)) => {
                 let mut apply = |v: &[Literal]| self.call_owned(f, v);
-                Ok(Literal::Array(reduce::map(&[x, y], fast, &mut apply, &x.shape)?))
+                Ok(Literal::Array(reduce::map(
+                    &[x, y],
+                    fast,
+                    &mut apply,
+                    &x.shape,
+                )?))
             }
             _ => Err(EvalError::new("all-reduce contributions differ in shape")),
         }
@@ -609,12 +662,12 @@ impl<'a> Evaluator<'a> {
 /// Dynamic start indices: scalars, or (old form) one rank-1 array.
 fn start_indices(ops: &[&Literal]) -> Result<Vec<ArrayLiteral>> {
     let all = arrays(ops)?;
-    if let [v] = all.as_slice() {
-        if v.shape.rank() == 1 {
-            return (0..v.data.len())
-                .map(|i| Ok(data::scalar_at(&v.data, i).into_array()?))
-                .collect();
-        }
+    if let [v] = all.as_slice()
+        && v.shape.rank() == 1
+    {
+        return (0..v.data.len())
+            .map(|i| Ok(data::scalar_at(&v.data, i).into_array()?))
+            .collect();
     }
     Ok(all.into_iter().cloned().collect())
 }

@@ -68,7 +68,10 @@ fn ints<T: TryFrom<i128>>(vals: &[&Value], ty: ElementType) -> Result<Vec<T>> {
 }
 
 fn floats(vals: &[&Value]) -> Result<Vec<f64>> {
-    vals.iter().enumerate().map(|(i, v)| float_of(v, i)).collect()
+    vals.iter()
+        .enumerate()
+        .map(|(i, v)| float_of(v, i))
+        .collect()
 }
 
 /// Reads one array literal (`{"dtype","shape","data"}`); a JSON list of
@@ -194,12 +197,18 @@ pub fn literal_to_json(lit: &ArrayLiteral) -> Value {
             .iter()
             .map(|x| float_json(x.to_f64(), format!("{}", x.to_f32())))
             .collect(),
-        ArrayData::F32(v) => v.iter().map(|&x| float_json(x as f64, format!("{x}"))).collect(),
+        ArrayData::F32(v) => v
+            .iter()
+            .map(|&x| float_json(x as f64, format!("{x}")))
+            .collect(),
         ArrayData::F64(v) => v.iter().map(|&x| float_json(x, format!("{x}"))).collect(),
         ArrayData::Token(_) => Vec::new(),
     };
     let mut m = Map::new();
-    m.insert("dtype".into(), Value::String(lit.shape.element_type.name().into()));
+    m.insert(
+        "dtype".into(),
+        Value::String(lit.shape.element_type.name().into()),
+    );
     m.insert(
         "shape".into(),
         Value::Array(lit.shape.dims.iter().map(|&d| Value::from(d)).collect()),
@@ -274,7 +283,11 @@ pub fn read_case(path_or_text: &str) -> Result<Case> {
         })
         .collect::<Result<_>>()?;
     let tol = v.get("tolerance");
-    let get = |k: &str| tol.and_then(|t| t.get(k)).and_then(Value::as_f64).unwrap_or(0.0);
+    let get = |k: &str| {
+        tol.and_then(|t| t.get(k))
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0)
+    };
     Ok(Case {
         inputs,
         outputs,
@@ -376,7 +389,9 @@ mod tests {
         let b = Literal::vec1(vec![1.0f32, 2.1]).into_array().unwrap();
         assert!(compare_with_tolerance(&a, &b, 0.0, 0.05).is_err());
         assert!(compare_with_tolerance(&a, &b, 0.0, 0.2).is_ok());
-        let c = Literal::vec1(vec![1.0f32, f32::INFINITY]).into_array().unwrap();
+        let c = Literal::vec1(vec![1.0f32, f32::INFINITY])
+            .into_array()
+            .unwrap();
         assert!(compare_with_tolerance(&c, &a, 1e9, 1e9).is_err());
     }
 }

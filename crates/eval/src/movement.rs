@@ -27,7 +27,10 @@ pub fn iota(out: &ArrayShape, dimension: i64) -> Result<ArrayLiteral> {
     let vals: Vec<i64> = (0..n)
         .map(|i| ((i / strides[d] as usize) % size) as i64)
         .collect();
-    data::array(out, elementwise::convert(&ArrayData::S64(vals), out.element_type)?)
+    data::array(
+        out,
+        elementwise::convert(&ArrayData::S64(vals), out.element_type)?,
+    )
 }
 
 /// `broadcast`: operand dim i maps to output dim `dims[i]`.
@@ -195,7 +198,10 @@ pub fn reverse(x: &ArrayLiteral, dims: &[i64], out: &ArrayShape) -> Result<Array
         base += (x.shape.dims[d] - 1).max(0) as isize * strides[d];
         strides[d] = -strides[d];
     }
-    data::array(out, x.data.take(&strided_map(&x.shape.dims, &strides, base)))
+    data::array(
+        out,
+        x.data.take(&strided_map(&x.shape.dims, &strides, base)),
+    )
 }
 
 /// `bitcast`: the operand's physical buffer read back under `out`'s shape
@@ -249,7 +255,12 @@ pub fn select(p: &Literal, t: &Literal, f: &Literal) -> Result<Literal> {
 
 /// `clamp(lo, x, hi)` = min(max(x, lo), hi) with the max/min semantics of
 /// `elementwise`; lo and hi may be scalars.
-pub fn clamp(lo: &ArrayLiteral, x: &ArrayLiteral, hi: &ArrayLiteral, out: &ArrayShape) -> Result<ArrayLiteral> {
+pub fn clamp(
+    lo: &ArrayLiteral,
+    x: &ArrayLiteral,
+    hi: &ArrayLiteral,
+    out: &ArrayShape,
+) -> Result<ArrayLiteral> {
     let m = elementwise::binary(BinaryOp::Maximum, &x.data, &lo.data)?;
     let r = elementwise::binary(BinaryOp::Minimum, &m, &hi.data)?;
     data::array(out, r)

@@ -98,7 +98,10 @@ pub fn reduce(
         .iter()
         .map(|i| {
             if i.data.len() != 1 {
-                return Err(EvalError::new(format!("reduce init must be a scalar, got {}", i.shape)));
+                return Err(EvalError::new(format!(
+                    "reduce init must be a scalar, got {}",
+                    i.shape
+                )));
             }
             Ok(data::splat(&i.data, out_count))
         })

@@ -4,10 +4,11 @@
 
 mod eval_support;
 use eval_support::*;
-use rxla_eval::{evaluate_replicated, RunOptions};
+use rxla_eval::{RunOptions, evaluate_replicated};
 use rxla_ir::Literal;
 
-const NEG: &str = "HloModule m\nENTRY e {\n x = f32[2,3] parameter(0)\n ROOT n = f32[2,3] negate(x)\n}\n";
+const NEG: &str =
+    "HloModule m\nENTRY e {\n x = f32[2,3] parameter(0)\n ROOT n = f32[2,3] negate(x)\n}\n";
 
 #[test]
 fn wrong_argument_count() {
@@ -21,7 +22,10 @@ fn wrong_argument_shape_names_the_parameter_and_both_shapes() {
     assert!(e.contains("parameter 0"), "{e}");
     assert!(e.contains("'x'"), "{e}");
     assert!(e.contains("f32[2]") && e.contains("f32[2,3]"), "{e}");
-    let e = err_text(try_run(NEG, vec![Literal::from_vec(&[2, 3], vec![1i32; 6]).unwrap()]));
+    let e = err_text(try_run(
+        NEG,
+        vec![Literal::from_vec(&[2, 3], vec![1i32; 6]).unwrap()],
+    ));
     assert!(e.contains("s32[2,3]") && e.contains("f32[2,3]"), "{e}");
 }
 
@@ -55,7 +59,10 @@ fn runaway_while_errors_naming_the_loop() {
         ..Default::default()
     };
     let e = err_text(try_run_with(RUNAWAY, vec![], &opts));
-    assert!(e.contains("while instruction loop.7 exceeded max_while_iterations (100)"), "{e}");
+    assert!(
+        e.contains("while instruction loop.7 exceeded max_while_iterations (100)"),
+        "{e}"
+    );
 }
 
 const INFEED: &str = "HloModule m

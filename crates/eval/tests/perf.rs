@@ -10,7 +10,9 @@ use std::time::Instant;
 #[test]
 fn million_element_chain() {
     let n = 1 << 20;
-    let mut text = String::from("HloModule m\nENTRY e {\n x0 = f32[1048576] parameter(0)\n c = f32[] constant(0.5)\n b = f32[1048576] broadcast(c), dimensions={}\n");
+    let mut text = String::from(
+        "HloModule m\nENTRY e {\n x0 = f32[1048576] parameter(0)\n c = f32[] constant(0.5)\n b = f32[1048576] broadcast(c), dimensions={}\n",
+    );
     for i in 1..=20 {
         let op = ["add", "multiply", "subtract", "maximum"][i % 4];
         text.push_str(&format!(" x{i} = f32[1048576] {op}(x{}, b)\n", i - 1));

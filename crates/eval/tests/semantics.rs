@@ -11,7 +11,9 @@ use rxla_ir::Literal;
 fn unary(ty_in: &str, ty_out: &str, op: &str, arg: Literal) -> Literal {
     let n = arg.as_array().unwrap().data.len();
     run(
-        &format!("HloModule m\nENTRY e {{\n p = {ty_in}[{n}] parameter(0)\n ROOT r = {ty_out}[{n}] {op}(p)\n}}\n"),
+        &format!(
+            "HloModule m\nENTRY e {{\n p = {ty_in}[{n}] parameter(0)\n ROOT r = {ty_out}[{n}] {op}(p)\n}}\n"
+        ),
         vec![arg],
     )
 }
@@ -19,7 +21,9 @@ fn unary(ty_in: &str, ty_out: &str, op: &str, arg: Literal) -> Literal {
 fn binary(ty: &str, ty_out: &str, op: &str, a: Literal, b: Literal) -> Literal {
     let n = a.as_array().unwrap().data.len();
     run(
-        &format!("HloModule m\nENTRY e {{\n a = {ty}[{n}] parameter(0)\n b = {ty}[{n}] parameter(1)\n ROOT r = {ty_out}[{n}] {op}(a, b)\n}}\n"),
+        &format!(
+            "HloModule m\nENTRY e {{\n a = {ty}[{n}] parameter(0)\n b = {ty}[{n}] parameter(1)\n ROOT r = {ty_out}[{n}] {op}(a, b)\n}}\n"
+        ),
         vec![a, b],
     )
 }
@@ -32,12 +36,30 @@ fn integer_division_edge_cases() {
     assert_eq!(s32s(&q), [-1, -1, i32::MIN, 2, -2]);
     let r = binary("s32", "s32", "remainder", a, b);
     assert_eq!(s32s(&r), [7, -7, 0, 1, -1]);
-    let uq = binary("u32", "u32", "divide", Literal::vec1(vec![7u32, 9]), Literal::vec1(vec![0u32, 2]));
+    let uq = binary(
+        "u32",
+        "u32",
+        "divide",
+        Literal::vec1(vec![7u32, 9]),
+        Literal::vec1(vec![0u32, 2]),
+    );
     assert_eq!(values::<u32>(&uq).1, [u32::MAX, 4]);
-    let ur = binary("u32", "u32", "remainder", Literal::vec1(vec![7u32, 9]), Literal::vec1(vec![0u32, 2]));
+    let ur = binary(
+        "u32",
+        "u32",
+        "remainder",
+        Literal::vec1(vec![7u32, 9]),
+        Literal::vec1(vec![0u32, 2]),
+    );
     assert_eq!(values::<u32>(&ur).1, [7, 1]);
     // Overflow wraps.
-    let w = binary("s32", "s32", "add", Literal::vec1(vec![i32::MAX]), Literal::vec1(vec![1i32]));
+    let w = binary(
+        "s32",
+        "s32",
+        "add",
+        Literal::vec1(vec![i32::MAX]),
+        Literal::vec1(vec![1i32]),
+    );
     assert_eq!(s32s(&w), [i32::MIN]);
     let n = unary("s32", "s32", "negate", Literal::vec1(vec![i32::MIN]));
     assert_eq!(s32s(&n), [i32::MIN]);
@@ -55,9 +77,18 @@ fn integer_power_and_shifts() {
     assert_eq!(s32s(&p), [1024, 0, 1, -1, 1, 1, 27]);
     let a = Literal::vec1(vec![1i32, -8, -8, 1, -1]);
     let b = Literal::vec1(vec![32i32, 1, 40, -1, 31]);
-    assert_eq!(s32s(&binary("s32", "s32", "shift-left", a.clone(), b.clone())), [0, -16, 0, 0, i32::MIN]);
     assert_eq!(
-        s32s(&binary("s32", "s32", "shift-right-arithmetic", a.clone(), b.clone())),
+        s32s(&binary("s32", "s32", "shift-left", a.clone(), b.clone())),
+        [0, -16, 0, 0, i32::MIN]
+    );
+    assert_eq!(
+        s32s(&binary(
+            "s32",
+            "s32",
+            "shift-right-arithmetic",
+            a.clone(),
+            b.clone()
+        )),
         [0, -4, -1, 0, -1]
     );
     assert_eq!(
@@ -69,8 +100,14 @@ fn integer_power_and_shifts() {
 #[test]
 fn popcnt_clz_sign_and_rounding() {
     let x = Literal::vec1(vec![0i32, 1, -1, 255]);
-    assert_eq!(s32s(&unary("s32", "s32", "popcnt", x.clone())), [0, 1, 32, 8]);
-    assert_eq!(s32s(&unary("s32", "s32", "count-leading-zeros", x.clone())), [32, 31, 0, 24]);
+    assert_eq!(
+        s32s(&unary("s32", "s32", "popcnt", x.clone())),
+        [0, 1, 32, 8]
+    );
+    assert_eq!(
+        s32s(&unary("s32", "s32", "count-leading-zeros", x.clone())),
+        [32, 31, 0, 24]
+    );
     assert_eq!(s32s(&unary("s32", "s32", "sign", x)), [0, 1, -1, 1]);
     let f = Literal::vec1(vec![-0.0f32, 0.0, f32::NAN, -3.5, 2.0]);
     let s = f32s(&unary("f32", "f32", "sign", f));
@@ -79,29 +116,64 @@ fn popcnt_clz_sign_and_rounding() {
     assert!(s[2].is_nan());
     assert_eq!(&s[3..], &[-1.0, 1.0]);
     let h = Literal::vec1(vec![0.5f32, 1.5, 2.5, -0.5, -2.5]);
-    assert_eq!(f32s(&unary("f32", "f32", "round-nearest-afz", h.clone())), [1.0, 2.0, 3.0, -1.0, -3.0]);
-    assert_eq!(f32s(&unary("f32", "f32", "round-nearest-even", h)), [0.0, 2.0, 2.0, -0.0, -2.0]);
+    assert_eq!(
+        f32s(&unary("f32", "f32", "round-nearest-afz", h.clone())),
+        [1.0, 2.0, 3.0, -1.0, -3.0]
+    );
+    assert_eq!(
+        f32s(&unary("f32", "f32", "round-nearest-even", h)),
+        [0.0, 2.0, 2.0, -0.0, -2.0]
+    );
 }
 
 #[test]
 fn convert_saturates_and_rounds() {
-    let f = Literal::vec1(vec![1e10f32, -1e10, f32::NAN, 2.7, -2.7, f32::INFINITY, f32::NEG_INFINITY]);
+    let f = Literal::vec1(vec![
+        1e10f32,
+        -1e10,
+        f32::NAN,
+        2.7,
+        -2.7,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+    ]);
     assert_eq!(
         s32s(&unary("f32", "s32", "convert", f.clone())),
         [i32::MAX, i32::MIN, 0, 2, -2, i32::MAX, i32::MIN]
     );
-    assert_eq!(values::<u8>(&unary("f32", "u8", "convert", f.clone())).1, [255, 0, 0, 2, 0, 255, 0]);
+    assert_eq!(
+        values::<u8>(&unary("f32", "u8", "convert", f.clone())).1,
+        [255, 0, 0, 2, 0, 255, 0]
+    );
     // int → float rounds to nearest even.
     let big = Literal::vec1(vec![16_777_217i32, 16_777_219, -16_777_217]);
-    assert_eq!(f32s(&unary("s32", "f32", "convert", big)), [16_777_216.0, 16_777_220.0, -16_777_216.0]);
+    assert_eq!(
+        f32s(&unary("s32", "f32", "convert", big)),
+        [16_777_216.0, 16_777_220.0, -16_777_216.0]
+    );
     // float → pred is x != 0; pred → number is 0/1.
     let p = Literal::vec1(vec![0.0f32, -0.0, f32::NAN, 0.5]);
-    assert_eq!(preds(&unary("f32", "pred", "convert", p)), [false, false, true, true]);
+    assert_eq!(
+        preds(&unary("f32", "pred", "convert", p)),
+        [false, false, true, true]
+    );
     let b = Literal::vec1(vec![true, false]);
-    assert_eq!(f32s(&unary("pred", "f32", "convert", b.clone())), [1.0, 0.0]);
+    assert_eq!(
+        f32s(&unary("pred", "f32", "convert", b.clone())),
+        [1.0, 0.0]
+    );
     assert_eq!(s32s(&unary("pred", "s32", "convert", b)), [1, 0]);
     // int → int wraps.
-    assert_eq!(values::<i8>(&unary("s32", "s8", "convert", Literal::vec1(vec![300i32, -129]))).1, [44, 127]);
+    assert_eq!(
+        values::<i8>(&unary(
+            "s32",
+            "s8",
+            "convert",
+            Literal::vec1(vec![300i32, -129])
+        ))
+        .1,
+        [44, 127]
+    );
     // f32 → f16 rounds, overflow to inf; bf16 arithmetic rounds once per op.
     let h = unary("f32", "f16", "convert", Literal::vec1(vec![1e6f32, 0.1]));
     let hv = values::<half::f16>(&h).1;
@@ -125,7 +197,16 @@ fn compare_ieee_and_total_order() {
     );
     assert_eq!(preds(&ne), [true, true, false, false]);
     // Total order: -NaN < -inf < -1 < -0 < +0 < 1 < +inf < +NaN.
-    let seq = [-nan, f32::NEG_INFINITY, -1.0, -0.0, 0.0, 1.0, f32::INFINITY, nan];
+    let seq = [
+        -nan,
+        f32::NEG_INFINITY,
+        -1.0,
+        -0.0,
+        0.0,
+        1.0,
+        f32::INFINITY,
+        nan,
+    ];
     let lo: Vec<f32> = seq[..7].to_vec();
     let hi: Vec<f32> = seq[1..].to_vec();
     let lt = run(
@@ -170,7 +251,10 @@ fn transcendentals_follow_rust_std() {
         let got = f32s(&unary("f32", "f32", op, x.clone()));
         let want: Vec<f32> = xs.iter().map(|&v| f(v)).collect();
         for (g, w) in got.iter().zip(&want) {
-            assert!(g == w || (g.is_nan() && w.is_nan()), "{op}: {got:?} vs {want:?}");
+            assert!(
+                g == w || (g.is_nan() && w.is_nan()),
+                "{op}: {got:?} vs {want:?}"
+            );
         }
     };
     check("exponential", f32::exp);
@@ -191,18 +275,38 @@ fn transcendentals_follow_rust_std() {
 fn dynamic_slices_clamp_start_indices() {
     let text = "HloModule m\nENTRY e {\n a = f32[5] parameter(0)\n s = s32[] parameter(1)\n ROOT d = f32[2] dynamic-slice(a, s), dynamic_slice_sizes={2}\n}\n";
     let a = Literal::vec1(vec![0.0f32, 1.0, 2.0, 3.0, 4.0]);
-    assert_eq!(f32s(&run(text, vec![a.clone(), Literal::scalar(10i32)])), [3.0, 4.0]);
-    assert_eq!(f32s(&run(text, vec![a.clone(), Literal::scalar(-3i32)])), [0.0, 1.0]);
-    assert_eq!(f32s(&run(text, vec![a.clone(), Literal::scalar(i32::MIN)])), [0.0, 1.0]);
+    assert_eq!(
+        f32s(&run(text, vec![a.clone(), Literal::scalar(10i32)])),
+        [3.0, 4.0]
+    );
+    assert_eq!(
+        f32s(&run(text, vec![a.clone(), Literal::scalar(-3i32)])),
+        [0.0, 1.0]
+    );
+    assert_eq!(
+        f32s(&run(text, vec![a.clone(), Literal::scalar(i32::MIN)])),
+        [0.0, 1.0]
+    );
     let dus = "HloModule m\nENTRY e {\n a = f32[5] parameter(0)\n u = f32[2] parameter(1)\n s = s32[] parameter(2)\n ROOT d = f32[5] dynamic-update-slice(a, u, s)\n}\n";
     let u = Literal::vec1(vec![8.0f32, 9.0]);
-    assert_eq!(f32s(&run(dus, vec![a.clone(), u.clone(), Literal::scalar(4i32)])), [0., 1., 2., 8., 9.]);
-    assert_eq!(f32s(&run(dus, vec![a, u, Literal::scalar(-1i32)])), [8., 9., 2., 3., 4.]);
+    assert_eq!(
+        f32s(&run(dus, vec![a.clone(), u.clone(), Literal::scalar(4i32)])),
+        [0., 1., 2., 8., 9.]
+    );
+    assert_eq!(
+        f32s(&run(dus, vec![a, u, Literal::scalar(-1i32)])),
+        [8., 9., 2., 3., 4.]
+    );
 }
 
 #[test]
 fn bitcast_convert_same_and_changing_width() {
-    let r = unary("f32", "s32", "bitcast-convert", Literal::vec1(vec![1.0f32, -0.0]));
+    let r = unary(
+        "f32",
+        "s32",
+        "bitcast-convert",
+        Literal::vec1(vec![1.0f32, -0.0]),
+    );
     assert_eq!(s32s(&r), [0x3F80_0000, i32::MIN]);
     let wide = run(
         "HloModule m\nENTRY e {\n a = f32[2] parameter(0)\n ROOT r = u16[2,2] bitcast-convert(a)\n}\n",
@@ -235,7 +339,11 @@ fn iota_broadcast_transpose_reverse_clamp() {
     assert_eq!(f32s(&rv), [3., 2., 1., 6., 5., 4.]);
     let c = run(
         "HloModule m\nENTRY e {\n lo = f32[] parameter(0)\n x = f32[4] parameter(1)\n hi = f32[] parameter(2)\n ROOT c = f32[4] clamp(lo, x, hi)\n}\n",
-        vec![Literal::scalar(0.0f32), Literal::vec1(vec![-1.0f32, 0.5, 2.0, f32::NAN]), Literal::scalar(1.0f32)],
+        vec![
+            Literal::scalar(0.0f32),
+            Literal::vec1(vec![-1.0f32, 0.5, 2.0, f32::NAN]),
+            Literal::scalar(1.0f32),
+        ],
     );
     let cv = f32s(&c);
     assert_eq!(&cv[..3], &[0.0, 0.5, 1.0]);
@@ -243,15 +351,20 @@ fn iota_broadcast_transpose_reverse_clamp() {
 }
 
 const GENERAL_ADD: &str = "gadd {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n one = f32[] constant(1)\n y1 = f32[] multiply(y, one)\n ROOT s = f32[] add(x, y1)\n}\n";
-const FAST_ADD: &str = "fadd {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT s = f32[] add(x, y)\n}\n";
+const FAST_ADD: &str =
+    "fadd {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT s = f32[] add(x, y)\n}\n";
 
 #[test]
 fn reduce_fast_and_general_paths_agree_bit_for_bit() {
     // Values whose sum depends on the order: the fixed row-major order must match.
-    let vals: Vec<f32> = (0..64).map(|i| if i % 3 == 0 { 1e8 } else { 0.1 * i as f32 }).collect();
+    let vals: Vec<f32> = (0..64)
+        .map(|i| if i % 3 == 0 { 1e8 } else { 0.1 * i as f32 })
+        .collect();
     let x = Literal::from_vec(&[4, 16], vals.clone()).unwrap();
     let text = |f: &str| {
-        format!("HloModule m\n{GENERAL_ADD}\n{FAST_ADD}\nENTRY e {{\n p = f32[4,16] parameter(0)\n z = f32[] constant(0.5)\n ROOT r = f32[16] reduce(p, z), dimensions={{0}}, to_apply={f}\n}}\n")
+        format!(
+            "HloModule m\n{GENERAL_ADD}\n{FAST_ADD}\nENTRY e {{\n p = f32[4,16] parameter(0)\n z = f32[] constant(0.5)\n ROOT r = f32[16] reduce(p, z), dimensions={{0}}, to_apply={f}\n}}\n"
+        )
     };
     let fast = run(&text("fadd"), vec![x.clone()]);
     let general = run(&text("gadd"), vec![x]);
@@ -289,7 +402,9 @@ ENTRY e {
 ";
     let x = Literal::mat(&[&[1.0f32, 5.0, 3.0, 5.0], &[-1.0, -2.0, 0.5, 0.25]]).unwrap();
     let r = run(text, vec![x]);
-    let Literal::Tuple(t) = &r else { panic!("tuple") };
+    let Literal::Tuple(t) = &r else {
+        panic!("tuple")
+    };
     assert_eq!(f32s(&t[0]), [5.0, 0.5]);
     assert_eq!(s32s(&t[1]), [1, 2]);
 }
@@ -297,7 +412,9 @@ ENTRY e {
 #[test]
 fn map_fast_and_general() {
     let text = |f: &str| {
-        format!("HloModule m\n{GENERAL_ADD}\n{FAST_ADD}\nENTRY e {{\n a = f32[3] parameter(0)\n b = f32[3] parameter(1)\n ROOT r = f32[3] map(a, b), dimensions={{0}}, to_apply={f}\n}}\n")
+        format!(
+            "HloModule m\n{GENERAL_ADD}\n{FAST_ADD}\nENTRY e {{\n a = f32[3] parameter(0)\n b = f32[3] parameter(1)\n ROOT r = f32[3] map(a, b), dimensions={{0}}, to_apply={f}\n}}\n"
+        )
     };
     let a = Literal::vec1(vec![1.0f32, 2.0, 3.0]);
     let b = Literal::vec1(vec![0.5f32, 0.25, 0.125]);
@@ -328,7 +445,12 @@ ENTRY e {
   ROOT c = f32[] conditional(i, x, x, x), branch_computations={b0, b1, b2}
 }
 ";
-    let go = |i: i32| f32s(&run(text, vec![Literal::scalar(i), Literal::scalar(1.0f32)]))[0];
+    let go = |i: i32| {
+        f32s(&run(
+            text,
+            vec![Literal::scalar(i), Literal::scalar(1.0f32)],
+        ))[0]
+    };
     assert_eq!(go(0), -1.0);
     assert_eq!(go(1), 1.0f32.exp());
     assert_eq!(go(2), 2.0);
@@ -349,8 +471,20 @@ ENTRY e {
   ROOT c = f32[] conditional(p, x, x), true_computation=t, false_computation=f
 }
 ";
-    assert_eq!(f32s(&run(pred, vec![Literal::scalar(true), Literal::scalar(3.0f32)])), [-3.0]);
-    assert_eq!(f32s(&run(pred, vec![Literal::scalar(false), Literal::scalar(3.0f32)])), [6.0]);
+    assert_eq!(
+        f32s(&run(
+            pred,
+            vec![Literal::scalar(true), Literal::scalar(3.0f32)]
+        )),
+        [-3.0]
+    );
+    assert_eq!(
+        f32s(&run(
+            pred,
+            vec![Literal::scalar(false), Literal::scalar(3.0f32)]
+        )),
+        [6.0]
+    );
 }
 
 #[test]
@@ -379,8 +513,14 @@ ENTRY e {
 #[test]
 fn half_types_round_once_per_op() {
     let a = Literal::vec1(vec![half::bf16::from_f32(1.0), half::bf16::from_f32(256.0)]);
-    let b = Literal::vec1(vec![half::bf16::from_f32(1.0 / 256.0), half::bf16::from_f32(1.0)]);
+    let b = Literal::vec1(vec![
+        half::bf16::from_f32(1.0 / 256.0),
+        half::bf16::from_f32(1.0),
+    ]);
     let r = binary("bf16", "bf16", "add", a, b);
     // bf16 has 8 significand bits: 1 + 2^-8 rounds to 1; 256 + 1 rounds to 256.
-    assert_eq!(values::<half::bf16>(&r).1, [half::bf16::from_f32(1.0), half::bf16::from_f32(256.0)]);
+    assert_eq!(
+        values::<half::bf16>(&r).1,
+        [half::bf16::from_f32(1.0), half::bf16::from_f32(256.0)]
+    );
 }

@@ -22,7 +22,10 @@ fn collapse_and_reshape_in_order() {
     );
     assert_eq!(
         f32s(&flat),
-        [10., 11., 12., 15., 16., 17., 20., 21., 22., 25., 26., 27., 30., 31., 32., 35., 36., 37., 40., 41., 42., 45., 46., 47.]
+        [
+            10., 11., 12., 15., 16., 17., 20., 21., 22., 25., 26., 27., 30., 31., 32., 35., 36.,
+            37., 40., 41., 42., 45., 46., 47.
+        ]
     );
     let v01 = run(
         "HloModule m\nENTRY e {\n p = f32[4,2,3] parameter(0)\n ROOT r = f32[4,6] reshape(p)\n}\n",
@@ -52,7 +55,10 @@ fn reshape_out_of_order() {
     let v24 = run(&text("f32[24]"), vec![spec_v()]);
     assert_eq!(
         f32s(&v24),
-        [10., 20., 30., 40., 11., 21., 31., 41., 12., 22., 32., 42., 15., 25., 35., 45., 16., 26., 36., 46., 17., 27., 37., 47.]
+        [
+            10., 20., 30., 40., 11., 21., 31., 41., 12., 22., 32., 42., 15., 25., 35., 45., 16.,
+            26., 36., 46., 17., 27., 37., 47.
+        ]
     );
     let v83 = run(&text("f32[8,3]"), vec![spec_v()]);
     assert_eq!(values::<f32>(&v83).0, [8, 3]);
@@ -148,7 +154,11 @@ fn dynamic_slice_examples() {
 fn dynamic_update_slice_examples() {
     let a = run(
         "HloModule m\nENTRY e {\n a = f32[5] parameter(0)\n u = f32[2] parameter(1)\n s = s32[] parameter(2)\n ROOT d = f32[5] dynamic-update-slice(a, u, s)\n}\n",
-        vec![r1(&[0., 1., 2., 3., 4.]), r1(&[5., 6.]), Literal::scalar(2i32)],
+        vec![
+            r1(&[0., 1., 2., 3., 4.]),
+            r1(&[5., 6.]),
+            Literal::scalar(2i32),
+        ],
     );
     assert_eq!(f32s(&a), [0., 1., 5., 6., 4.]);
     let b = run(
@@ -160,7 +170,10 @@ fn dynamic_update_slice_examples() {
             Literal::scalar(1i32),
         ],
     );
-    assert_eq!(f32s(&b), [0., 1., 2., 3., 12., 13., 6., 14., 15., 9., 16., 17.]);
+    assert_eq!(
+        f32s(&b),
+        [0., 1., 2., 3., 12., 13., 6., 14., 15., 9., 16., 17.]
+    );
 }
 
 #[test]
@@ -174,22 +187,37 @@ fn select_examples() {
     let v2 = Literal::vec1(vec![100i32, 200, 300, 400]);
     let arr = run(
         &text("pred[4]"),
-        vec![Literal::vec1(vec![true, false, false, true]), v1.clone(), v2.clone()],
+        vec![
+            Literal::vec1(vec![true, false, false, true]),
+            v1.clone(),
+            v2.clone(),
+        ],
     );
     assert_eq!(s32s(&arr), [1, 200, 300, 4]);
-    let sc = run(&text("pred[]"), vec![Literal::scalar(true), v1.clone(), v2.clone()]);
+    let sc = run(
+        &text("pred[]"),
+        vec![Literal::scalar(true), v1.clone(), v2.clone()],
+    );
     assert_eq!(s32s(&sc), [1, 2, 3, 4]);
     let sc = run(&text("pred[]"), vec![Literal::scalar(false), v1, v2]);
     assert_eq!(s32s(&sc), [100, 200, 300, 400]);
     // Tuples are chosen whole by a scalar pred.
     let t = run(
         "HloModule m\nENTRY e {\n p = pred[] parameter(0)\n a = s32[] parameter(1)\n b = f32[] parameter(2)\n t1 = (s32[], f32[]) tuple(a, b)\n t2 = (s32[], f32[]) tuple(a, b)\n c = s32[] constant(7)\n t3 = (s32[], f32[]) tuple(c, b)\n ROOT s = (s32[], f32[]) select(p, t1, t3)\n}\n",
-        vec![Literal::scalar(false), Literal::scalar(1i32), Literal::scalar(2.5f32)],
+        vec![
+            Literal::scalar(false),
+            Literal::scalar(1i32),
+            Literal::scalar(2.5f32),
+        ],
     );
-    assert_eq!(t, Literal::Tuple(vec![Literal::scalar(7i32), Literal::scalar(2.5f32)]));
+    assert_eq!(
+        t,
+        Literal::Tuple(vec![Literal::scalar(7i32), Literal::scalar(2.5f32)])
+    );
 }
 
-const ADD: &str = "add {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT s = f32[] add(x, y)\n}\n";
+const ADD: &str =
+    "add {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT s = f32[] add(x, y)\n}\n";
 
 fn reduce_text(in_shape: &str, out_shape: &str, dims: &str) -> String {
     format!(
@@ -200,8 +228,17 @@ fn reduce_text(in_shape: &str, out_shape: &str, dims: &str) -> String {
 #[test]
 fn reduce_2d_examples() {
     let x = m(&[&[1., 2., 3.], &[4., 5., 6.]]);
-    assert_eq!(f32s(&run(&reduce_text("f32[2,3]", "f32[3]", "0"), vec![x.clone()])), [5., 7., 9.]);
-    assert_eq!(f32s(&run(&reduce_text("f32[2,3]", "f32[2]", "1"), vec![x])), [6., 15.]);
+    assert_eq!(
+        f32s(&run(
+            &reduce_text("f32[2,3]", "f32[3]", "0"),
+            vec![x.clone()]
+        )),
+        [5., 7., 9.]
+    );
+    assert_eq!(
+        f32s(&run(&reduce_text("f32[2,3]", "f32[2]", "1"), vec![x])),
+        [6., 15.]
+    );
 }
 
 #[test]
@@ -227,7 +264,9 @@ fn pad_with_negative_edges_and_interior() {
     );
     assert_eq!(
         f32s(&r),
-        [0., 0., 0., 0., 0., 0., 2., 0., 3., 0., 0., 0., 0., 0., 0., 0., 5., 0., 6., 0.]
+        [
+            0., 0., 0., 0., 0., 0., 2., 0., 3., 0., 0., 0., 0., 0., 0., 0., 5., 0., 6., 0.
+        ]
     );
 }
 
@@ -259,11 +298,15 @@ ENTRY e {
 }
 ";
     let r = run(text, vec![]);
-    let Literal::Tuple(t) = &r else { panic!("tuple result") };
+    let Literal::Tuple(t) = &r else {
+        panic!("tuple result")
+    };
     assert_eq!(t[0], Literal::scalar(1000i32));
     assert_eq!(
         f32s(&t[1]),
-        [125., 250., 500., 1000., 2000., 3000., 4000., 5000., 6000., 7000.]
+        [
+            125., 250., 500., 1000., 2000., 3000., 4000., 5000., 6000., 7000.
+        ]
     );
 }
 
@@ -304,7 +347,10 @@ fn layout_padded_example() {
     );
     let x = m(&[&[1., 2., 3.], &[4., 5., 6.]]);
     let r = rxla_eval::evaluate(&module, &[x], &Default::default()).unwrap();
-    assert_eq!(f32s(&r), [1., 4., 0., 2., 5., 0., 3., 6., 0., 0., 0., 0., 0., 0., 0.]);
+    assert_eq!(
+        f32s(&r),
+        [1., 4., 0., 2., 5., 0., 3., 6., 0., 0., 0., 0., 0., 0., 0.]
+    );
 }
 
 #[test]

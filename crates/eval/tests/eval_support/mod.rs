@@ -2,14 +2,18 @@
 //! evaluate, and read results back as plain vectors.
 #![allow(dead_code)]
 
-use rxla_eval::{evaluate, EvalError, RunOptions};
+use rxla_eval::{EvalError, RunOptions, evaluate};
 use rxla_ir::{Literal, Module, NativeType};
 
 pub fn parse(text: &str) -> Module {
     rxla_ir::parse_module(text, "test.hlo").unwrap_or_else(|e| panic!("parse error:\n{e}"))
 }
 
-pub fn try_run_with(text: &str, args: Vec<Literal>, opts: &RunOptions) -> Result<Literal, EvalError> {
+pub fn try_run_with(
+    text: &str,
+    args: Vec<Literal>,
+    opts: &RunOptions,
+) -> Result<Literal, EvalError> {
     evaluate(&parse(text), &args, opts)
 }
 
@@ -45,10 +49,13 @@ pub fn preds(l: &Literal) -> Vec<bool> {
 
 /// The spec's f32[4x2x3] example array v.
 pub fn spec_v() -> Literal {
-    let vals: Vec<f32> = [10, 11, 12, 15, 16, 17, 20, 21, 22, 25, 26, 27, 30, 31, 32, 35, 36, 37, 40, 41, 42, 45, 46, 47]
-        .iter()
-        .map(|&x| x as f32)
-        .collect();
+    let vals: Vec<f32> = [
+        10, 11, 12, 15, 16, 17, 20, 21, 22, 25, 26, 27, 30, 31, 32, 35, 36, 37, 40, 41, 42, 45, 46,
+        47,
+    ]
+    .iter()
+    .map(|&x| x as f32)
+    .collect();
     Literal::from_vec(&[4, 2, 3], vals).unwrap()
 }
 
