@@ -1199,6 +1199,29 @@ fn map_and_sort() {
         }),
         "map: computation add_f32 must take scalars (f32[]) and return a scalar, got (f32[], f32[]) -> f32[]"
     );
+    // Static operands: f(x, k) with k broadcast.
+    let m = entry(|b| {
+        let add = add_comp(b, F32);
+        let x = b.parameter(0, a(F32, &[2, 3]), "x")?;
+        let k = b.constant_r0(10f32)?;
+        b.map_with_static(&[x], add, &[k])
+    });
+    assert_eq!(opcodes(&m), ["parameter", "constant", "broadcast", "map"]);
+    assert_eq!(
+        m.entry_computation()
+            .root_instruction()
+            .shape
+            .to_string_no_layout(),
+        "f32[2,3]"
+    );
+    assert_eq!(
+        fails(|b| {
+            let add = add_comp(b, F32);
+            let x = b.parameter(0, a(F32, &[2, 3]), "x")?;
+            b.map_with_static(&[x], add, &[x])
+        }),
+        "map: static operands must be scalars, got f32[2,3]"
+    );
     let m = entry(|b| {
         let x = b.parameter(0, a(F32, &[5]), "x")?;
         b.sort_ascending(x)

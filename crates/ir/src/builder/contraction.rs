@@ -1,6 +1,8 @@
 //! Builder calls for contractions: the spec's `Dot` (vector/matrix forms),
 //! `DotGeneral`, and the convolutions `Conv` (SAME/VALID),
 //! `ConvWithGeneralPadding` and `ConvGeneral` (dimension numbers, groups).
+//! Only translates arguments into `dot`/`convolution` instructions; the
+//! shape rules live in `shape_inference`.
 
 use super::{ComputationBuilder, Padding, Value, make_padding};
 use crate::error::{IrError, Result};

@@ -1,7 +1,7 @@
 //! Builder calls for structure, control flow and effects: call, fusion,
 //! while, conditional, custom-call, infeed/outfeed, after-all, rng (spec
 //! RngUniform / RngNormal / RngBernoulli), rng-bit-generator and the
-//! optimization barrier.
+//! optimization barrier. Never inspects or rewrites called computations.
 
 use super::{ComputationBuilder, Value};
 use crate::element_type::ElementType;

@@ -2,7 +2,8 @@
 //! the comparisons (with the spec's `broadcast_dimensions` and implicit
 //! scalar/degenerate broadcasting, expressed as explicit reshape +
 //! broadcast instructions since HLO has no implicit broadcasting), clamp,
-//! select, convert, bitcast-convert and map.
+//! select, convert, bitcast-convert and map. Never converts element types
+//! implicitly.
 
 use super::{ComputationBuilder, Value};
 use crate::element_type::ElementType;
@@ -248,6 +249,33 @@ impl ComputationBuilder<'_> {
             &[x],
             Some(Shape::scalar(ty)),
         )
+    }
+
+    /// Spec `Map(operands..., computation, static_operands)`: `f` takes one
+    /// scalar per operand followed by the static scalars; the static
+    /// operands are broadcast to the operands' dims and passed along.
+    pub fn map_with_static(
+        &mut self,
+        operands: &[Value],
+        f: CompId,
+        static_operands: &[Value],
+    ) -> Result<Value> {
+        let dims = match operands.first() {
+            Some(&v) => self.array_shape(v, "map")?.dims,
+            None => return Err(IrError::build("map: expects at least one operand")),
+        };
+        let mut all = operands.to_vec();
+        for &s in static_operands {
+            let sh = self.array_shape(s, "map")?;
+            if !sh.is_scalar() {
+                return Err(IrError::build(format!(
+                    "map: static operands must be scalars, got {}",
+                    Shape::Array(sh).to_string_no_layout()
+                )));
+            }
+            all.push(self.broadcast(s, &dims)?);
+        }
+        self.map(&all, f)
     }
 
     /// `map(operands...)` applying the scalar computation `f` at every

@@ -1,7 +1,8 @@
 //! Builder calls that apply a called computation over many elements:
 //! reduce (variadic), reduce-window (SAME/VALID and general windows),
 //! select-and-scatter, sort (with a comparator, or ascending), all-reduce
-//! and the spec's CrossReplicaSum.
+//! and the spec's CrossReplicaSum. The only computations built here are
+//! the scalar add/compare helpers these calls promise.
 
 use super::shape_ops::resolve_all;
 use super::{ComputationBuilder, Padding, Value, make_padding};

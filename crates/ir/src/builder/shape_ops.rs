@@ -3,7 +3,8 @@
 //! flattening order), collapse, transpose, rev, slices, dynamic slices,
 //! concatenate, pad, copy, bitcast, gather and scatter. Negative dimension
 //! numbers are resolved here (`-1` = last); the IR only sees non-negative
-//! ones.
+//! ones. Shape rules are not duplicated here: they live in
+//! `shape_inference`.
 
 use super::{ComputationBuilder, Value};
 use crate::error::{IrError, Result};

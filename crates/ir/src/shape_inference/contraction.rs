@@ -1,6 +1,7 @@
 //! Shape rules of contractions: dot (general dimension numbers) and
 //! convolution (XLA's general convolution with window padding, strides,
-//! dilations, feature and batch groups, dim_labels).
+//! dilations, feature and batch groups, dim_labels). Shapes only: no
+//! arithmetic, no layout choice.
 
 use super::{array, ash, err, expect_count, make, window_output_dim};
 use crate::element_type::ElementType;

@@ -1,6 +1,7 @@
 //! Shape rules of structural and effectful ops: parameter, constant, call,
 //! fusion, while, conditional, tuple access, custom-call, infeed/outfeed,
-//! rng, rng-bit-generator and after-all.
+//! rng, rng-bit-generator and after-all. Reads callee signatures; never
+//! looks inside callee bodies or follows calls recursively.
 
 use super::{array, ash, callee, comp_name, err, expect_count, need_declared, psh, sh};
 use crate::element_type::ElementType;

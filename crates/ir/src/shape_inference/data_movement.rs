@@ -1,6 +1,7 @@
 //! Shape rules of ops that move or re-index data without arithmetic:
 //! iota, broadcast, reshape, transpose, bitcast, copy, slice, dynamic-slice,
-//! dynamic-update-slice, concatenate, pad and reverse.
+//! dynamic-update-slice, concatenate, pad and reverse. Negative dimension
+//! numbers are errors here (only the builder resolves them).
 
 use super::{array, ash, check_dim_list, err, expect_count, make, need_declared, to_dim};
 use crate::error::Result;

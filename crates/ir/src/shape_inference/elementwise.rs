@@ -1,7 +1,8 @@
 //! Shape rules of elementwise ops: unary and binary arithmetic/bitwise ops
 //! with their element-type constraints, compare, select, clamp, convert,
 //! bitcast-convert and map. HLO has no implicit broadcasting: operands of
-//! binary ops have equal dims (the builder inserts broadcasts).
+//! binary ops have equal dims (the builder inserts broadcasts); this file
+//! must never broadcast implicitly.
 
 use super::{array, ash, callee, comp_name, err, expect_count, make, need_declared, psh, sh};
 use crate::element_type::ElementType;

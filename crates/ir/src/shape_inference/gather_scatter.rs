@@ -1,6 +1,7 @@
 //! Shape rules of gather and scatter in XLA's general form (offset/window
 //! dims, collapsed/inserted dims, index maps, index_vector_dim, operand and
-//! indices batching dims).
+//! indices batching dims). Shapes only: index values are runtime data and
+//! are never inspected.
 
 use super::{array, ash, check_dim_list, check_reducer, err, make};
 use crate::element_type::ElementType;

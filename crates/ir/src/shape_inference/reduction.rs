@@ -1,7 +1,7 @@
 //! Shape rules of ops that apply a called computation over many elements:
 //! reduce, reduce-window, select-and-scatter, sort and all-reduce (all
 //! variadic where XLA is). Called computations are checked against the
-//! scalar signatures XLA requires.
+//! scalar signatures XLA requires; callee bodies are never inspected.
 
 use super::{
     array, ash, callee, check_dim_list, check_reducer, comp_name, err, expect_count, make, psh,
