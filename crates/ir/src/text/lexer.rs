@@ -24,6 +24,17 @@ pub fn quote(s: &str) -> String {
     }
 }
 
+/// Shortens long text (shapes, signatures) for an error message.
+pub fn clip(s: String) -> String {
+    const MAX: usize = 200;
+    if s.chars().count() <= MAX {
+        s
+    } else {
+        let head: String = s.chars().take(MAX).collect();
+        format!("{head}...")
+    }
+}
+
 /// A position in the full source plus a bounded window (`pos..end`) that
 /// the current parser may read.
 #[derive(Clone, Debug)]
@@ -121,7 +132,7 @@ impl<'a> Cursor<'a> {
 
     /// The unread text of the window.
     pub fn rest(&self) -> &'a str {
-        &self.src[self.pos.min(self.end)..self.end]
+        self.src.get(self.pos.min(self.end)..self.end).unwrap_or("")
     }
 
     pub fn starts_with(&self, s: &str) -> bool {
@@ -242,6 +253,24 @@ impl<'a> Cursor<'a> {
             self.pos += 1;
         }
         Ok((&self.src[start..self.pos], at))
+    }
+
+    /// Like [`Cursor::name`] but returns `None` (consuming nothing but
+    /// whitespace) when no name is next, without building an error.
+    pub fn try_name(&mut self) -> Result<Option<&'a str>> {
+        self.skip_ws()?;
+        let save = self.pos;
+        let percent = self.peek() == Some(b'%');
+        let ok = match self.peek_at(percent as usize) {
+            Some(b) if percent => is_name_char(b),
+            Some(b) => is_name_start(b),
+            None => false,
+        };
+        if !ok {
+            self.pos = save;
+            return Ok(None);
+        }
+        Ok(Some(self.name("a name")?.0))
     }
 
     /// Reads a decimal integer with optional sign (after whitespace),

@@ -7,7 +7,7 @@
 //! shape inference. Attributes an op does not model are kept verbatim.
 
 use super::attrs::{self, RawAttr, attr_list, parse_value};
-use super::lexer::{Cursor, quote};
+use super::lexer::{Cursor, clip, quote};
 use super::literal as lit;
 use super::shapes;
 use crate::element_type::ElementType;
@@ -29,6 +29,7 @@ pub fn module(src: &str, file: &str) -> Result<Module> {
         c: Cursor::new(src, file),
         module: Module::new(""),
         entry: None,
+        comp_index: HashMap::new(),
     };
     p.module()
 }
@@ -38,6 +39,8 @@ struct Parser<'a> {
     module: Module,
     /// The ENTRY computation and where it was declared.
     entry: Option<(CompId, usize)>,
+    /// Computation names defined so far.
+    comp_index: HashMap<String, CompId>,
 }
 
 /// One instruction as written, before operands are resolved.
@@ -170,7 +173,7 @@ impl<'a> Parser<'a> {
             c.pos = start;
         }
         let (name, name_pos) = c.name("a computation name")?;
-        if self.module.find_computation(name).is_some() {
+        if self.comp_index.contains_key(name) {
             return Err(c.error_at(
                 name_pos,
                 format!("duplicate computation name {}", quote(name)),
@@ -238,6 +241,7 @@ impl<'a> Parser<'a> {
             }
         }
         let id = self.module.add_computation(comp);
+        self.comp_index.insert(name.to_string(), id);
         if is_entry {
             if let Some((_, prev)) = self.entry {
                 let line = match self.c.error_at(prev, "") {
@@ -341,7 +345,7 @@ impl<'a> Parser<'a> {
             list: raw.attrs.into_iter().map(Some).collect(),
             opcode: raw.opcode,
             at: raw.opcode_pos,
-            module: &self.module,
+            comps: &self.comp_index,
         };
         let op = build_op(&mut attrs, &raw.shape, raw.literal, raw.parameter)?;
         let operand_shapes: Vec<&Shape> = operands.iter().map(|o| &comp.get(*o).shape).collect();
@@ -358,8 +362,8 @@ impl<'a> Parser<'a> {
                 format!(
                     "{}: shape {} written in the text differs from inferred {}",
                     raw.name,
-                    raw.shape.to_string_no_layout(),
-                    inferred.to_string_no_layout()
+                    clip(raw.shape.to_string_no_layout()),
+                    clip(inferred.to_string_no_layout())
                 ),
             ));
         }
@@ -386,7 +390,11 @@ fn no_layout_program(p: &ProgramShape) -> String {
         .iter()
         .map(|s| s.to_string_no_layout())
         .collect();
-    format!("({})->{}", ps.join(", "), p.result.to_string_no_layout())
+    clip(format!(
+        "({})->{}",
+        ps.join(", "),
+        p.result.to_string_no_layout()
+    ))
 }
 
 /// Reads `[ROOT] name = shape opcode(operands)[, attr=value]*`.
@@ -478,7 +486,7 @@ struct Attrs<'a, 'c> {
     list: Vec<Option<RawAttr<'a>>>,
     opcode: &'a str,
     at: usize,
-    module: &'c Module,
+    comps: &'c HashMap<String, CompId>,
 }
 
 impl<'a> Attrs<'a, '_> {
@@ -570,7 +578,7 @@ impl<'a> Attrs<'a, '_> {
 
     fn comp_ref(&self, c: &mut Cursor<'a>) -> Result<CompId> {
         let (name, at) = c.name("a computation name")?;
-        self.module.find_computation(name).ok_or_else(|| {
+        self.comps.get(name).copied().ok_or_else(|| {
             c.error_at(
                 at,
                 format!(

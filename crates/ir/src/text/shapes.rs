@@ -236,9 +236,8 @@ pub fn program_shape(c: &mut Cursor<'_>) -> Result<ProgramShape> {
         loop {
             // Optional `name:` prefix.
             let save = c.pos;
-            if c.name("x").is_ok() && c.eat(b':')? {
-                // named parameter
-            } else {
+            let named = c.try_name()?.is_some() && c.eat(b':')?;
+            if !named {
                 c.pos = save;
             }
             parameters.push(shape(c)?);
