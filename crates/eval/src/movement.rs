@@ -57,10 +57,19 @@ pub fn broadcast(x: &ArrayLiteral, dims: &[i64], out: &ArrayShape) -> Result<Arr
 /// `transpose`: output dim i is operand dim `perm[i]`.
 pub fn transpose(x: &ArrayLiteral, perm: &[i64], out: &ArrayShape) -> Result<ArrayLiteral> {
     check_rank("transpose permutation", perm.len(), x.shape.rank())?;
+    check_rank("transpose result", out.rank(), x.shape.rank())?;
     let src = row_major_strides(&x.shape.dims);
     let mut strides = Vec::with_capacity(perm.len());
-    for &p in perm {
-        strides.push(src[x.shape.resolve_dim(p)?]);
+    let mut seen = vec![false; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        let d = x.shape.resolve_dim(p)?;
+        if std::mem::replace(&mut seen[d], true) || out.dims[i] != x.shape.dims[d] {
+            return Err(EvalError::new(format!(
+                "transpose: permutation {perm:?} does not map {} to {out}",
+                x.shape
+            )));
+        }
+        strides.push(src[d]);
     }
     data::array(out, x.data.take(&strided_map(&out.dims, &strides, 0)))
 }
@@ -74,6 +83,13 @@ pub fn slice(
 ) -> Result<ArrayLiteral> {
     check_rank("slice starts", starts.len(), x.shape.rank())?;
     check_rank("slice strides", strides.len(), x.shape.rank())?;
+    check_rank("slice result", out.rank(), x.shape.rank())?;
+    if let Some(d) = strides.iter().position(|&s| s < 1) {
+        return Err(EvalError::new(format!(
+            "slice: stride {} of dimension {d} must be at least 1",
+            strides[d]
+        )));
+    }
     let src = row_major_strides(&x.shape.dims);
     let mut base = 0isize;
     let mut st = Vec::with_capacity(starts.len());
@@ -140,6 +156,24 @@ pub fn dynamic_update_slice(
 /// `concatenate` along `dimension`.
 pub fn concatenate(xs: &[&ArrayLiteral], dimension: i64, out: &ArrayShape) -> Result<ArrayLiteral> {
     let d = out.resolve_dim(dimension)?;
+    let mut total = 0;
+    for x in xs {
+        let ok = x.shape.rank() == out.rank()
+            && (0..out.rank()).all(|k| k == d || x.shape.dims[k] == out.dims[k]);
+        if !ok {
+            return Err(EvalError::new(format!(
+                "concatenate: operand {} does not fit the result {out} along dimension {d}",
+                x.shape
+            )));
+        }
+        total += x.shape.dims[d];
+    }
+    if total != out.dims[d] {
+        return Err(EvalError::new(format!(
+            "concatenate: operand sizes along dimension {d} sum to {total}, the result has {}",
+            out.dims[d]
+        )));
+    }
     let outer: usize = out.dims[..d].iter().product::<i64>() as usize;
     let inner: usize = out.dims[d + 1..].iter().product::<i64>() as usize;
     let flat = data::concat_data(&xs.iter().map(|x| &x.data).collect::<Vec<_>>())?;
@@ -164,6 +198,13 @@ pub fn pad(
     out: &ArrayShape,
 ) -> Result<ArrayLiteral> {
     check_rank("padding config", config.len(), x.shape.rank())?;
+    check_rank("pad result", out.rank(), x.shape.rank())?;
+    if value.data.element_type() != x.data.element_type() || value.data.len() != 1 {
+        return Err(EvalError::new(format!(
+            "pad: padding value {} must be a scalar of the operand's type {}",
+            value.shape, x.shape.element_type
+        )));
+    }
     let n = data::count(out)?;
     let mut idx: Vec<Option<usize>> = vec![None; n];
     let ost = row_major_strides(&out.dims);
@@ -191,10 +232,16 @@ pub fn pad(
 
 /// `reverse` of the listed dimensions.
 pub fn reverse(x: &ArrayLiteral, dims: &[i64], out: &ArrayShape) -> Result<ArrayLiteral> {
+    if !x.shape.compatible(out) {
+        return Err(EvalError::new(format!("reverse of {} into {out}", x.shape)));
+    }
     let mut strides = row_major_strides(&x.shape.dims);
     let mut base = 0isize;
+    let mut flip = vec![false; x.shape.rank()];
     for &d in dims {
-        let d = x.shape.resolve_dim(d)?;
+        flip[x.shape.resolve_dim(d)?] = true;
+    }
+    for d in (0..flip.len()).filter(|&d| flip[d]) {
         base += (x.shape.dims[d] - 1).max(0) as isize * strides[d];
         strides[d] = -strides[d];
     }

@@ -363,3 +363,70 @@ fn result_comes_back_in_the_entry_layout() {
     assert_eq!(a.shape.layout, rxla_ir::Layout::column_major(2));
     assert_eq!(f32s(&r), [-1., -2., -3., -4., -5., -6.]);
 }
+
+const MAX_GE_ADD: &str = "max {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT m = f32[] maximum(x, y)\n}\nge {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT c = pred[] compare(x, y), direction=GE\n}\nadd {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n ROOT s = f32[] add(x, y)\n}\n";
+
+fn pool_input() -> Literal {
+    m(&[
+        &[5., 1., 9., 0., 3., 2.],
+        &[4., 8., 2., 7., 6., 1.],
+        &[0., 3., 1., 9., 9., 2.],
+        &[6., 2., 8., 1., 4., 5.],
+    ])
+}
+
+#[test]
+fn reduce_window_4x6_with_2x3_max() {
+    let text = format!(
+        "HloModule m\n{MAX_GE_ADD}\nENTRY e {{\n p = f32[4,6] parameter(0)\n init = f32[] constant(-inf)\n ROOT r = f32[2,2] reduce-window(p, init), window={{size=2x3 stride=2x3}}, to_apply=max\n}}\n"
+    );
+    let r = run(&text, vec![pool_input()]);
+    assert_eq!(f32s(&r), [9., 7., 8., 9.]);
+}
+
+#[test]
+fn select_and_scatter_routes_source_to_the_window_maxima() {
+    let text = format!(
+        "HloModule m\n{MAX_GE_ADD}\nENTRY e {{\n p = f32[4,6] parameter(0)\n s = f32[2,2] parameter(1)\n z = f32[] constant(0)\n ROOT r = f32[4,6] select-and-scatter(p, s, z), window={{size=2x3 stride=2x3}}, select=ge, scatter=add\n}}\n"
+    );
+    let r = run(&text, vec![pool_input(), m(&[&[2., 6.], &[3., 1.]])]);
+    // Maxima: 9 at (0,2), 7 at (1,3), 8 at (3,2); the tie 9/9 at (2,3)/(2,4) keeps the first.
+    assert_eq!(
+        f32s(&r),
+        [
+            0., 0., 2., 0., 0., 0., //
+            0., 0., 0., 6., 0., 0., //
+            0., 0., 0., 1., 0., 0., //
+            0., 0., 3., 0., 0., 0.,
+        ]
+    );
+}
+
+extern "C" fn myfunc(out: *mut u8, ins: *const *const u8) {
+    // SAFETY: the evaluator passes f32[2] and f32[2,3] inputs and an f32[3,3] output buffer.
+    unsafe {
+        let x = std::slice::from_raw_parts(*ins as *const f32, 2);
+        let y = std::slice::from_raw_parts(*ins.add(1) as *const f32, 6);
+        let z = std::slice::from_raw_parts_mut(out as *mut f32, 9);
+        for i in 0..3 {
+            for j in 0..3 {
+                z[i * 3 + j] = x[i % 2] + y[(i % 2) * 3 + j];
+            }
+        }
+        z[0] = x[1] + y[3];
+    }
+}
+
+#[test]
+fn custom_call_myfunc() {
+    let text = "HloModule m\nENTRY e {\n x = f32[2] parameter(0)\n y = f32[2,3] parameter(1)\n ROOT z = f32[3,3] custom-call(x, y), custom_call_target=\"myfunc\"\n}\n";
+    let mut opts = rxla_eval::RunOptions::default();
+    opts.custom_calls.register("myfunc", myfunc);
+    let r = try_run_with(
+        text,
+        vec![r1(&[1., 2.]), m(&[&[10., 20., 30.], &[40., 50., 60.]])],
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(f32s(&r), [42., 21., 31., 42., 52., 62., 11., 21., 31.]);
+}
