@@ -605,6 +605,24 @@ fn spec_while() {
 }
 
 #[test]
+fn transpose_is_a_reshape_with_dimensions() {
+    // Spec: Transpose(x, p) == Reshape(x, p, Permute(p, x.dims)).
+    for perm in [[0i64, 1, 2], [2, 0, 1], [1, 2, 0], [2, 1, 0]] {
+        let t = root(|b| {
+            let v = v423(b)?;
+            b.transpose(v, &perm)
+        });
+        let dims = [4i64, 2, 3];
+        let permuted: Vec<i64> = perm.iter().map(|&p| dims[p as usize]).collect();
+        let r = root(|b| {
+            let v = v423(b)?;
+            b.reshape_with_dimensions(v, &perm, &permuted)
+        });
+        assert_eq!(t, r);
+    }
+}
+
+#[test]
 fn every_unary_op() {
     for u in UnaryOp::ALL {
         let ty = if u.float_only() {

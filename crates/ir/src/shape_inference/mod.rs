@@ -34,10 +34,7 @@ pub fn infer_shape(
     operands: &[&Shape],
     declared: Option<&Shape>,
 ) -> Result<Shape> {
-    let inferred = dispatch(module, op, operands, declared).map_err(|e| match e {
-        IrError::Shape(m) => IrError::Shape(format!("{}: {m}", op.opcode())),
-        other => other.context(op.opcode()),
-    })?;
+    let inferred = dispatch(module, op, operands, declared).map_err(|e| e.context(op.opcode()))?;
     Ok(match declared {
         Some(d) if d.compatible(&inferred) => d.clone(),
         _ => inferred,
