@@ -226,7 +226,7 @@ fn layouts_and_header() {
 #[test]
 fn xla_dialect_is_canonicalised() {
     let t = "HloModule m, is_scheduled=true, entry_computation_layout={(f32[2]{0}, /*index=1*/f32[2]{0})->f32[2]{0}}\n\n\
-%add.1 (a: f32[], b: f32[]) -> f32[] {\n  %b = f32[] parameter(1)\n  %a = f32[] parameter(0)\n  ROOT %s = f32[] add(f32[] %a, f32[] %b)\n}\n\n\
+%add.1 (a: f32[], b: f32[]) -> f32[] {\n  %b = f32[] parameter(1)\n  %a = f32[] parameter(0)\n  %t = (f32[], f32[]) tuple(%a, %b)\n  %a2 = f32[] get-tuple-element((f32[], f32[]) %t), index=0\n  ROOT %s = f32[] add(f32[] %a2, f32[] %b)\n}\n\n\
 ENTRY %main (p: f32[2], q: f32[2]) -> f32[2] {\n  %p = f32[2]{0} parameter(0)\n  ROOT %r = f32[2]{0} map(%p, %q), dimensions={0}, to_apply=%add.1 /* trailing */\n  %q = f32[2]{0} parameter(1)\n}\n";
     let err = parse_module(t, "t").unwrap_err().to_string();
     assert!(err.contains("defined after it"), "{err}");
@@ -239,7 +239,7 @@ ENTRY %main (p: f32[2], q: f32[2]) -> f32[2] {\n  %p = f32[2]{0} parameter(0)\n 
     assert_eq!(
         printed,
         "HloModule m, entry_computation_layout={(f32[2]{0}, f32[2]{0})->f32[2]{0}}, is_scheduled=true\n\n\
-add.1 {\n  b = f32[] parameter(1)\n  a = f32[] parameter(0)\n  ROOT s = f32[] add(a, b)\n}\n\n\
+add.1 {\n  b = f32[] parameter(1)\n  a = f32[] parameter(0)\n  t = (f32[], f32[]) tuple(a, b)\n  a2 = f32[] get-tuple-element(t), index=0\n  ROOT s = f32[] add(a2, b)\n}\n\n\
 ENTRY main {\n  p = f32[2]{0} parameter(0)\n  q = f32[2]{0} parameter(1)\n  ROOT r = f32[2]{0} map(p, q), dimensions={0}, to_apply=add.1\n}\n"
     );
     exact(&printed);

@@ -173,20 +173,25 @@ fn constants_checked() {
 }
 
 #[test]
+fn crlf_line_endings() {
+    let text = SIMPLE.replace('\n', "\r\n");
+    let m = parse_module(&text, "crlf").unwrap();
+    assert_eq!(m.entry_computation().len(), 2);
+    let bad = text.replace("negate(p)", "negate(q)");
+    let e = perr(&bad);
+    assert_eq!(e.line, 5);
+    assert!(!e.source_line.ends_with('\r'));
+}
+
+#[test]
 fn shape_mismatch_names_both_shapes() {
     let text = "HloModule m\n\nENTRY main {\n  p = f32[2,3]{1,0} parameter(0)\n  ROOT t = f32[2,3]{1,0} transpose(p), dimensions={1,0}\n}\n";
-    // Shape inference is implemented elsewhere; when it checks transpose
-    // the message must name both shapes. Until then the text parses.
-    match parse_module(text, "t") {
-        Ok(_) => {}
-        Err(e) => {
-            let s = e.to_string();
-            assert!(
-                s.contains("t: shape f32[2,3] written in the text differs from inferred f32[3,2]"),
-                "{s}"
-            );
-        }
-    }
+    let e = perr(text);
+    assert_eq!(
+        e.message,
+        "t: shape f32[2,3] written in the text differs from inferred f32[3,2]"
+    );
+    assert_eq!((e.line, e.col), (5, 8));
 }
 
 #[test]

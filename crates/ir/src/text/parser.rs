@@ -463,9 +463,14 @@ fn raw_instruction<'a>(c: &mut Cursor<'a>) -> Result<RawInstr<'a>> {
     })
 }
 
-/// Old-style operands carry their shape: `f32[2]{0} %x`. Skip it.
+/// Old-style operands carry their shape: `f32[2]{0} %x` or
+/// `(f32[], s32[]) %t`. Skip it.
 fn skip_operand_shape(c: &mut Cursor<'_>) -> Result<()> {
     c.skip_ws()?;
+    if c.peek() == Some(b'(') {
+        shapes::shape(c)?;
+        return Ok(());
+    }
     let save = c.pos;
     if let Some(id) = c.ident()?
         && ElementType::from_name(id).is_some()
