@@ -584,3 +584,89 @@ fn inconsistent_shapes_are_errors() {
         .is_err()
     );
 }
+
+#[test]
+fn moderate_nhwc_conv_is_fast() {
+    // 1x32x32x16 input, 3x3x16x16 kernel, SAME-style padding: 16k outputs x 144 taps.
+    let ld = [1i64, 32, 32, 16];
+    let rd = [3i64, 3, 16, 16];
+    let l = arr(&ld, ints(32 * 32 * 16, 5, -2, 3));
+    let r = arr(&rd, ints(3 * 3 * 16 * 16, 6, -2, 3));
+    let w = Window {
+        dims: vec![wd(3, 1, 1, 1, 1, 1, false), wd(3, 1, 1, 1, 1, 1, false)],
+    };
+    let t = std::time::Instant::now();
+    let out = convolution(
+        &l,
+        &r,
+        &w,
+        &labels("b01f_01io->b01f"),
+        1,
+        1,
+        &shape(ElementType::F32, &[1, 32, 32, 16]),
+    )
+    .unwrap();
+    assert!(t.elapsed().as_secs_f64() < 5.0, "took {:?}", t.elapsed());
+    assert_eq!(out.shape.dims, vec![1, 32, 32, 16]);
+    // Spot-check one interior output against a direct sum.
+    let (lv, rv) = (vals::<f32>(&l), vals::<f32>(&r));
+    let (y, x, o) = (10usize, 20usize, 7usize);
+    let mut want = 0.0f32;
+    for ky in 0..3 {
+        for kx in 0..3 {
+            for c in 0..16 {
+                let li = ((y + ky - 1) * 32 + (x + kx - 1)) * 16 + c;
+                let ri = ((ky * 3 + kx) * 16 + c) * 16 + o;
+                want += lv[li] * rv[ri];
+            }
+        }
+    }
+    assert_eq!(vals::<f32>(&out)[(y * 32 + x) * 16 + o], want);
+}
+
+#[test]
+fn spatial_result_size_is_checked() {
+    let l = arr(&[1, 1, 5], vec![0.0f32; 5]);
+    let r = arr(&[1, 1, 3], vec![0.0f32; 3]);
+    let w = window(&[3], &[1]);
+    assert!(
+        convolution(
+            &l,
+            &r,
+            &w,
+            &ConvDims::nchw(1),
+            1,
+            1,
+            &shape(ElementType::F32, &[1, 1, 4])
+        )
+        .is_err()
+    );
+    assert!(
+        convolution(
+            &l,
+            &r,
+            &w,
+            &ConvDims::nchw(1),
+            1,
+            1,
+            &shape(ElementType::F32, &[1, 1, 3])
+        )
+        .is_ok()
+    );
+    // Extreme window attributes do not overflow: the window simply does not fit.
+    let huge = Window {
+        dims: vec![wd(3, 1, 0, 0, 1, i64::MAX / 2, false)],
+    };
+    assert!(
+        convolution(
+            &l,
+            &r,
+            &huge,
+            &ConvDims::nchw(1),
+            1,
+            1,
+            &shape(ElementType::F32, &[1, 1, 0])
+        )
+        .is_ok()
+    );
+}

@@ -16,7 +16,9 @@
 //! over the group's input features in increasing order: `acc = acc + input * kernel` (no fused multiply-add).
 
 use super::numeric::{Ring, RingKernel, run_for_output};
-use super::util::{check_window, make_array, strides, window_base_index};
+use super::util::{
+    check_literal, check_window, count, make_array, strides, window_base_index, window_output_dims,
+};
 use crate::error::{EvalError, Result};
 use rxla_ir::{ArrayLiteral, ArrayShape, ConvDims, Window};
 
@@ -30,6 +32,8 @@ pub fn convolution(
     batch_group_count: i64,
     out: &ArrayShape,
 ) -> Result<ArrayLiteral> {
+    check_literal(lhs, "convolution lhs")?;
+    check_literal(rhs, "convolution rhs")?;
     let plan = Plan::new(
         &lhs.shape.dims,
         &rhs.shape.dims,
@@ -152,7 +156,7 @@ impl Plan {
         let c_in = ld[in_f];
         let c_k = rd[k_i];
         let c_out = rd[k_o];
-        if c_k * fgc != c_in {
+        if c_k.checked_mul(fgc) != Some(c_in) {
             return Err(EvalError::new(format!(
                 "convolution: input features {c_in} != kernel input features {c_k} * feature_group_count {fgc}"
             )));
@@ -183,6 +187,14 @@ impl Plan {
                 )));
             }
         }
+        let in_spatial: Vec<i64> = in_sp.iter().map(|&d| ld[d]).collect();
+        let out_spatial: Vec<i64> = out_sp.iter().map(|&d| od[d]).collect();
+        let expect = window_output_dims(&in_spatial, window);
+        if out_spatial != expect {
+            return Err(EvalError::new(format!(
+                "convolution: result spatial sizes {out_spatial:?} differ from the window positions {expect:?}"
+            )));
+        }
         Ok(Plan {
             window: window.clone(),
             out_dims: od.to_vec(),
@@ -208,23 +220,33 @@ impl Plan {
 
 impl RingKernel for Plan {
     fn run<R: Ring>(&self, lhs: &[R], rhs: &[R]) -> Result<Vec<R>> {
-        let n: usize = self.out_dims.iter().map(|&d| d as usize).product();
+        let n = count(&self.out_dims, "convolution result")?;
         let mut out = Vec::with_capacity(n);
         if n == 0 {
             return Ok(out);
         }
         let wsizes: Vec<i64> = self.window.dims.iter().map(|w| w.size).collect();
-        let wcount: usize = wsizes.iter().map(|&d| d as usize).product();
+        let wcount = count(&wsizes, "convolution window")?;
         let nsp = wsizes.len();
         let (ls, rs) = (&self.lhs_strides, &self.rhs_strides);
-        // Per output spatial position: for each window position, the lhs/rhs spatial offsets (None = skipped).
+        // For the current output spatial position: the lhs/rhs spatial offsets of every window position that reads a
+        // real input element (padding and dilation holes are left out).
         let mut taps: Vec<(usize, usize)> = Vec::with_capacity(wcount);
         let mut oidx = vec![0i64; self.out_dims.len()];
         let mut widx = vec![0i64; nsp];
-        let mut last_spatial: Option<Vec<i64>> = None;
+        let mut spatial = vec![0i64; nsp];
+        let mut have_taps = false;
         for _ in 0..n {
-            let spatial: Vec<i64> = self.out_sp.iter().map(|&d| oidx[d]).collect();
-            if last_spatial.as_ref() != Some(&spatial) {
+            // Taps depend only on the output's spatial position; recompute them when it changes.
+            let mut changed = !have_taps;
+            for (s, &d) in self.out_sp.iter().enumerate() {
+                if spatial[s] != oidx[d] {
+                    spatial[s] = oidx[d];
+                    changed = true;
+                }
+            }
+            if changed {
+                have_taps = true;
                 taps.clear();
                 widx.iter_mut().for_each(|x| *x = 0);
                 for _ in 0..wcount {
@@ -257,7 +279,6 @@ impl RingKernel for Plan {
                     }
                     rxla_ir::index::increment(&mut widx, &wsizes);
                 }
-                last_spatial = Some(spatial);
             }
             let o_f = oidx[self.out_f];
             let fg = o_f / self.fg_out;

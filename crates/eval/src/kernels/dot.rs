@@ -10,7 +10,7 @@
 //! computation type; f16/bf16 results are rounded once from the f32 accumulator.
 
 use super::numeric::{Ring, RingKernel, permute, run_for_output};
-use super::util::make_array;
+use super::util::{check_literal, count, make_array};
 use crate::error::{EvalError, Result};
 use rxla_ir::{ArrayLiteral, ArrayShape, DotDims};
 
@@ -21,6 +21,8 @@ pub fn dot(
     dims: &DotDims,
     out: &ArrayShape,
 ) -> Result<ArrayLiteral> {
+    check_literal(lhs, "dot lhs")?;
+    check_literal(rhs, "dot rhs")?;
     let plan = Plan::new(&lhs.shape.dims, &rhs.shape.dims, dims, &out.dims)?;
     let data = run_for_output(&plan, out.element_type, &lhs.data, &rhs.data)?;
     make_array(out, data)
@@ -114,15 +116,17 @@ impl Plan {
                 "dot: result dimensions {out:?} do not match the operands (expected {expect:?})"
             )));
         }
-        let prod =
-            |ds: &[usize], sizes: &[i64]| ds.iter().map(|&d| sizes[d] as usize).product::<usize>();
+        let prod = |ds: &[usize], sizes: &[i64]| {
+            count(&ds.iter().map(|&d| sizes[d]).collect::<Vec<_>>(), "dot")
+        };
+        count(out, "dot result")?;
         Ok(Plan {
             lhs_dims: ld.to_vec(),
             rhs_dims: rd.to_vec(),
-            b: prod(&lb, ld),
-            m: prod(&lfree, ld),
-            n: prod(&rfree, rd),
-            k: prod(&lc, ld),
+            b: prod(&lb, ld)?,
+            m: prod(&lfree, ld)?,
+            n: prod(&rfree, rd)?,
+            k: prod(&lc, ld)?,
             lhs_perm,
             rhs_perm,
         })

@@ -17,6 +17,12 @@ pub fn gather(
 ) -> Result<ArrayLiteral> {
     check_literal(operand, "gather operand")?;
     check_literal(indices, "gather indices")?;
+    if out.element_type != operand.shape.element_type {
+        return Err(EvalError::new(format!(
+            "gather: result type {} differs from operand type {}",
+            out.element_type, operand.shape.element_type
+        )));
+    }
     let idx = index_values(indices, "gather")?;
     let od = &operand.shape.dims;
     let id = &indices.shape.dims;
@@ -124,6 +130,15 @@ pub fn gather(
             )));
         }
     }
+    // Each operand batching dim takes its index from the result batch dim of the paired indices dim.
+    let batching: Vec<(usize, usize)> = op_batch
+        .iter()
+        .zip(&idx_batch)
+        .map(|(&ob, &ib)| {
+            let j = idx_dims.iter().position(|&d| d == ib).unwrap_or(0);
+            (ob, batch_dims[j])
+        })
+        .collect();
     let istr = rxla_ir::index::row_major_strides(id);
     let ostr = rxla_ir::index::row_major_strides(od);
     let n = out.element_count()?;
@@ -141,9 +156,8 @@ pub fn gather(
             let p = ipos + if ivd < id.len() { k * istr[ivd] } else { 0 };
             start[d] = idx[p].clamp(0, od[d] - slice_sizes[d]);
         }
-        for (&ob, &ib) in op_batch.iter().zip(&idx_batch) {
-            let j = idx_dims.iter().position(|&d| d == ib).unwrap_or(0);
-            start[ob] = oidx[batch_dims[j]];
+        for &(ob, o) in &batching {
+            start[ob] = oidx[o];
         }
         for (i, &o) in offset_dims.iter().enumerate() {
             start[window_dims[i]] += oidx[o];
@@ -156,12 +170,6 @@ pub fn gather(
                 .sum(),
         );
         rxla_ir::index::increment(&mut oidx, &out.dims);
-    }
-    if out.element_type != operand.shape.element_type {
-        return Err(EvalError::new(format!(
-            "gather: result type {} differs from operand type {}",
-            out.element_type, operand.shape.element_type
-        )));
     }
     make_array(out, operand.data.take(&take))
 }

@@ -8,8 +8,8 @@
 
 use super::Apply;
 use super::util::{
-    check_literal, check_window, scalar_at, set_elem, split_result, variadic_out_shapes,
-    variadic_result, window_base_index,
+    check_literal, check_window, count, scalar_at, set_elem, split_result, variadic_out_shapes,
+    variadic_result, window_base_index, window_output_dims,
 };
 use crate::error::{EvalError, Result};
 use rxla_ir::{ArrayData, ArrayLiteral, Literal, Shape, Window};
@@ -54,11 +54,11 @@ pub fn reduce_window(
         }
     }
     check_window(window, base.len(), "reduce-window")?;
-    let out_dims = out_shapes[0].dims.clone();
-    if out_shapes.iter().any(|s| s.dims != out_dims) {
-        return Err(EvalError::new(
-            "reduce-window: result elements have different dimensions",
-        ));
+    let out_dims = window_output_dims(base, window);
+    if let Some(s) = out_shapes.iter().find(|s| s.dims != out_dims) {
+        return Err(EvalError::new(format!(
+            "reduce-window: result {s} does not have the window positions {out_dims:?}"
+        )));
     }
     let n_out = out_shapes[0].element_count()?;
     let mut results: Vec<ArrayData> = out_shapes
@@ -66,7 +66,7 @@ pub fn reduce_window(
         .map(|s| ArrayData::zeros(s.element_type, n_out))
         .collect();
     let wsizes: Vec<i64> = window.dims.iter().map(|w| w.size).collect();
-    let wcount: usize = wsizes.iter().map(|&d| d as usize).product();
+    let wcount = count(&wsizes, "reduce-window window")?;
     let bstr = rxla_ir::index::row_major_strides(base);
     let mut oidx = vec![0i64; out_dims.len()];
     let mut widx = vec![0i64; wsizes.len()];

@@ -10,7 +10,7 @@
 
 use super::Apply;
 use super::util::{
-    check_literal, index_values, resolve_dims, scalar_at, set_elem, split_result,
+    check_literal, count, index_values, resolve_dims, scalar_at, set_elem, split_result,
     variadic_out_shapes, variadic_result,
 };
 use crate::error::{EvalError, Result};
@@ -66,8 +66,8 @@ pub fn scatter(
     let istr = rxla_ir::index::row_major_strides(&indices.shape.dims);
     let scatter_sizes: Vec<i64> = plan.update_scatter_dims.iter().map(|&d| ud[d]).collect();
     let window_sizes: Vec<i64> = plan.update_window_dims.iter().map(|&d| ud[d]).collect();
-    let scatter_count: usize = scatter_sizes.iter().map(|&d| d as usize).product();
-    let window_count: usize = window_sizes.iter().map(|&d| d as usize).product();
+    let scatter_count = count(&scatter_sizes, "scatter indices")?;
+    let window_count = count(&window_sizes, "scatter window")?;
     let mut sidx = vec![0i64; scatter_sizes.len()];
     let mut start = vec![0i64; od.len()];
     let mut args: Vec<Literal> = Vec::with_capacity(2 * n_ops);

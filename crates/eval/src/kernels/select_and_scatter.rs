@@ -10,8 +10,8 @@
 
 use super::Apply;
 use super::util::{
-    check_literal, check_window, pred_result, scalar_at, set_elem, split_result, window_base_index,
-    window_output_dims,
+    check_literal, check_window, count, pred_result, scalar_at, set_elem, split_result,
+    window_base_index, window_output_dims,
 };
 use crate::error::{EvalError, Result};
 use rxla_ir::{ArrayLiteral, ArrayShape, Window};
@@ -52,7 +52,7 @@ pub fn select_and_scatter(
     let mut result = init.data.take(&vec![0; n]);
     let bstr = rxla_ir::index::row_major_strides(base);
     let wsizes: Vec<i64> = window.dims.iter().map(|w| w.size).collect();
-    let wcount: usize = wsizes.iter().map(|&d| d as usize).product();
+    let wcount = count(&wsizes, "select-and-scatter window")?;
     let sdims = &source.shape.dims;
     let mut sidx = vec![0i64; sdims.len()];
     let mut widx = vec![0i64; wsizes.len()];

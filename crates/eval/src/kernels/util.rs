@@ -130,15 +130,17 @@ pub fn make_array(shape: &ArrayShape, data: ArrayData) -> Result<ArrayLiteral> {
 
 /// Position in the (un-dilated, un-padded) base of window element `k` of output position `o` along one dimension,
 /// or `None` when it falls on padding or a base-dilation hole: `p = o*stride + k*window_dilation - pad_low`, then
-/// `p / base_dilation` if `p` is a multiple of it, kept if in `0..size`.
+/// `p / base_dilation` if `p` is a multiple of it, kept if in `0..size`. Computed in i128, so extreme window
+/// attributes cannot overflow.
 pub fn window_base_index(o: i64, k: i64, w: &WindowDim, size: i64) -> Option<i64> {
-    let p = o * w.stride + k * w.window_dilation - w.pad_low;
-    let b = w.base_dilation.max(1);
+    let p =
+        o as i128 * w.stride as i128 + k as i128 * w.window_dilation as i128 - w.pad_low as i128;
+    let b = w.base_dilation.max(1) as i128;
     if p < 0 || p % b != 0 {
         return None;
     }
     let q = p / b;
-    (q < size).then_some(q)
+    (q < size as i128).then_some(q as i64)
 }
 
 /// Checks a window has `rank` well-formed dimensions (size >= 0, stride and dilations >= 1).
@@ -202,27 +204,30 @@ pub fn resolve_dims(list: &[i64], rank: usize, what: &str) -> Result<Vec<usize>>
         .collect()
 }
 
-/// The number of window positions along each dimension (the reduce-window result dims) for a base of dims `base`:
-/// `(padded_dilated_base - dilated_window) / stride + 1`, or 0 when the window does not fit.
+/// The number of window positions along each dimension (the reduce-window / convolution result dims) for a base of
+/// dims `base`: `(padded_dilated_base - dilated_window) / stride + 1`, or 0 when the window does not fit. Computed in
+/// i128 and saturated to i64.
 pub fn window_output_dims(base: &[i64], window: &Window) -> Vec<i64> {
     base.iter()
         .zip(&window.dims)
         .map(|(&b, w)| {
+            let (b, size) = (b as i128, w.size as i128);
             let dilated_base = if b == 0 {
                 0
             } else {
-                (b - 1) * w.base_dilation + 1
+                (b - 1) * w.base_dilation as i128 + 1
             };
-            let padded = dilated_base + w.pad_low + w.pad_high;
-            let dilated_window = if w.size == 0 {
+            let padded = dilated_base + w.pad_low as i128 + w.pad_high as i128;
+            let dilated_window = if size == 0 {
                 0
             } else {
-                (w.size - 1) * w.window_dilation + 1
+                (size - 1) * w.window_dilation as i128 + 1
             };
             if padded < dilated_window {
                 0
             } else {
-                (padded - dilated_window) / w.stride + 1
+                i64::try_from((padded - dilated_window) / w.stride.max(1) as i128 + 1)
+                    .unwrap_or(i64::MAX)
             }
         })
         .collect()
@@ -243,4 +248,10 @@ pub fn pred_result(lit: &Literal, what: &str) -> Result<bool> {
             other.shape()
         ))),
     }
+}
+
+/// The number of indices in `dims` (a product), as an error instead of an overflow.
+pub fn count(dims: &[i64], what: &str) -> Result<usize> {
+    rxla_ir::shape::checked_product(dims)
+        .map_err(|_| EvalError::new(format!("{what}: iteration space {dims:?} is too large")))
 }
