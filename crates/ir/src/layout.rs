@@ -114,12 +114,10 @@ impl Layout {
                 }
             }
         }
-        if let Some(v) = self.padding_value {
-            if self.padded_dimensions.is_none() {
-                return Err(IrError::shape(format!(
-                    "layout {self}: padding value {v} without padded dimensions"
-                )));
-            }
+        if let (Some(v), None) = (self.padding_value, &self.padded_dimensions) {
+            return Err(IrError::shape(format!(
+                "layout {self}: padding value {v} without padded dimensions"
+            )));
         }
         Ok(())
     }

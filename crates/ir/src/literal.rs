@@ -301,7 +301,7 @@ impl ArrayData {
         if ty == ElementType::Token {
             return Ok(ArrayData::Token(0));
         }
-        if bytes.len() % size != 0 {
+        if !bytes.len().is_multiple_of(size) {
             return Err(IrError::literal(format!(
                 "{} bytes is not a whole number of {ty} elements",
                 bytes.len()
