@@ -210,3 +210,21 @@ fn comparator_errors_propagate() {
         .is_err()
     );
 }
+
+#[test]
+fn sort_65536_with_a_closure_comparator_is_fast() {
+    let n = 1usize << 16;
+    let x: Vec<f32> = (0..n).map(|i| ((i * 7919) % n) as f32).collect();
+    let mut calls = 0usize;
+    let mut cmp = |a: &[Literal]| {
+        calls += 1;
+        Ok(Literal::scalar(f32_of(&a[0]) < f32_of(&a[1])))
+    };
+    let t = std::time::Instant::now();
+    let got = sort1(x, &mut cmp);
+    let dt = t.elapsed();
+    println!("sort of {n}: {dt:?}, {calls} comparator calls");
+    assert!(dt.as_secs_f64() < 5.0, "took {dt:?}");
+    assert!(calls <= n * 16, "{calls} comparator calls");
+    assert_eq!(got, (0..n).map(|i| i as f32).collect::<Vec<_>>());
+}
