@@ -48,8 +48,7 @@ impl Pass for Inline {
             // Old id in the caller → new id.
             let mut map: Vec<InstrId> = Vec::with_capacity(caller.len());
             for instr in &caller.instructions {
-                let operands: Vec<InstrId> =
-                    instr.operands.iter().map(|o| map[o.index()]).collect();
+                let operands = remap(&instr.operands, &map, &instr.name)?;
                 let callee = match instr.op {
                     Op::Call { to_apply } => Some(to_apply),
                     _ => None,
@@ -65,7 +64,11 @@ impl Pass for Inline {
                             )
                         })?;
                         inlined += 1;
-                        copied += body.len() as u64;
+                        copied += body
+                            .instructions
+                            .iter()
+                            .filter(|i| !matches!(i.op, Op::Parameter { .. }))
+                            .count() as u64;
                         inline_body(&mut out, body, &operands, instr, &mut names)?
                     }
                     _ => {
@@ -76,7 +79,12 @@ impl Pass for Inline {
                 };
                 map.push(new_id);
             }
-            out.root = map[caller.root.index()];
+            out.root = *map.get(caller.root.index()).ok_or_else(|| {
+                PassError::failed(
+                    "inline",
+                    format!("{}: the root does not exist", caller.name),
+                )
+            })?;
             *module.comp_mut(cid) = out;
         }
         ctx.stat("call sites inlined", inlined);
@@ -113,7 +121,7 @@ fn inline_body(
                 })?,
             _ => {
                 let mut copy = instr.clone();
-                copy.operands = instr.operands.iter().map(|o| map[o.index()]).collect();
+                copy.operands = remap(&instr.operands, &map, &instr.name)?;
                 copy.name = if idx == body.root.index() {
                     call.name.clone()
                 } else {
@@ -124,5 +132,22 @@ fn inline_body(
         };
         map.push(id);
     }
-    Ok(map[body.root.index()])
+    map.get(body.root.index()).copied().ok_or_else(|| {
+        PassError::failed("inline", format!("{}: the root does not exist", body.name))
+    })
+}
+
+/// Maps operand ids through `map` (ids of earlier instructions only).
+fn remap(operands: &[InstrId], map: &[InstrId], user: &str) -> Result<Vec<InstrId>> {
+    operands
+        .iter()
+        .map(|o| {
+            map.get(o.index()).copied().ok_or_else(|| {
+                PassError::failed(
+                    "inline",
+                    format!("{user}: operand {o} is not defined before its use"),
+                )
+            })
+        })
+        .collect()
 }

@@ -52,13 +52,21 @@ pub fn module_instruction_names(module: &Module) -> HashSet<String> {
         .collect()
 }
 
-/// A name based on `base` not in `taken` (`base`, `base.1`, ...); records
-/// it as taken. A numeric suffix already on `base` is extended, not
-/// duplicated (`add.3` → `add.3.1`).
+/// A name based on `base` not in `taken`; records it as taken. `base`
+/// itself when free, else its stem (without a trailing `.N`) with the
+/// lowest free numeric suffix: `add.3` → `add.4` (if `add.4` is free).
 pub fn fresh_name(taken: &mut HashSet<String>, base: &str) -> String {
     let name = if taken.contains(base) {
+        let stem = match base.rsplit_once('.') {
+            Some((stem, n))
+                if !stem.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                stem
+            }
+            _ => base,
+        };
         (1..)
-            .map(|k| format!("{base}.{k}"))
+            .map(|k| format!("{stem}.{k}"))
             .find(|n| !taken.contains(n))
             .unwrap_or_else(|| base.to_string())
     } else {
@@ -111,5 +119,10 @@ mod tests {
         assert_eq!(fresh_name(&mut taken, "a"), "a.3");
         assert_eq!(fresh_name(&mut taken, "b"), "b");
         assert_eq!(fresh_name(&mut taken, "b"), "b.1");
+        assert_eq!(fresh_name(&mut taken, "a.1"), "a.4");
+        assert_eq!(fresh_name(&mut taken, "x.1"), "x.1");
+        assert_eq!(fresh_name(&mut taken, "x.1"), "x.2");
+        assert_eq!(fresh_name(&mut taken, "v1.0"), "v1.0");
+        assert_eq!(fresh_name(&mut taken, "v1.0"), "v1.1");
     }
 }

@@ -157,7 +157,11 @@ impl Instrumentation for PrintIr {
                 &format!("after {}", event.pass),
                 3,
             );
-            self.emit(&header, &d)
+            if d.is_empty() {
+                self.emit(&header, "// (no difference in the printed IR)\n")
+            } else {
+                self.emit(&header, &d)
+            }
         } else {
             self.emit(&header, &now)
         }
