@@ -1,0 +1,51 @@
+# Regenerates the HLO dumps in this directory (JAX 0.10.2): python3 gen.py
+# (then copy out/*.hlo here). topk.hlo is kept as an unknown-opcode case.
+import jax, jax.numpy as jnp, numpy as np
+from jax import lax
+import os
+out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "out")
+os.makedirs(out, exist_ok=True)
+f32 = jnp.float32
+def save(name, f, *args):
+    try:
+        lo = jax.jit(f).lower(*args)
+        open(f"{out}/{name}.hlo","w").write(lo.compiler_ir("hlo").as_hlo_text())
+        open(f"{out}/{name}.opt.hlo","w").write(lo.compile().as_text())
+    except Exception as e:
+        print("FAIL", name, e)
+x23 = jnp.arange(6, dtype=f32).reshape(2,3)
+x45 = jnp.arange(20, dtype=f32).reshape(4,5)
+i3 = jnp.array([2,0,1], dtype=jnp.int32)
+save("argmax", lambda x: jnp.argmax(x, axis=1), x45)
+save("cumsum", lambda x: jnp.cumsum(x, axis=1), x45)
+save("gather", lambda x, i: x[i], x45, i3)
+save("scatter_add", lambda x, i: x.at[i].add(1.0), x45, i3)
+save("cond", lambda p, x: lax.cond(p, lambda y: y*2, lambda y: y-1, x), jnp.bool_(True), x23)
+save("switch", lambda i, x: lax.switch(i, [lambda y: y*2, lambda y: y-1, jnp.sin], x), jnp.int32(1), x23)
+save("fori", lambda x: lax.fori_loop(0, 5, lambda i, y: y*1.5+i, x), x23)
+save("rng", lambda k: jax.random.uniform(k, (3,4)), jax.random.PRNGKey(0))
+save("sort_multi", lambda a, b: lax.sort((a, b), num_keys=1), jnp.array([3.,1.,2.]), jnp.array([1,2,3]))
+save("topk", lambda x: lax.top_k(x, 2), x45)
+save("conv_dil", lambda x, w: lax.conv_general_dilated(x, w, (2,1), [(1,2),(0,1)], lhs_dilation=(1,2), rhs_dilation=(2,1), feature_group_count=2), jnp.ones((1,4,7,7),f32), jnp.ones((6,2,3,3),f32))
+save("dot_batch", lambda a, b: jnp.einsum("bij,bjk->bik", a, b), jnp.ones((2,3,4),f32), jnp.ones((2,4,5),f32))
+save("rev_clamp", lambda x: jnp.clip(x[::-1, ::-1], 1., 3.), x45)
+save("pad_neg", lambda x: lax.pad(x, 0., [(-1, 2, 1), (1, -1, 0)]), x45)
+save("dus", lambda x, u, i: lax.dynamic_update_slice(x, u, (i, i)), x45, jnp.ones((2,2),f32), jnp.int32(1))
+save("elementwise", lambda x: (lax.logistic(x) + lax.rsqrt(x+1) + jnp.cbrt(x) + jnp.expm1(x) + jnp.log1p(x) + jnp.round(x) + jnp.sign(x) + jnp.floor(x) + jnp.ceil(x) + jnp.arctan2(x, x+1) + jnp.remainder(x, 3.) + jnp.power(x, 2.) + jnp.isfinite(x) + jnp.abs(-x) + jnp.sqrt(x) + jnp.tan(x) + jnp.cos(x) + lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)), x45)
+save("intops", lambda a, b: (a << 2) + (a >> b) + lax.shift_right_logical(a, b) + lax.population_count(a) + lax.clz(a) + (a & b) + (a | b) + (~a) + a // (b+1) + a % (b+1), jnp.arange(6, dtype=jnp.int32), jnp.arange(6, dtype=jnp.int32))
+save("bitcast", lambda x: lax.bitcast_convert_type(x, jnp.int32) + x.astype(jnp.bfloat16).astype(jnp.int32), x45)
+save("avgpool", lambda x: lax.reduce_window(x, 0., lax.add, (1,1,2,2), (1,1,1,1), [(0,0),(0,0),(1,0),(0,1)]), jnp.ones((1,2,4,4),f32))
+def maxpool(x): return lax.reduce_window(x, -jnp.inf, lax.max, (1,1,2,2), (1,1,2,2), "VALID").sum()
+save("maxpool_grad", jax.grad(maxpool), jnp.arange(32, dtype=f32).reshape(1,2,4,4))
+save("iota_cmp", lambda x: jnp.where(jnp.arange(5) < 3, x, 0.), x45)
+save("reduce_multi", lambda x: (jnp.max(x, axis=0), jnp.min(x), jnp.prod(x, axis=1), jnp.any(x > 3)), x45)
+save("concat_many", lambda x: jnp.concatenate([x]*7, axis=0), x23)
+save("while_dyn", lambda x, n: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0]+1, c[1]*2), (0, x))[1], x23, jnp.int32(3))
+save("softmax", jax.nn.softmax, x45)
+save("f64_u8", lambda a, b: (a.astype(jnp.uint8) + b.astype(jnp.uint8)).astype(jnp.float16), x45, x45)
+save("nan_inf_consts", lambda x: jnp.where(jnp.isnan(x), jnp.inf, x) + jnp.array([1e-30, -0.0, 1e30, jnp.nan, -jnp.inf], f32)[:, None], x45)
+save("big_const", lambda x: x + jnp.arange(100, dtype=f32).reshape(4,25)[:, :5], x45)
+save("tuple_out", lambda x: (x, (x+1, x*2)), x23)
+save("transpose3", lambda x: jnp.transpose(x.reshape(2,2,5), (2,0,1)), x45)
+save("expand_squeeze", lambda x: jnp.squeeze(x[None, :, None, :], (0,2)) + jnp.broadcast_to(x[:, :1], (4,5)), x45)
+save("grad_mlp", jax.grad(lambda w, x: jnp.sum(jnp.tanh(x @ w))), jnp.ones((5,3),f32), x45)
