@@ -275,3 +275,11 @@ fn public_helpers() {
         "p = f32[2]{0} parameter(0)"
     );
 }
+
+#[test]
+fn batch_groups_and_quoted_backend_config() {
+    exact(&module(
+        "(f32[4,2,5,5]{3,2,1,0}, f32[6,2,3,3]{3,2,1,0})->f32[2,6,3,3]{3,2,1,0}",
+        "  x = f32[4,2,5,5]{3,2,1,0} parameter(0)\n  w = f32[6,2,3,3]{3,2,1,0} parameter(1)\n  ROOT c = f32[2,6,3,3]{3,2,1,0} convolution(x, w), window={size=3x3}, dim_labels=bf01_oi01->bf01, batch_group_count=2, backend_config=\"{\\\"k\\\": 1}\", precision_config={highest,highest}\n",
+    ));
+}
