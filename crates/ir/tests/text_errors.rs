@@ -375,3 +375,18 @@ fn large_inputs_parse_in_linear_time() {
         m.len()
     );
 }
+
+#[test]
+fn byte_order_mark_and_printing_odd_modules() {
+    let with_bom = format!("\u{feff}{SIMPLE}");
+    assert!(parse_module(&with_bom, "bom").is_ok());
+    // Printing never panics, even for modules no parser produced.
+    let empty = rxla_ir::Module::new("e");
+    assert_eq!(rxla_ir::print_module(&empty), "HloModule e\n\n");
+    let m = parse_module(SIMPLE, "t").unwrap();
+    let c = m.entry_computation();
+    assert!(
+        rxla_ir::text::print_instruction(&m, c, rxla_ir::InstrId(9)).contains("no instruction 9")
+    );
+    assert!(rxla_ir::text::print_computation(&m, rxla_ir::CompId(5)).contains("no computation 5"));
+}

@@ -61,6 +61,10 @@ struct RawInstr<'a> {
 impl<'a> Parser<'a> {
     fn module(&mut self) -> Result<Module> {
         let c = &mut self.c;
+        // A UTF-8 byte-order mark is not part of the text.
+        if c.starts_with("\u{feff}") {
+            c.pos += "\u{feff}".len();
+        }
         c.skip_ws()?;
         if c.at_end() {
             return Err(c.err("empty input: expected 'HloModule <name>'"));

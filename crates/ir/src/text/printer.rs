@@ -16,12 +16,16 @@ use std::fmt::Write as _;
 
 pub fn module(m: &Module) -> String {
     let mut out = String::new();
-    let _ = write!(
-        out,
-        "HloModule {}, entry_computation_layout={{{}}}",
-        m.name,
-        m.entry_program_shape()
-    );
+    let _ = write!(out, "HloModule {}", m.name);
+    // A module without a valid entry (only possible when built by hand)
+    // prints without a layout rather than panicking.
+    if m.entry_layout.is_some() || m.computations.get(m.entry.index()).is_some() {
+        let _ = write!(
+            out,
+            ", entry_computation_layout={{{}}}",
+            m.entry_program_shape()
+        );
+    }
     for (k, v) in &m.attrs {
         let _ = write!(out, ", {k}={v}");
     }
@@ -41,7 +45,9 @@ pub fn module(m: &Module) -> String {
 
 /// One computation, ending with a newline.
 pub fn computation(m: &Module, id: CompId) -> String {
-    let c = m.comp(id);
+    let Some(c) = m.computations.get(id.index()) else {
+        return format!("<no computation {}>\n", id.0);
+    };
     let mut out = String::new();
     if id == m.entry {
         out.push_str("ENTRY ");
@@ -71,7 +77,9 @@ fn comp_names(m: &Module, ids: &[CompId]) -> String {
 /// One instruction line without indent or newline:
 /// `[ROOT ]name = shape opcode(operands), attrs...`.
 pub fn instruction(m: &Module, c: &Computation, id: InstrId) -> String {
-    let instr = c.get(id);
+    let Some(instr) = c.instructions.get(id.index()) else {
+        return format!("<no instruction {} in {}>", id.0, c.name);
+    };
     let mut out = String::new();
     if id == c.root {
         out.push_str("ROOT ");
