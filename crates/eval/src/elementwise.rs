@@ -4,6 +4,7 @@
 //! here. This module knows nothing about shapes beyond element counts.
 
 use crate::error::{EvalError, Result};
+use crate::scalar::Scalar;
 use half::{bf16, f16};
 use rxla_ir::{ArrayData, BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
 
@@ -636,6 +637,172 @@ pub fn bitcast_convert(src: &ArrayData, to: ElementType, count: usize) -> Result
         )));
     }
     Ok(ArrayData::from_le_bytes(to, &bytes)?)
+}
+
+// ---------------------------------------------------------------- scalars
+
+/// `unary` on one scalar (same rules, no allocation).
+pub fn scalar_unary(op: UnaryOp, x: Scalar) -> Result<Scalar> {
+    let err = || unsupported("unary op", op.name(), x.element_type());
+    if op == UnaryOp::IsFinite {
+        return Ok(Scalar::Pred(match x {
+            Scalar::F16(v) => v.is_finite(),
+            Scalar::BF16(v) => v.is_finite(),
+            Scalar::F32(v) => v.is_finite(),
+            Scalar::F64(v) => v.is_finite(),
+            _ => return Err(err()),
+        }));
+    }
+    macro_rules! int {
+        ($v:ident, $variant:ident, $t:ty) => {
+            Scalar::$variant((<$t as Int>::unary(op).ok_or_else(err)?)($v))
+        };
+    }
+    Ok(match x {
+        Scalar::Pred(v) if op == UnaryOp::Not => Scalar::Pred(!v),
+        Scalar::Pred(_) => return Err(err()),
+        Scalar::S8(v) => int!(v, S8, i8),
+        Scalar::S16(v) => int!(v, S16, i16),
+        Scalar::S32(v) => int!(v, S32, i32),
+        Scalar::S64(v) => int!(v, S64, i64),
+        Scalar::U8(v) => int!(v, U8, u8),
+        Scalar::U16(v) => int!(v, U16, u16),
+        Scalar::U32(v) => int!(v, U32, u32),
+        Scalar::U64(v) => int!(v, U64, u64),
+        Scalar::F16(v) => Scalar::F16(f16::from_f32((f32::unary(op).ok_or_else(err)?)(v.to_f32()))),
+        Scalar::BF16(v) => Scalar::BF16(bf16::from_f32((f32::unary(op).ok_or_else(err)?)(
+            v.to_f32(),
+        ))),
+        Scalar::F32(v) => Scalar::F32((f32::unary(op).ok_or_else(err)?)(v)),
+        Scalar::F64(v) => Scalar::F64((f64::unary(op).ok_or_else(err)?)(v)),
+    })
+}
+
+/// `binary` on two scalars of the same type.
+pub fn scalar_binary(op: BinaryOp, a: Scalar, b: Scalar) -> Result<Scalar> {
+    let err = || unsupported("binary op", op.name(), a.element_type());
+    macro_rules! int {
+        ($x:ident, $y:ident, $variant:ident, $t:ty) => {
+            Scalar::$variant((<$t as Int>::binary(op).ok_or_else(err)?)($x, $y))
+        };
+    }
+    Ok(match (a, b) {
+        (Scalar::Pred(x), Scalar::Pred(y)) => Scalar::Pred(match op {
+            BinaryOp::And | BinaryOp::Minimum => x & y,
+            BinaryOp::Or | BinaryOp::Maximum => x | y,
+            BinaryOp::Xor => x ^ y,
+            _ => return Err(err()),
+        }),
+        (Scalar::S8(x), Scalar::S8(y)) => int!(x, y, S8, i8),
+        (Scalar::S16(x), Scalar::S16(y)) => int!(x, y, S16, i16),
+        (Scalar::S32(x), Scalar::S32(y)) => int!(x, y, S32, i32),
+        (Scalar::S64(x), Scalar::S64(y)) => int!(x, y, S64, i64),
+        (Scalar::U8(x), Scalar::U8(y)) => int!(x, y, U8, u8),
+        (Scalar::U16(x), Scalar::U16(y)) => int!(x, y, U16, u16),
+        (Scalar::U32(x), Scalar::U32(y)) => int!(x, y, U32, u32),
+        (Scalar::U64(x), Scalar::U64(y)) => int!(x, y, U64, u64),
+        (Scalar::F16(x), Scalar::F16(y)) => {
+            let f = f32::binary(op).ok_or_else(err)?;
+            Scalar::F16(f16::from_f32(f(x.to_f32(), y.to_f32())))
+        }
+        (Scalar::BF16(x), Scalar::BF16(y)) => {
+            let f = f32::binary(op).ok_or_else(err)?;
+            Scalar::BF16(bf16::from_f32(f(x.to_f32(), y.to_f32())))
+        }
+        (Scalar::F32(x), Scalar::F32(y)) => Scalar::F32((f32::binary(op).ok_or_else(err)?)(x, y)),
+        (Scalar::F64(x), Scalar::F64(y)) => Scalar::F64((f64::binary(op).ok_or_else(err)?)(x, y)),
+        _ => {
+            return Err(EvalError::new(format!(
+                "binary op {} on mismatched types {} and {}",
+                op.name(),
+                a.element_type(),
+                b.element_type()
+            )));
+        }
+    })
+}
+
+/// `compare` on two scalars of the same type.
+pub fn scalar_compare(
+    dir: ComparisonDirection,
+    kind: Option<ComparisonType>,
+    a: Scalar,
+    b: Scalar,
+) -> Result<bool> {
+    let total = kind == Some(ComparisonType::TotalOrder);
+    macro_rules! c {
+        ($x:expr, $y:expr) => {
+            (apply_dir(dir))(&$x, &$y)
+        };
+    }
+    Ok(match (a, b) {
+        (Scalar::Pred(x), Scalar::Pred(y)) => c!(x, y),
+        (Scalar::S8(x), Scalar::S8(y)) => c!(x, y),
+        (Scalar::S16(x), Scalar::S16(y)) => c!(x, y),
+        (Scalar::S32(x), Scalar::S32(y)) => c!(x, y),
+        (Scalar::S64(x), Scalar::S64(y)) => c!(x, y),
+        (Scalar::U8(x), Scalar::U8(y)) => c!(x, y),
+        (Scalar::U16(x), Scalar::U16(y)) => c!(x, y),
+        (Scalar::U32(x), Scalar::U32(y)) => c!(x, y),
+        (Scalar::U64(x), Scalar::U64(y)) => c!(x, y),
+        (Scalar::F16(x), Scalar::F16(y)) if total => {
+            c!(half_total_key(x.to_bits()), half_total_key(y.to_bits()))
+        }
+        (Scalar::BF16(x), Scalar::BF16(y)) if total => {
+            c!(half_total_key(x.to_bits()), half_total_key(y.to_bits()))
+        }
+        (Scalar::F32(x), Scalar::F32(y)) if total => c!(x.total_key(), y.total_key()),
+        (Scalar::F64(x), Scalar::F64(y)) if total => c!(x.total_key(), y.total_key()),
+        (Scalar::F16(x), Scalar::F16(y)) => c!(x, y),
+        (Scalar::BF16(x), Scalar::BF16(y)) => c!(x, y),
+        (Scalar::F32(x), Scalar::F32(y)) => c!(x, y),
+        (Scalar::F64(x), Scalar::F64(y)) => c!(x, y),
+        _ => {
+            return Err(EvalError::new(format!(
+                "compare of {} with {}",
+                a.element_type(),
+                b.element_type()
+            )));
+        }
+    })
+}
+
+fn convert1<T: FromScalar>(x: Scalar) -> T {
+    match x {
+        Scalar::Pred(v) => T::from_bool(v),
+        Scalar::S8(v) => T::from_i64(v as i64),
+        Scalar::S16(v) => T::from_i64(v as i64),
+        Scalar::S32(v) => T::from_i64(v as i64),
+        Scalar::S64(v) => T::from_i64(v),
+        Scalar::U8(v) => T::from_u64(v as u64),
+        Scalar::U16(v) => T::from_u64(v as u64),
+        Scalar::U32(v) => T::from_u64(v as u64),
+        Scalar::U64(v) => T::from_u64(v),
+        Scalar::F16(v) => T::from_f32(v.to_f32()),
+        Scalar::BF16(v) => T::from_f32(v.to_f32()),
+        Scalar::F32(v) => T::from_f32(v),
+        Scalar::F64(v) => T::from_f64(v),
+    }
+}
+
+/// `convert` of one scalar.
+pub fn scalar_convert(x: Scalar, to: ElementType) -> Result<Scalar> {
+    Ok(match to {
+        ElementType::Pred => Scalar::Pred(convert1(x)),
+        ElementType::S8 => Scalar::S8(convert1(x)),
+        ElementType::S16 => Scalar::S16(convert1(x)),
+        ElementType::S32 => Scalar::S32(convert1(x)),
+        ElementType::S64 => Scalar::S64(convert1(x)),
+        ElementType::U8 => Scalar::U8(convert1(x)),
+        ElementType::U16 => Scalar::U16(convert1(x)),
+        ElementType::U32 => Scalar::U32(convert1(x)),
+        ElementType::U64 => Scalar::U64(convert1(x)),
+        ElementType::F16 => Scalar::F16(convert1(x)),
+        ElementType::BF16 => Scalar::BF16(convert1(x)),
+        ElementType::F32 => Scalar::F32(convert1(x)),
+        ElementType::F64 => Scalar::F64(convert1(x)),
+        ElementType::Token => return Err(EvalError::new("cannot convert to token")),
+    })
 }
 
 /// True when `ty` supports `op` as a binary op (used to pick fast paths).

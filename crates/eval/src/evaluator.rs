@@ -12,6 +12,7 @@ use crate::kernels::{self, rng::RngState};
 use crate::movement;
 use crate::options::RunOptions;
 use crate::reduce::{self, FastBody};
+use crate::scalar::ScalarProgram;
 use rxla_ir::{
     ArrayLiteral, ArrayShape, CompId, Computation, ElementType, Instruction, Literal, Module, Op,
     Shape,
@@ -27,6 +28,8 @@ struct CompInfo {
     uses: Vec<u32>,
     /// The body as a single elementwise op, when it is one.
     fast: Option<FastBody>,
+    /// The body as an allocation-free scalar program, when it is one.
+    scalar: Option<ScalarProgram>,
 }
 
 /// The replica an evaluator runs as, in a replicated evaluation.
@@ -155,6 +158,7 @@ impl<'a> Evaluator<'a> {
             *u += 1;
         }
         let info = Rc::new(CompInfo {
+            scalar: ScalarProgram::compile(comp, &live),
             live,
             uses,
             fast: fast_body(comp),
@@ -214,7 +218,17 @@ impl<'a> Evaluator<'a> {
             .ok_or_else(|| EvalError::new(format!("root of {} was not evaluated", comp.name)))
     }
 
+    /// Calls a sub-computation on owned arguments (kernel callbacks): the
+    /// scalar program when it applies, else (or on any error, for a precise
+    /// message) the general interpreter.
     fn call_owned(&mut self, cid: CompId, args: &[Literal]) -> Result<Literal> {
+        let info = self.info(cid)?;
+        if let Some(p) = &info.scalar
+            && let Some(sargs) = p.scalar_args(args)
+            && let Ok(r) = p.run(&sargs)
+        {
+            return Ok(r);
+        }
         let refs: Vec<&Literal> = args.iter().collect();
         self.eval_comp(cid, &refs)
     }

@@ -13,6 +13,7 @@ pub mod kernels;
 pub mod movement;
 pub mod options;
 pub mod reduce;
+pub mod scalar;
 
 pub use entry::{evaluate, evaluate_computation, evaluate_replicated};
 pub use error::{EvalError, Result};

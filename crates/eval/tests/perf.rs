@@ -47,3 +47,38 @@ fn sum_of_4096_by_4096() {
     assert_eq!(r, Literal::scalar(2_097_152.0f32));
     assert!(dt.as_secs() < 20, "too slow: {dt:?}");
 }
+
+#[test]
+fn sort_with_a_jax_comparator() {
+    let n = 1 << 16;
+    let text = format!(
+        "HloModule m
+cmp {{
+  a = f32[] parameter(0)
+  ne.a = pred[] compare(a, a), direction=NE
+  nan = f32[] constant(nan)
+  zero = f32[] constant(0)
+  eq.a = pred[] compare(a, zero), direction=EQ
+  s1 = f32[] select(eq.a, zero, a)
+  s2 = f32[] select(ne.a, nan, s1)
+  b = f32[] parameter(1)
+  ne.b = pred[] compare(b, b), direction=NE
+  eq.b = pred[] compare(b, zero), direction=EQ
+  s3 = f32[] select(eq.b, zero, b)
+  s4 = f32[] select(ne.b, nan, s3)
+  ROOT lt = pred[] compare(s2, s4), direction=LT, type=TOTALORDER
+}}
+ENTRY e {{
+  p = f32[{n}] parameter(0)
+  ROOT s = f32[{n}] sort(p), dimensions={{0}}, is_stable=true, to_apply=cmp
+}}
+"
+    );
+    let vals: Vec<f32> = (0..n).map(|i| ((i * 7919) % n) as f32).collect();
+    let t = Instant::now();
+    let r = run(&text, vec![Literal::vec1(vals)]);
+    let dt = t.elapsed();
+    println!("sort of {n} with a 13-instruction comparator: {dt:?}");
+    let want: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    assert_eq!(f32s(&r), want);
+}

@@ -524,3 +524,54 @@ fn half_types_round_once_per_op() {
         [half::bf16::from_f32(1.0), half::bf16::from_f32(256.0)]
     );
 }
+
+#[test]
+fn scalar_program_agrees_with_the_general_interpreter() {
+    let text = "HloModule m
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  i = s32[] parameter(2)
+  ne.a = pred[] compare(a, a), direction=NE
+  nan = f32[] constant(nan)
+  zero = f32[] constant(0)
+  eq.a = pred[] compare(a, zero), direction=EQ
+  s1 = f32[] select(eq.a, zero, a)
+  s2 = f32[] select(ne.a, nan, s1)
+  lt = pred[] compare(s2, b), direction=LT, type=TOTALORDER
+  m = f32[] maximum(a, b)
+  c = s32[] convert(m)
+  d = s32[] divide(c, i)
+  cl = f32[] clamp(zero, a, b)
+  ROOT t = (pred[], s32[], f32[]) tuple(lt, d, cl)
+}
+ENTRY e {
+  ROOT z = f32[] constant(0)
+}
+";
+    let module = parse(text);
+    let cid = module.find_computation("cmp").unwrap();
+    let comp = module.comp(cid);
+    let prog = rxla_eval::scalar::ScalarProgram::compile(comp, &comp.live_mask())
+        .expect("an all-scalar computation compiles");
+    let vals = [
+        f32::NAN,
+        -f32::NAN,
+        -0.0,
+        0.0,
+        1.5,
+        -2.5,
+        f32::INFINITY,
+        3e9,
+    ];
+    for &a in &vals {
+        for &b in &vals {
+            for i in [0i32, -1, 3] {
+                let args = vec![Literal::scalar(a), Literal::scalar(b), Literal::scalar(i)];
+                let general = rxla_eval::evaluate_computation(&module, cid, &args).unwrap();
+                let fast = prog.run(&prog.scalar_args(&args).unwrap()).unwrap();
+                assert_eq!(format!("{general}"), format!("{fast}"), "a={a} b={b} i={i}");
+            }
+        }
+    }
+}
