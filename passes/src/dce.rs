@@ -1,11 +1,13 @@
 //! `dce`: dead code elimination. Removes instructions not reachable from
-//! their computation's root (parameters and side-effecting instructions
-//! are always kept; an unused `rng` is removed), then computations no
+//! their computation's root (parameters and side-effecting instructions,
+//! including calls, loops and conditionals whose computations have side
+//! effects, are always kept; an unused `rng` is removed), then computations no
 //! longer reachable from ENTRY. Honours fuel: one unit per removed
 //! instruction and per removed computation.
 
 use crate::error::Result;
 use crate::pass::{Pass, PassContext};
+use crate::util::{effectful_computations, live_mask};
 use rxla_ir::Module;
 
 /// The dead code elimination pass.
@@ -25,10 +27,11 @@ impl Pass for Dce {
     }
 
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool> {
+        let effectful = effectful_computations(module);
         let mut removed_instrs = 0u64;
         for cid in module.comp_ids().collect::<Vec<_>>() {
             let comp = module.comp_mut(cid);
-            let mut keep = comp.live_mask();
+            let mut keep = live_mask(comp, &effectful);
             // Users come after operands: decide from the end so a dead
             // instruction kept for lack of fuel keeps its operands too.
             for idx in (0..keep.len()).rev() {

@@ -34,6 +34,58 @@ pub fn op_is_pure(op: &Op, pure: &[bool]) -> bool {
             .all(|c| pure.get(c.index()).copied().unwrap_or(false))
 }
 
+/// For each computation, whether it (or anything it calls) has side
+/// effects (`Op::has_side_effect`; nondeterminism alone does not count).
+/// On a recursive call graph every computation is reported effectful.
+pub fn effectful_computations(module: &Module) -> Vec<bool> {
+    let n = module.computations.len();
+    let Ok(order) = rxla_ir::graph::callees_first(module) else {
+        return vec![true; n];
+    };
+    let mut effectful = vec![true; n];
+    for cid in order {
+        let c = module.comp(cid);
+        effectful[cid.index()] = c.instructions.iter().any(|i| has_effect(&i.op, &effectful));
+    }
+    effectful
+}
+
+/// Whether `op` has a side effect itself or calls a computation that has
+/// (`effectful` from [`effectful_computations`]).
+pub fn has_effect(op: &Op, effectful: &[bool]) -> bool {
+    op.has_side_effect()
+        || op
+            .called_computations()
+            .iter()
+            .any(|c| effectful.get(c.index()).copied().unwrap_or(true))
+}
+
+/// Instructions that must stay: the root, parameters, instructions with
+/// side effects (directly or through called computations), and everything
+/// they use.
+pub fn live_mask(comp: &Computation, effectful: &[bool]) -> Vec<bool> {
+    let n = comp.len();
+    let mut live = vec![false; n];
+    let mut stack = vec![comp.root];
+    for id in comp.ids() {
+        let op = &comp.get(id).op;
+        if matches!(op, Op::Parameter { .. }) || has_effect(op, effectful) {
+            stack.push(id);
+        }
+    }
+    while let Some(id) = stack.pop() {
+        let Some(l) = live.get_mut(id.index()) else {
+            continue;
+        };
+        if *l {
+            continue;
+        }
+        *l = true;
+        stack.extend(comp.get(id).operands.iter().copied());
+    }
+    live
+}
+
 /// Removes the instructions marked in `remove`. They must be unused by
 /// the instructions kept (and not the root).
 pub fn remove_marked(comp: &mut Computation, remove: &[bool]) -> Result<()> {

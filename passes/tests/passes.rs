@@ -43,6 +43,43 @@ fn dce_keeps_side_effects_and_removes_unreachable_computations() {
     assert!(again);
 }
 
+const DCE_EFFECTS: &str = r#"HloModule dce_effects
+
+emit {
+  p = f32[4] parameter(0)
+  tok = token[] after-all()
+  o = token[] outfeed(p, tok)
+  ROOT r = f32[4] negate(p)
+}
+
+pure {
+  q = f32[4] parameter(0)
+  ROOT r = f32[4] negate(q)
+}
+
+ENTRY main {
+  a = f32[4] parameter(0)
+  unused_effect = f32[4] call(a), to_apply=emit
+  unused_pure = f32[4] call(a), to_apply=pure
+  ROOT out = f32[4] add(a, a)
+}
+"#;
+
+#[test]
+fn dce_keeps_calls_with_side_effects() {
+    let (out, changed) = run("dce", DCE_EFFECTS);
+    assert!(changed);
+    assert!(
+        out.contains("unused_effect = f32[4]{0} call(a), to_apply=emit"),
+        "{out}"
+    );
+    assert!(out.contains("outfeed(p, tok)"), "{out}");
+    assert!(
+        !out.contains("unused_pure") && !out.contains("pure {"),
+        "{out}"
+    );
+}
+
 const CSE: &str = r#"HloModule cse
 
 ENTRY main {
