@@ -3,7 +3,7 @@
 //! (keeping the instruction's name). Never folds parameters, constants,
 //! nondeterministic or side-effecting ops (rng, infeed, custom-call, ...),
 //! ops calling computations with side effects, `while` loops (they may
-//! not terminate), `broadcast` and `iota` (cheap to materialize; folding
+//! not terminate) and ops calling computations that contain one, `broadcast` and `iota` (cheap to materialize; folding
 //! them only bloats the module), anything involving tokens, or results
 //! with more than `max-elements` elements. An instruction the evaluator
 //! rejects is left alone. Honours fuel: one unit per folded instruction.
@@ -75,7 +75,12 @@ impl Pass for ConstantFolding {
     }
 
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool> {
-        let pure = pure_computations(module);
+        let mut pure = pure_computations(module);
+        // Computations containing loops count as impure here: evaluating
+        // them at compile time could take unbounded time.
+        for (p, l) in pure.iter_mut().zip(looping_computations(module)) {
+            *p &= !l;
+        }
         let mut folded = 0u64;
         let mut too_large = 0u64;
         let mut failed = 0u64;
@@ -132,6 +137,26 @@ fn foldable(comp: &Computation, instr: &Instruction, pure: &[bool]) -> bool {
                 .get(o.index())
                 .is_some_and(|i| matches!(i.op, Op::Constant { .. }))
         })
+}
+
+/// For each computation, whether it (or anything it calls) has a `while`.
+/// On a recursive call graph every computation is reported looping.
+fn looping_computations(module: &Module) -> Vec<bool> {
+    let n = module.computations.len();
+    let Ok(order) = rxla_ir::graph::callees_first(module) else {
+        return vec![true; n];
+    };
+    let mut looping = vec![true; n];
+    for cid in order {
+        looping[cid.index()] = module.comp(cid).instructions.iter().any(|i| {
+            matches!(i.op, Op::While { .. })
+                || i.op
+                    .called_computations()
+                    .iter()
+                    .any(|c| looping.get(c.index()).copied().unwrap_or(true))
+        });
+    }
+    looping
 }
 
 fn has_token(shape: &Shape) -> bool {

@@ -266,6 +266,54 @@ fn constant_folding_folds_chains_keeps_names_and_respects_caps() {
     assert!(small.contains("add(c1, c2)"), "{small}");
 }
 
+const FOLD_CALLS: &str = r#"HloModule fold_calls
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+cond {
+  c = s32[] parameter(0)
+  k = s32[] constant(10)
+  ROOT lt = pred[] compare(c, k), direction=LT
+}
+
+body {
+  b = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(b, one)
+}
+
+loop {
+  z = s32[] parameter(0)
+  ROOT w = s32[] while(z), condition=cond, body=body
+}
+
+ENTRY main {
+  c = f32[3] constant({1, 2, 3})
+  zero = f32[] constant(0)
+  total = f32[] reduce(c, zero), dimensions={0}, to_apply=add
+  z = s32[] constant(0)
+  looped = s32[] call(z), to_apply=loop
+  w2 = s32[] while(z), condition=cond, body=body
+  ROOT t = (f32[], s32[], s32[]) tuple(total, looped, w2)
+}
+"#;
+
+#[test]
+fn constant_folding_evaluates_reductions_but_not_loops() {
+    let (out, changed) = run("constant-folding", FOLD_CALLS);
+    assert!(changed);
+    assert!(out.contains("total = f32[] constant(6)"), "{out}");
+    assert!(
+        out.contains("looped = s32[] call(z), to_apply=loop"),
+        "{out}"
+    );
+    assert!(out.contains("w2 = s32[] while(z)"), "{out}");
+}
+
 #[test]
 fn unknown_option_is_an_error() {
     let e = rxla_passes::PassManager::from_text(
