@@ -389,6 +389,15 @@ mod tests {
         let b = Literal::vec1(vec![1.0f32, 2.1]).into_array().unwrap();
         assert!(compare_with_tolerance(&a, &b, 0.0, 0.05).is_err());
         assert!(compare_with_tolerance(&a, &b, 0.0, 0.2).is_ok());
+        let nested = Literal::Tuple(vec![
+            Literal::scalar(true),
+            Literal::Tuple(vec![Literal::scalar(2i32), Literal::vec1(vec![f32::NAN])]),
+        ]);
+        let outs = outputs_to_json(&nested);
+        assert_eq!(outs.as_array().unwrap().len(), 3);
+        assert_eq!(outs[0]["data"][0], Value::Bool(true));
+        assert_eq!(outs[1]["dtype"], "s32");
+        assert_eq!(outs[2]["data"][0], "nan");
         let c = Literal::vec1(vec![1.0f32, f32::INFINITY])
             .into_array()
             .unwrap();
