@@ -2,7 +2,9 @@
 //! computation's body (JAX wraps relu, where, argmax, ... in calls).
 //! Callee parameters become the call's operands; copied instructions get
 //! names unique in the module (the callee's root takes the call's name),
-//! and keep their attributes (metadata included). Computations are
+//! and keep their attributes (metadata included). Where an operand's or
+//! the root's layout differs from the parameter's or the call's, a `copy`
+//! converts it (the body may depend on physical layouts, e.g. `bitcast`). Computations are
 //! processed callees first, so nested calls are fully inlined. The
 //! callee itself is left in place (`dce` removes it once unreachable).
 //! Honours fuel: one unit per inlined call site.
@@ -94,7 +96,13 @@ impl Pass for Inline {
 }
 
 /// Appends a copy of `body` to `out` with parameters bound to `args`;
-/// returns the id of the copied root. The root copy takes `call`'s name.
+/// returns the id standing for the call's result, named like the call.
+///
+/// Layouts: a call may pass an operand whose layout differs from the
+/// parameter's, and the callee's root may have another layout than the
+/// call. Inside the body the physical layout matters (`bitcast`), so a
+/// `copy` to the parameter's shape is inserted for such an operand, and a
+/// `copy` to the call's shape for such a root.
 fn inline_body(
     out: &mut Computation,
     body: &Computation,
@@ -103,26 +111,44 @@ fn inline_body(
     names: &mut std::collections::HashSet<String>,
 ) -> Result<InstrId> {
     let mut map: Vec<InstrId> = Vec::with_capacity(body.len());
+    let root_shape_matches = body
+        .instructions
+        .get(body.root.index())
+        .is_some_and(|r| r.shape == call.shape && !matches!(r.op, Op::Parameter { .. }));
     for (idx, instr) in body.instructions.iter().enumerate() {
         let id = match instr.op {
-            Op::Parameter { number } => *usize::try_from(number)
-                .ok()
-                .and_then(|n| args.get(n))
-                .ok_or_else(|| {
-                    PassError::failed(
-                        "inline",
-                        format!(
-                            "{} passes {} operands but {} has parameter({number})",
-                            call.name,
-                            args.len(),
-                            body.name
-                        ),
-                    )
-                })?,
+            Op::Parameter { number } => {
+                let arg = *usize::try_from(number)
+                    .ok()
+                    .and_then(|n| args.get(n))
+                    .ok_or_else(|| {
+                        PassError::failed(
+                            "inline",
+                            format!(
+                                "{} passes {} operands but {} has parameter({number})",
+                                call.name,
+                                args.len(),
+                                body.name
+                            ),
+                        )
+                    })?;
+                if out.get(arg).shape == instr.shape {
+                    arg
+                } else {
+                    let mut copy = Instruction::new(
+                        fresh_name(names, &instr.name),
+                        Op::Copy,
+                        vec![arg],
+                        instr.shape.clone(),
+                    );
+                    copy.attrs = call.attrs.clone();
+                    out.push(copy)
+                }
+            }
             _ => {
                 let mut copy = instr.clone();
                 copy.operands = remap(&instr.operands, &map, &instr.name)?;
-                copy.name = if idx == body.root.index() {
+                copy.name = if idx == body.root.index() && root_shape_matches {
                     call.name.clone()
                 } else {
                     fresh_name(names, &instr.name)
@@ -132,9 +158,15 @@ fn inline_body(
         };
         map.push(id);
     }
-    map.get(body.root.index()).copied().ok_or_else(|| {
+    let root = map.get(body.root.index()).copied().ok_or_else(|| {
         PassError::failed("inline", format!("{}: the root does not exist", body.name))
-    })
+    })?;
+    if out.get(root).shape == call.shape {
+        return Ok(root);
+    }
+    let mut copy = Instruction::new(call.name.clone(), Op::Copy, vec![root], call.shape.clone());
+    copy.attrs = call.attrs.clone();
+    Ok(out.push(copy))
 }
 
 /// Maps operand ids through `map` (ids of earlier instructions only).

@@ -188,6 +188,35 @@ fn inline_leaves_no_calls_and_unique_names() {
     assert_eq!(m.computations.len(), 1);
 }
 
+const INLINE_LAYOUTS: &str = r#"HloModule inline_layouts
+
+f {
+  p = s8[2,2]{1,0} parameter(0)
+  b = s8[4]{0} bitcast(p)
+  ROOT r = s8[2,2]{1,0} bitcast(b)
+}
+
+ENTRY main {
+  c = s8[2,2]{0,1} constant({ {1, -4}, {-5, 1} })
+  call = s8[2,2]{0,1} call(c), to_apply=f
+  ROOT out = s8[4,1]{0,1} bitcast(call)
+}
+"#;
+
+#[test]
+fn inline_converts_mismatched_layouts_with_copies() {
+    insta::assert_snapshot!("inline_layouts", before_after("inline,dce", INLINE_LAYOUTS));
+    let (out, _) = run("inline,dce", INLINE_LAYOUTS);
+    assert!(out.contains("p.1 = s8[2,2]{1,0} copy(c)"), "{out}");
+    assert!(out.contains("call = s8[2,2]{0,1} copy(r.1)"), "{out}");
+    let before = common::parse(INLINE_LAYOUTS);
+    let after = common::parse(&out);
+    let opts = rxla_eval::RunOptions::default();
+    let want = rxla_eval::evaluate(&before, &[], &opts).unwrap();
+    let got = rxla_eval::evaluate(&after, &[], &opts).unwrap();
+    assert_eq!(got, want);
+}
+
 const TUPLES: &str = r#"HloModule tuples
 
 ENTRY main {
