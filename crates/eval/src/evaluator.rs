@@ -30,6 +30,19 @@ struct CompInfo {
     fast: Option<FastBody>,
     /// The body as an allocation-free scalar program, when it is one.
     scalar: Option<ScalarProgram>,
+    /// Largest array leaf (element count) declared by a live instruction,
+    /// with that instruction's index; `usize::MAX` when a count overflows.
+    largest: (usize, usize),
+}
+
+/// Largest element count among the array leaves of `shape`.
+fn largest_leaf(shape: &Shape) -> usize {
+    shape
+        .leaves()
+        .iter()
+        .map(|a| a.element_count().unwrap_or(usize::MAX))
+        .max()
+        .unwrap_or(0)
 }
 
 /// The replica an evaluator runs as, in a replicated evaluation.
@@ -157,7 +170,16 @@ impl<'a> Evaluator<'a> {
         if let Some(u) = uses.get_mut(comp.root.index()) {
             *u += 1;
         }
+        let largest = comp
+            .instructions
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| live[*i])
+            .map(|(i, instr)| (largest_leaf(&instr.shape), i))
+            .max()
+            .unwrap_or((0, 0));
         let info = Rc::new(CompInfo {
+            largest,
             scalar: ScalarProgram::compile(comp, &live),
             live,
             uses,
@@ -176,6 +198,13 @@ impl<'a> Evaluator<'a> {
             return Err(EvalError::new(format!(
                 "computation {} has no root instruction",
                 comp.name
+            )));
+        }
+        if info.largest.0 > self.opts.max_elements {
+            let name = &comp.instructions[info.largest.1].name;
+            return Err(EvalError::new(format!(
+                "{name}: result of {} elements exceeds max_elements ({})",
+                info.largest.0, self.opts.max_elements
             )));
         }
         let mut uses = info.uses.clone();

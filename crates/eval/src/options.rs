@@ -10,6 +10,9 @@ use std::sync::Mutex;
 /// Default cap on the iterations of one `while` execution.
 pub const DEFAULT_MAX_WHILE_ITERATIONS: u64 = 1 << 24;
 
+/// Default cap on the element count of any one value (2^30).
+pub const DEFAULT_MAX_ELEMENTS: usize = 1 << 30;
+
 /// Options (and the small mutable state: infeed, outfeed) of a run.
 #[derive(Debug)]
 pub struct RunOptions {
@@ -26,6 +29,9 @@ pub struct RunOptions {
     pub replica_count: Option<usize>,
     /// Custom-call targets.
     pub custom_calls: CustomCallRegistry,
+    /// An instruction whose result (any array leaf) has more elements than
+    /// this is an error before anything is allocated.
+    pub max_elements: usize,
 }
 
 impl Default for RunOptions {
@@ -37,6 +43,7 @@ impl Default for RunOptions {
             max_while_iterations: DEFAULT_MAX_WHILE_ITERATIONS,
             replica_count: None,
             custom_calls: CustomCallRegistry::default(),
+            max_elements: DEFAULT_MAX_ELEMENTS,
         }
     }
 }

@@ -178,3 +178,11 @@ fn replicated_argument_lists_must_match_the_replica_count() {
         .expect_err("count mismatch");
     assert!(e.to_string().contains("replica_count=3"), "{e}");
 }
+
+#[test]
+fn huge_values_are_refused_before_allocation() {
+    let text =
+        "HloModule m\nENTRY e {\n ROOT big.1 = s32[1099511627776] iota(), iota_dimension=0\n}\n";
+    let e = err_text(try_run(text, vec![]));
+    assert!(e.contains("big.1") && e.contains("max_elements"), "{e}");
+}
