@@ -54,39 +54,48 @@ impl Pass for Dce {
                 comp.retain(&keep)?;
             }
         }
-        let mut keep = rxla_ir::graph::reachable_computations(module);
-        let mut removed_comps = 0u64;
-        for (i, k) in keep.iter_mut().enumerate() {
-            if !*k {
-                let name = &module.computations[i].name;
-                if ctx.consume_fuel(format_args!("dce: remove computation {name}")) {
-                    removed_comps += 1;
-                } else {
-                    *k = true;
-                }
-            }
-        }
-        if removed_comps > 0 {
-            // A kept (fuel-denied) computation may call removed ones: keep
-            // everything those call as well.
-            let mut stack: Vec<usize> = (0..keep.len()).filter(|&i| keep[i]).collect();
-            while let Some(i) = stack.pop() {
-                for instr in &module.computations[i].instructions {
-                    for c in instr.op.called_computations() {
-                        if let Some(k) = keep.get_mut(c.index())
-                            && !*k
-                        {
-                            *k = true;
-                            removed_comps -= 1;
-                            stack.push(c.index());
-                        }
-                    }
-                }
-            }
-            module.retain_computations(&keep)?;
-        }
+        let removed_comps = remove_unreachable_computations(module, ctx)?;
         ctx.stat("instructions removed", removed_instrs);
         ctx.stat("computations removed", removed_comps);
         Ok(removed_instrs + removed_comps > 0)
     }
+}
+
+/// Removes computations unreachable from ENTRY, one unit of fuel each.
+/// Callers are decided before their callees, so a computation kept for
+/// lack of fuel keeps what it calls without spending fuel on them.
+fn remove_unreachable_computations(module: &mut Module, ctx: &mut PassContext) -> Result<u64> {
+    let reachable = rxla_ir::graph::reachable_computations(module);
+    if reachable.iter().all(|&r| r) {
+        return Ok(0);
+    }
+    let Ok(callees_first) = rxla_ir::graph::callees_first(module) else {
+        return Ok(0); // recursion: the verifier reports it; remove nothing
+    };
+    let mut keep = reachable.clone();
+    let mut forced = vec![false; keep.len()];
+    let mut removed = 0u64;
+    for cid in callees_first.into_iter().rev() {
+        let i = cid.index();
+        if reachable[i] {
+            continue;
+        }
+        let name = &module.computations[i].name;
+        if forced[i] || !ctx.consume_fuel(format_args!("dce: remove computation {name}")) {
+            keep[i] = true;
+            for instr in &module.computations[i].instructions {
+                for c in instr.op.called_computations() {
+                    if let Some(f) = forced.get_mut(c.index()) {
+                        *f = true;
+                    }
+                }
+            }
+        } else {
+            removed += 1;
+        }
+    }
+    if removed > 0 {
+        module.retain_computations(&keep)?;
+    }
+    Ok(removed)
 }

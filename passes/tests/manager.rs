@@ -161,6 +161,68 @@ fn fuel_limits_rewrites_and_skips_the_rest() {
 }
 
 #[test]
+fn passes_that_do_not_honour_fuel_cost_one_unit_per_run() {
+    let mut r = registry_with_tests();
+    r.register(|| Box::new(AlwaysChanges));
+    let build = || PassManager::from_text("always-changes,always-changes,dce", &r).unwrap();
+    let (sink, buf) = Sink::buffer();
+    let mut m = parse(M);
+    let s = build()
+        .set_fuel(Some(1))
+        .add_instrumentation(Box::new(Timing::new(sink)))
+        .run(&mut m)
+        .unwrap();
+    assert_eq!(s.fuel_used, 1);
+    // The second run is skipped; dce (which honours fuel) still runs to
+    // name the first refused rewrite, applying nothing.
+    assert_eq!(s.pass_runs, 2);
+    assert_eq!(
+        s.last_applied.as_deref(),
+        Some("run of pass always-changes")
+    );
+    assert_eq!(s.first_denied.as_deref(), Some("dce: remove dead in main"));
+    assert!(m.entry_computation().find("dead").is_some());
+    let t = buf.borrow();
+    let skipped: Vec<&str> = t
+        .lines()
+        .filter(|l| l.ends_with("skipped (out of fuel)"))
+        .collect();
+    assert_eq!(skipped.len(), 1, "{t}");
+    assert!(skipped[0].contains("always-changes"), "{t}");
+}
+
+#[test]
+fn dce_fuel_keeps_callees_of_kept_computations() {
+    // Two unreachable computations, `outer` calling `inner`: with one unit
+    // of fuel, `outer` (decided first) is removed; with zero both stay.
+    let text = r#"HloModule m
+inner {
+  p = f32[] parameter(0)
+  ROOT n = f32[] negate(p)
+}
+outer {
+  q = f32[] parameter(0)
+  ROOT c = f32[] call(q), to_apply=inner
+}
+ENTRY main {
+  ROOT a = f32[] parameter(0)
+}
+"#;
+    let names = |fuel: u64| {
+        let mut m = parse(text);
+        let s = manager("dce").set_fuel(Some(fuel)).run(&mut m).unwrap();
+        let names: Vec<String> = m.computations.iter().map(|c| c.name.clone()).collect();
+        (names, s.fuel_used)
+    };
+    assert_eq!(
+        names(0),
+        (vec!["inner".into(), "outer".into(), "main".into()], 0)
+    );
+    assert_eq!(names(1), (vec!["inner".into(), "main".into()], 1));
+    assert_eq!(names(2), (vec!["main".into()], 2));
+}
+
+#[test]
 fn disabled_passes_are_skipped_and_reported() {
     let mut m = parse(M);
     let (sink, buf) = Sink::buffer();
