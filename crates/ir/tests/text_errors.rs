@@ -205,7 +205,10 @@ fn missing_and_bad_attributes() {
         msg(&with("f32[2]{0} broadcast(p)")).contains("broadcast needs the attribute dimensions=")
     );
     // The computation's `}` closes the brace, leaving the computation open.
-    assert!(msg(&with("f32[2]{0} broadcast(p), dimensions={0")).contains("not closed"));
+    assert!(
+        msg(&with("f32[2]{0} broadcast(p), dimensions={0"))
+            .contains("unbalanced value of attribute 'dimensions'")
+    );
     assert!(
         msg(&with("f32[2]{0} broadcast(p), dimensions={0}}"))
             .contains("expected a computation name, got '}'")
@@ -389,4 +392,45 @@ fn byte_order_mark_and_printing_odd_modules() {
         rxla_ir::text::print_instruction(&m, c, rxla_ir::InstrId(9)).contains("no instruction 9")
     );
     assert!(rxla_ir::text::print_computation(&m, rxla_ir::CompId(5)).contains("no computation 5"));
+}
+
+#[test]
+fn error_messages_snapshot() {
+    let cases = [
+        SIMPLE.replace("negate(p)", "foo(p)"),
+        SIMPLE.replace("ROOT n = f32[2]{0}", "ROOT n = f31[2]{0}"),
+        SIMPLE.replace("negate(p)", "negate(q)"),
+        SIMPLE.replace("ROOT n = ", "ROOT p = "),
+        SIMPLE.replace("f32[2]{0} parameter", "f32[-1]{0} parameter"),
+        SIMPLE.replace(
+            "f32[2]{0} parameter",
+            "f32[4294967296,4294967296,4] parameter",
+        ),
+        SIMPLE.replace("negate(p)", "broadcast(p)"),
+        SIMPLE.replace(
+            "  p = f32[2]{0} parameter(0)",
+            "  p = f32[2]{0} constant({1, 2, 3})",
+        ),
+        SIMPLE.replace(
+            "  p = f32[2]{0} parameter(0)",
+            "  p = f32[2]{0} constant({...})",
+        ),
+        SIMPLE.replace(
+            "ENTRY main {",
+            "ENTRY main {\n  q = f32[2]{0} parameter(0)\n  q = f32[2]{0} parameter(1)",
+        ),
+        SIMPLE.replace(
+            "HloModule m",
+            "HloModule m, entry_computation_layout={(f32[3]{0})->f32[2]{0}}",
+        ),
+        SIMPLE.replace("{0} negate(p)", "{0} negate(p), metadata={op_name=\"x\""),
+    ];
+    let out: Vec<String> = cases
+        .iter()
+        .map(|t| match parse_module(t, "bad.hlo") {
+            Err(e) => e.to_string(),
+            Ok(_) => "(parsed)".to_string(),
+        })
+        .collect();
+    insta::assert_snapshot!(out.join("\n\n"));
 }

@@ -104,6 +104,16 @@ impl<'a> Cursor<'a> {
         error_at(self.src, self.file, pos, msg)
     }
 
+    /// The 1-based line of byte offset `pos`.
+    pub fn line_of(&self, pos: usize) -> usize {
+        let pos = floor_char_boundary(self.src, pos.min(self.src.len()));
+        self.src.as_bytes()[..pos]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    }
+
     /// An error at the current position.
     pub fn err(&self, msg: impl Into<String>) -> IrError {
         self.error_at(self.pos, msg)

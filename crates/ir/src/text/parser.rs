@@ -196,6 +196,21 @@ impl<'a> Parser<'a> {
         loop {
             c.skip_ws()?;
             if c.at_end() {
+                // A value that spans lines probably swallowed the '}'.
+                if let Some(a) = raws
+                    .iter()
+                    .flat_map(|r| r.attrs.iter())
+                    .find(|a| a.value.contains('\n'))
+                {
+                    return Err(c.error_at(
+                        a.value_start,
+                        format!(
+                            "unbalanced value of attribute {}: its brackets close only on a later line, leaving computation {} without its '}}'",
+                            quote(a.key),
+                            quote(name)
+                        ),
+                    ));
+                }
                 return Err(c.error_at(
                     name_pos,
                     format!("computation {} is not closed by '}}'", quote(name)),
@@ -206,11 +221,7 @@ impl<'a> Parser<'a> {
             }
             let raw = raw_instruction(c)?;
             if let Some(&prev) = index.get(raw.name) {
-                let first = c.error_at(raws[prev].name_pos, "");
-                let line = match first {
-                    crate::IrError::Parse(p) => p.line,
-                    _ => 0,
-                };
+                let line = c.line_of(raws[prev].name_pos);
                 return Err(c.error_at(
                     raw.name_pos,
                     format!(
@@ -248,10 +259,7 @@ impl<'a> Parser<'a> {
         self.comp_index.insert(name.to_string(), id);
         if is_entry {
             if let Some((_, prev)) = self.entry {
-                let line = match self.c.error_at(prev, "") {
-                    crate::IrError::Parse(p) => p.line,
-                    _ => 0,
-                };
+                let line = self.c.line_of(prev);
                 return Err(self.c.error_at(
                     start,
                     format!("a second ENTRY computation (the first is on line {line})"),
