@@ -1,0 +1,280 @@
+//! The BLIS loop nest: `jc` (nc columns) → `pc` (kc, B block packed once, in parallel) → per thread `ic` (mc rows,
+//! A block packed by that thread) → `jr` (NR panel, stays in L1) → `ir` (MR panel) → micro-kernel; the epilogue
+//! runs on each finished tile while it is in L1 (last `pc` block only). Threads split either the rows (sharing the
+//! packed B block) or the column panels (each packing A), whichever has more tiles. This module must not know
+//! operand layouts (packers do) nor validate arguments (entry points do).
+
+use crate::blocking::Blocking;
+use crate::epilogue::Epilogue;
+use crate::kernel::{Kernel, MAX_TILE};
+use crate::mat::Offsets;
+use crate::pack::{PackA, PackB};
+use crate::scratch::with_scratch;
+use rayon::prelude::*;
+
+/// Where C lives: element `(i, j)` at `ptr + rows.at(i) + cols.at(j)`.
+pub(crate) struct CTarget<'a> {
+    pub ptr: *mut f32,
+    pub rows: &'a Offsets,
+    pub cols: &'a Offsets,
+}
+
+/// The stride of indices `start..start+len` of `off` when they are equally spaced.
+#[inline]
+pub(crate) fn linear(off: &Offsets, start: usize, len: usize) -> Option<isize> {
+    match off {
+        Offsets::Strided(s) => Some(*s),
+        Offsets::Table(t) => {
+            if len < 2 {
+                return Some(1);
+            }
+            let s = t[start + 1] - t[start];
+            (0..len)
+                .all(|q| t[start + q] == t[start] + q as isize * s)
+                .then_some(s)
+        }
+    }
+}
+
+/// One GEMM `C[m x n] = alpha * A[m x k] * B[k x n] + beta * C`, then the epilogue. Epilogue row numbers are
+/// `row_base + i` (bias index `bias_row_base + i`), columns `col_base + j` (bias index the same).
+pub(crate) struct Gemm<'a, A: PackA, B: PackB> {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub a: &'a A,
+    pub b: &'a B,
+    pub c: CTarget<'a>,
+    pub alpha: f32,
+    pub beta: f32,
+    pub epi: Option<&'a Epilogue<'a>>,
+    pub row_base: usize,
+    pub bias_row_base: usize,
+    pub col_base: usize,
+}
+
+// SAFETY: C is written through disjoint tiles by the threads; A and B are read-only.
+unsafe impl<A: PackA, B: PackB> Sync for Gemm<'_, A, B> {}
+
+impl<A: PackA, B: PackB> Gemm<'_, A, B> {
+    #[inline(always)]
+    pub(crate) fn c_ptr(&self, i: usize, j: usize) -> *mut f32 {
+        // SAFETY: (i, j) is inside the output the entry point validated.
+        unsafe { self.c.ptr.offset(self.c.rows.at(i) + self.c.cols.at(j)) }
+    }
+
+    /// Applies the epilogue to rows `i..i+rows`, columns `j..j+cols` of C.
+    fn epilogue_tile(&self, epi: &Epilogue, i: usize, rows: usize, j: usize, cols: usize) {
+        let contiguous = linear(self.c.cols, j, cols) == Some(1);
+        let jg = self.col_base + j;
+        let mut buf = [0f32; 64];
+        for r in 0..rows {
+            let (row, brow) = (self.row_base + i + r, self.bias_row_base + i + r);
+            if contiguous {
+                // SAFETY: the row segment is inside C and owned by this thread's tile.
+                let s = unsafe { std::slice::from_raw_parts_mut(self.c_ptr(i + r, j), cols) };
+                epi.apply(row, jg, brow, jg, s);
+            } else {
+                for c0 in (0..cols).step_by(buf.len()) {
+                    let len = (cols - c0).min(buf.len());
+                    for (q, x) in buf[..len].iter_mut().enumerate() {
+                        // SAFETY: as above.
+                        *x = unsafe { *self.c_ptr(i + r, j + c0 + q) };
+                    }
+                    epi.apply(row, jg + c0, brow, jg + c0, &mut buf[..len]);
+                    for (q, x) in buf[..len].iter().enumerate() {
+                        // SAFETY: as above.
+                        unsafe { *self.c_ptr(i + r, j + c0 + q) = *x };
+                    }
+                }
+            }
+        }
+    }
+
+    /// `k == 0`: `C = beta * C`, then the epilogue.
+    fn scale_only(&self) {
+        for i in 0..self.m {
+            for j in 0..self.n {
+                let p = self.c_ptr(i, j);
+                // SAFETY: inside C.
+                unsafe {
+                    *p = if self.beta == 0.0 {
+                        0.0
+                    } else {
+                        self.beta * *p
+                    }
+                };
+            }
+            if let Some(e) = self.epi {
+                self.epilogue_tile(e, i, 1, 0, self.n);
+            }
+        }
+    }
+}
+
+/// Runs the GEMM with `kernel`, blocking `blk`, on `threads` threads (1 = the calling thread only).
+pub(crate) fn run<A: PackA, B: PackB>(
+    g: &Gemm<A, B>,
+    kernel: Kernel,
+    blk: Blocking,
+    threads: usize,
+) {
+    if g.m == 0 || g.n == 0 {
+        return;
+    }
+    if g.k == 0 {
+        g.scale_only();
+        return;
+    }
+    let (mr, nr) = (kernel.mr, kernel.nr);
+    let nt = threads.max(1);
+    for jc in (0..g.n).step_by(blk.nc) {
+        let ncb = blk.nc.min(g.n - jc);
+        let panels = ncb.div_ceil(nr);
+        for pc in (0..g.k).step_by(blk.kc) {
+            let kcb = blk.kc.min(g.k - pc);
+            let first = pc == 0;
+            let last = pc + kcb == g.k;
+            with_scratch(panels * kcb * nr, |bbuf| {
+                pack_b_block(g.b, bbuf, pc, kcb, jc, ncb, nr, nt);
+                let bbuf: &[f32] = bbuf;
+                let tiles_m = g.m.div_ceil(mr);
+                let split_rows = tiles_m >= panels || tiles_m >= 8 * nt;
+                let work = |t: usize| {
+                    let (m_lo, m_hi, p_lo, p_hi) = if split_rows {
+                        let (a, b) = share(tiles_m, nt, t);
+                        (a * mr, (b * mr).min(g.m), 0, panels)
+                    } else {
+                        let (a, b) = share(panels, nt, t);
+                        (0, g.m, a, b)
+                    };
+                    if m_lo >= m_hi || p_lo >= p_hi {
+                        return;
+                    }
+                    let ctx = Block {
+                        g,
+                        kernel,
+                        bbuf,
+                        pc,
+                        kcb,
+                        jc,
+                        ncb,
+                        first,
+                        last,
+                    };
+                    ctx.rows(m_lo, m_hi, p_lo, p_hi, blk.mc);
+                };
+                if nt == 1 {
+                    work(0);
+                } else {
+                    (0..nt).into_par_iter().for_each(work);
+                }
+            });
+        }
+    }
+}
+
+/// The `t`-th of `parts` near-equal contiguous shares of `0..n`.
+fn share(n: usize, parts: usize, t: usize) -> (usize, usize) {
+    (n * t / parts, n * (t + 1) / parts)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn pack_b_block<B: PackB>(
+    b: &B,
+    bbuf: &mut [f32],
+    pc: usize,
+    kcb: usize,
+    jc: usize,
+    ncb: usize,
+    nr: usize,
+    nt: usize,
+) {
+    let panel = kcb * nr;
+    let pack = |(q, dst): (usize, &mut [f32])| {
+        let j = q * nr;
+        b.pack_b(pc, kcb, jc + j, nr.min(ncb - j), nr, dst);
+    };
+    if nt == 1 || ncb <= nr {
+        bbuf.chunks_exact_mut(panel).enumerate().for_each(pack);
+    } else {
+        bbuf.par_chunks_exact_mut(panel).enumerate().for_each(pack);
+    }
+}
+
+/// One packed B block and the loops below it.
+struct Block<'a, 'g, A: PackA, B: PackB> {
+    g: &'a Gemm<'g, A, B>,
+    kernel: Kernel,
+    bbuf: &'a [f32],
+    pc: usize,
+    kcb: usize,
+    jc: usize,
+    ncb: usize,
+    first: bool,
+    last: bool,
+}
+
+impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
+    /// Rows `m_lo..m_hi` against column panels `p_lo..p_hi` of the block.
+    fn rows(&self, m_lo: usize, m_hi: usize, p_lo: usize, p_hi: usize, mc: usize) {
+        let (mr, kcb) = (self.kernel.mr, self.kcb);
+        let mut ic = m_lo;
+        while ic < m_hi {
+            let mcb = mc.min(m_hi - ic);
+            let apanels = mcb.div_ceil(mr);
+            with_scratch(apanels * kcb * mr, |abuf| {
+                for (q, dst) in abuf.chunks_exact_mut(kcb * mr).enumerate() {
+                    let i = q * mr;
+                    self.g
+                        .a
+                        .pack_a(ic + i, mr.min(mcb - i), self.pc, kcb, mr, dst);
+                }
+                for jr in p_lo..p_hi {
+                    for ir in 0..apanels {
+                        self.tile(abuf, ic, mcb, ir, jr);
+                    }
+                }
+            });
+            ic += mcb;
+        }
+    }
+
+    #[inline]
+    fn tile(&self, abuf: &[f32], ic: usize, mcb: usize, ir: usize, jr: usize) {
+        let g = self.g;
+        let (mr, nr, kcb) = (self.kernel.mr, self.kernel.nr, self.kcb);
+        let rows = mr.min(mcb - ir * mr);
+        let cols = nr.min(self.ncb - jr * nr);
+        let (i, j) = (ic + ir * mr, self.jc + jr * nr);
+        let ap = abuf[ir * kcb * mr..].as_ptr();
+        let bp = self.bbuf[jr * kcb * nr..].as_ptr();
+        let beta = if self.first { g.beta } else { 1.0 };
+        let lin = (linear(g.c.rows, i, rows), linear(g.c.cols, j, cols));
+        match lin {
+            (Some(rs), Some(cs)) if rows == mr && cols == nr => {
+                // SAFETY: full tile inside C; panels hold kcb*mr / kcb*nr floats.
+                unsafe { (self.kernel.f)(kcb, ap, bp, g.c_ptr(i, j), rs, cs, g.alpha, beta) };
+            }
+            _ => {
+                let mut tile = [0f32; MAX_TILE];
+                // SAFETY: the tile buffer is MR x NR row-major.
+                unsafe {
+                    (self.kernel.f)(kcb, ap, bp, tile.as_mut_ptr(), nr as isize, 1, g.alpha, 0.0)
+                };
+                for r in 0..rows {
+                    for (q, &v) in tile[r * nr..r * nr + cols].iter().enumerate() {
+                        let p = g.c_ptr(i + r, j + q);
+                        // SAFETY: (i+r, j+q) is inside C and this thread's tile.
+                        unsafe { *p = if beta == 0.0 { v } else { v + beta * *p } };
+                    }
+                }
+            }
+        }
+        if self.last
+            && let Some(e) = g.epi
+        {
+            g.epilogue_tile(e, i, rows, j, cols);
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! The 6x16 AVX2+FMA micro-kernel: 12 YMM accumulators (6 rows x 2 vectors of 8), two B vectors and one
+//! broadcast A value per step, k unrolled by 4. Only compiled to real code on x86_64; it must only be called
+//! after `available()` returned true (the dispatcher in `kernel/mod.rs` guarantees this).
+
+pub(crate) const MR: usize = 6;
+pub(crate) const NR: usize = 16;
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn available() -> bool {
+    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) fn available() -> bool {
+    false
+}
+
+/// See `KernelFn`.
+///
+/// # Safety
+/// As for the portable kernel, and the host must support avx2 and fma.
+#[cfg(target_arch = "x86_64")]
+pub(crate) unsafe fn kernel(
+    k: usize,
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    rsc: isize,
+    csc: isize,
+    alpha: f32,
+    beta: f32,
+) {
+    // SAFETY: forwarded contract; features checked by the dispatcher.
+    unsafe { kernel_avx2(k, a, b, c, rsc, csc, alpha, beta) }
+}
+
+/// Never selected off x86_64 (`available()` is false); a scalar body keeps it correct anyway.
+#[cfg(not(target_arch = "x86_64"))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn kernel(
+    k: usize,
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    rsc: isize,
+    csc: isize,
+    alpha: f32,
+    beta: f32,
+) {
+    for i in 0..MR {
+        for j in 0..NR {
+            let mut acc = 0f32;
+            for p in 0..k {
+                // SAFETY: caller's contract.
+                acc += unsafe { *a.add(p * MR + i) * *b.add(p * NR + j) };
+            }
+            // SAFETY: caller's contract.
+            unsafe {
+                let q = c.offset(i as isize * rsc + j as isize * csc);
+                *q = if beta == 0.0 {
+                    alpha * acc
+                } else {
+                    alpha * acc + beta * *q
+                };
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn kernel_avx2(
+    k: usize,
+    mut a: *const f32,
+    mut b: *const f32,
+    c: *mut f32,
+    rsc: isize,
+    csc: isize,
+    alpha: f32,
+    beta: f32,
+) {
+    use std::arch::x86_64::*;
+    // SAFETY (whole body): panel and tile bounds are the caller's contract.
+    unsafe {
+        let z = _mm256_setzero_ps();
+        let (mut c00, mut c01, mut c10, mut c11, mut c20, mut c21) = (z, z, z, z, z, z);
+        let (mut c30, mut c31, mut c40, mut c41, mut c50, mut c51) = (z, z, z, z, z, z);
+        macro_rules! step {
+            ($off:expr) => {{
+                let b0 = _mm256_loadu_ps(b.add($off * NR));
+                let b1 = _mm256_loadu_ps(b.add($off * NR + 8));
+                let ap = a.add($off * MR);
+                let x = _mm256_broadcast_ss(&*ap);
+                c00 = _mm256_fmadd_ps(x, b0, c00);
+                c01 = _mm256_fmadd_ps(x, b1, c01);
+                let x = _mm256_broadcast_ss(&*ap.add(1));
+                c10 = _mm256_fmadd_ps(x, b0, c10);
+                c11 = _mm256_fmadd_ps(x, b1, c11);
+                let x = _mm256_broadcast_ss(&*ap.add(2));
+                c20 = _mm256_fmadd_ps(x, b0, c20);
+                c21 = _mm256_fmadd_ps(x, b1, c21);
+                let x = _mm256_broadcast_ss(&*ap.add(3));
+                c30 = _mm256_fmadd_ps(x, b0, c30);
+                c31 = _mm256_fmadd_ps(x, b1, c31);
+                let x = _mm256_broadcast_ss(&*ap.add(4));
+                c40 = _mm256_fmadd_ps(x, b0, c40);
+                c41 = _mm256_fmadd_ps(x, b1, c41);
+                let x = _mm256_broadcast_ss(&*ap.add(5));
+                c50 = _mm256_fmadd_ps(x, b0, c50);
+                c51 = _mm256_fmadd_ps(x, b1, c51);
+            }};
+        }
+        let mut left = k;
+        while left >= 4 {
+            _mm_prefetch::<_MM_HINT_T0>(b.add(16 * NR) as *const i8);
+            step!(0);
+            step!(1);
+            step!(2);
+            step!(3);
+            a = a.add(4 * MR);
+            b = b.add(4 * NR);
+            left -= 4;
+        }
+        while left > 0 {
+            step!(0);
+            a = a.add(MR);
+            b = b.add(NR);
+            left -= 1;
+        }
+        let rows = [
+            (c00, c01),
+            (c10, c11),
+            (c20, c21),
+            (c30, c31),
+            (c40, c41),
+            (c50, c51),
+        ];
+        let va = _mm256_set1_ps(alpha);
+        if csc == 1 {
+            let vb = _mm256_set1_ps(beta);
+            for (i, &(lo, hi)) in rows.iter().enumerate() {
+                let p = c.offset(i as isize * rsc);
+                if beta == 0.0 {
+                    _mm256_storeu_ps(p, _mm256_mul_ps(va, lo));
+                    _mm256_storeu_ps(p.add(8), _mm256_mul_ps(va, hi));
+                } else {
+                    let o0 = _mm256_mul_ps(vb, _mm256_loadu_ps(p));
+                    let o1 = _mm256_mul_ps(vb, _mm256_loadu_ps(p.add(8)));
+                    _mm256_storeu_ps(p, _mm256_fmadd_ps(va, lo, o0));
+                    _mm256_storeu_ps(p.add(8), _mm256_fmadd_ps(va, hi, o1));
+                }
+            }
+        } else {
+            let mut tile = [0f32; MR * NR];
+            for (i, &(lo, hi)) in rows.iter().enumerate() {
+                _mm256_storeu_ps(tile.as_mut_ptr().add(i * NR), _mm256_mul_ps(va, lo));
+                _mm256_storeu_ps(tile.as_mut_ptr().add(i * NR + 8), _mm256_mul_ps(va, hi));
+            }
+            for i in 0..MR {
+                for j in 0..NR {
+                    let p = c.offset(i as isize * rsc + j as isize * csc);
+                    let v = tile[i * NR + j];
+                    *p = if beta == 0.0 { v } else { v + beta * *p };
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Packing of A and B micro-panels into the contiguous layouts the micro-kernels read: A as `kc` groups of `MR`
+//! row values, B as `kc` groups of `NR` column values, edge panels padded with zeros so edge tiles run the same
+//! kernel (no scalar cliff). `PackA`/`PackB` are the seams where operand layouts are absorbed: a strided or
+//! table-addressed `Operand` here, the fused im2col gather in `conv.rs`. Packers must only read inside the
+//! operand (bounds are checked by the entry points that build them).
+
+use crate::mat::Offsets;
+
+/// Packs one A micro-panel: rows `i0..i0+rows` (`rows <= mr`), contraction indices `p0..p0+kc`, into
+/// `dst[p * mr + i]` (zeros for `i >= rows`).
+pub(crate) trait PackA: Sync {
+    fn pack_a(&self, i0: usize, rows: usize, p0: usize, kc: usize, mr: usize, dst: &mut [f32]);
+}
+
+/// Packs one B micro-panel: contraction indices `p0..p0+kc`, columns `j0..j0+cols` (`cols <= nr`), into
+/// `dst[p * nr + j]` (zeros for `j >= cols`).
+pub(crate) trait PackB: Sync {
+    fn pack_b(&self, p0: usize, kc: usize, j0: usize, cols: usize, nr: usize, dst: &mut [f32]);
+}
+
+/// A read-only operand addressed as `ptr[rows.at(i) + cols.at(j)]`: used as A (rows = M, cols = K) or as B
+/// (rows = K, cols = N).
+pub(crate) struct Operand {
+    pub ptr: *const f32,
+    pub rows: Offsets,
+    pub cols: Offsets,
+}
+
+// SAFETY: read-only access to data the entry point borrowed for the whole call.
+unsafe impl Sync for Operand {}
+unsafe impl Send for Operand {}
+
+impl Operand {
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize, j: usize) -> f32 {
+        // SAFETY: the entry point checked every (i, j) in range addresses the borrowed buffer.
+        unsafe { *self.ptr.offset(self.rows.at(i) + self.cols.at(j)) }
+    }
+}
+
+impl PackA for Operand {
+    fn pack_a(&self, i0: usize, rows: usize, p0: usize, kc: usize, mr: usize, dst: &mut [f32]) {
+        let dst = &mut dst[..kc * mr];
+        match (&self.rows, &self.cols) {
+            (Offsets::Strided(rs), Offsets::Strided(1)) => {
+                for i in 0..rows {
+                    // SAFETY: row i0+i, columns p0..p0+kc are inside the operand.
+                    let src = unsafe {
+                        std::slice::from_raw_parts(
+                            self.ptr.offset((i0 + i) as isize * rs + p0 as isize),
+                            kc,
+                        )
+                    };
+                    for (d, &s) in dst[i..].iter_mut().step_by(mr).zip(src) {
+                        *d = s;
+                    }
+                }
+            }
+            (Offsets::Strided(1), Offsets::Strided(cs)) => {
+                for (p, d) in dst.chunks_exact_mut(mr).enumerate() {
+                    // SAFETY: as above (column p0+p, rows i0..i0+rows).
+                    let src = unsafe {
+                        std::slice::from_raw_parts(
+                            self.ptr.offset(i0 as isize + (p0 + p) as isize * cs),
+                            rows,
+                        )
+                    };
+                    d[..rows].copy_from_slice(src);
+                }
+            }
+            _ => {
+                for (p, d) in dst.chunks_exact_mut(mr).enumerate() {
+                    for (i, x) in d[..rows].iter_mut().enumerate() {
+                        *x = self.get(i0 + i, p0 + p);
+                    }
+                }
+            }
+        }
+        if rows < mr {
+            for d in dst.chunks_exact_mut(mr) {
+                d[rows..].iter_mut().for_each(|x| *x = 0.0);
+            }
+        }
+    }
+}
+
+impl PackB for Operand {
+    fn pack_b(&self, p0: usize, kc: usize, j0: usize, cols: usize, nr: usize, dst: &mut [f32]) {
+        let dst = &mut dst[..kc * nr];
+        match (&self.rows, &self.cols) {
+            (Offsets::Strided(rs), Offsets::Strided(1)) => {
+                for (p, d) in dst.chunks_exact_mut(nr).enumerate() {
+                    // SAFETY: row p0+p, columns j0..j0+cols are inside the operand.
+                    let src = unsafe {
+                        std::slice::from_raw_parts(
+                            self.ptr.offset((p0 + p) as isize * rs + j0 as isize),
+                            cols,
+                        )
+                    };
+                    d[..cols].copy_from_slice(src);
+                }
+            }
+            (Offsets::Strided(1), Offsets::Strided(cs)) => {
+                for j in 0..cols {
+                    // SAFETY: column j0+j, rows p0..p0+kc are inside the operand.
+                    let src = unsafe {
+                        std::slice::from_raw_parts(
+                            self.ptr.offset((j0 + j) as isize * cs + p0 as isize),
+                            kc,
+                        )
+                    };
+                    for (d, &s) in dst[j..].iter_mut().step_by(nr).zip(src) {
+                        *d = s;
+                    }
+                }
+            }
+            _ => {
+                for (p, d) in dst.chunks_exact_mut(nr).enumerate() {
+                    for (j, x) in d[..cols].iter_mut().enumerate() {
+                        *x = self.get(p0 + p, j0 + j);
+                    }
+                }
+            }
+        }
+        if cols < nr {
+            for d in dst.chunks_exact_mut(nr) {
+                d[cols..].iter_mut().for_each(|x| *x = 0.0);
+            }
+        }
+    }
+}

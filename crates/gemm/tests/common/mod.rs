@@ -1,0 +1,63 @@
+//! Shared helpers of the rxla-gemm tests: a deterministic generator, f64 references and tolerance checks.
+#![allow(dead_code)]
+
+use rxla_gemm::{KernelKind, Options};
+
+/// A small deterministic generator (xorshift64*).
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in [-1, 1).
+    pub fn f32(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    }
+    pub fn vec(&mut self, n: usize) -> Vec<f32> {
+        (0..n).map(|_| self.f32()).collect()
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Kernels to test on this host; prints a message for the ones skipped.
+pub fn kernels() -> Vec<KernelKind> {
+    let mut v = vec![KernelKind::Portable];
+    if KernelKind::Avx2Fma.available() {
+        v.push(KernelKind::Avx2Fma);
+    } else {
+        eprintln!(
+            "note: AVX2+FMA not available on this CPU; the AVX2 micro-kernel tests are skipped"
+        );
+    }
+    v
+}
+
+pub fn opts(kernel: KernelKind, threads: usize) -> Options {
+    Options {
+        threads,
+        kernel,
+        blocking: None,
+        unpacked_paths: true,
+    }
+}
+
+/// `|got - want| <= 1e-5 * scale + 1e-30` elementwise, where `scale` is the magnitude sum of the terms.
+pub fn assert_close(got: &[f32], want: &[f64], scale: &[f64], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, ((&g, &w), &s)) in got.iter().zip(want).zip(scale).enumerate() {
+        let err = (g as f64 - w).abs();
+        assert!(
+            err <= 1e-5 * s.max(f64::MIN_POSITIVE) + 1e-30,
+            "{what}: element {i}: got {g}, want {w} (error {err:e}, scale {s:e})"
+        );
+    }
+}
