@@ -118,13 +118,11 @@ fn usage_errors_exit_2() {
     );
     let o = rxla(&["opt", f, "--passes=inline,csee"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains(
-            "unknown pass `csee` (known passes: constant-folding, cse, dce, inline, tuple-simplify"
-        ),
-        "{}",
-        stderr(&o)
-    );
+    let err = stderr(&o);
+    assert!(err.contains("unknown pass `csee` (known passes: "), "{err}");
+    for name in ["constant-folding", "cse", "dce", "inline", "tuple-simplify"] {
+        assert!(err.contains(name), "{err}");
+    }
     let o = rxla(&["opt", f, "--passes=cse", "--print-ir-after=nope"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--print-ir-after: unknown pass `nope`"));
