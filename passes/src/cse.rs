@@ -76,7 +76,7 @@ impl Pass for Cse {
                 }
             }
             if merged.iter().any(|&m| m) {
-                comp.root = canon[comp.root.index()];
+                comp.root = canon.get(comp.root.index()).copied().unwrap_or(comp.root);
                 remove_marked(comp, &merged)?;
             }
         }

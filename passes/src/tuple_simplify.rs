@@ -75,7 +75,7 @@ impl Pass for TupleSimplify {
                 gone[idx] = true;
             }
             if gone.iter().any(|&g| g) {
-                comp.root = canon[comp.root.index()];
+                comp.root = canon.get(comp.root.index()).copied().unwrap_or(comp.root);
                 remove_marked(comp, &gone)?;
             }
         }
