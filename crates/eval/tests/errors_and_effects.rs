@@ -186,3 +186,25 @@ fn huge_values_are_refused_before_allocation() {
     let e = err_text(try_run(text, vec![]));
     assert!(e.contains("big.1") && e.contains("max_elements"), "{e}");
 }
+
+#[test]
+fn all_reduce_respects_replica_groups() {
+    let text = "HloModule m, replica_count=4
+mx {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT s = s32[] maximum(x, y)
+}
+ENTRY e {
+  p = s32[] parameter(0)
+  ROOT ar = s32[] all-reduce(p), replica_groups={{0,2},{1,3}}, to_apply=mx
+}
+";
+    let args: Vec<Vec<Literal>> = [5i32, 1, 2, 7]
+        .iter()
+        .map(|&v| vec![Literal::scalar(v)])
+        .collect();
+    let out = evaluate_replicated(&parse(text), &args, &RunOptions::default()).unwrap();
+    let got: Vec<i32> = out.iter().map(|l| s32s(l)[0]).collect();
+    assert_eq!(got, [5, 7, 5, 7]);
+}
