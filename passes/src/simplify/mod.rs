@@ -1,0 +1,422 @@
+//! `simplify`: algebraic simplification by equality saturation (egg).
+//! Each computation is lowered into an e-graph ([`lower`]), rewritten by
+//! the rule set ([`rules`], one module per family, IEEE-exact unless
+//! `fast-math=true`) under iteration/node/time limits with a backoff
+//! scheduler, and the cheapest equivalent program under a bytes+flops
+//! cost model is extracted DAG-aware ([`cost`]) and raised back into
+//! instructions ([`raise`]). The computation is replaced only when the
+//! extracted program is strictly cheaper, so the pass is idempotent.
+//!
+//! Computations with non-default layouts are left alone (values would
+//! depend on physical placement). Fuel: one unit per computation the pass
+//! rewrites (asked before rewriting it); not per rule application, since
+//! rewrites inside the e-graph are not individually observable.
+//!
+//! Statistics: `rule <name>` (rewrites applied per rule, including ones
+//! whose result was not extracted), `stop <reason>` per computation,
+//! `e-nodes`, `computations simplified`, and with `explain=true` one
+//! `explain <instruction>: <rule> > <rule> ...` entry per changed
+//! instruction (count 1).
+
+pub mod analysis;
+pub mod cost;
+pub mod explain;
+pub mod lang;
+pub mod lower;
+pub mod raise;
+pub mod rules;
+
+use crate::error::{PassError, Result};
+use crate::pass::{Pass, PassContext, PassOption, parse_count};
+use crate::util::module_instruction_names;
+use cost::{Choice, CostModel};
+use egg::{BackoffScheduler, Id, Rewrite, Runner, StopReason};
+use lang::Hlo;
+use rxla_ir::{CompId, Computation, Module};
+use std::collections::HashSet;
+use std::time::Duration;
+
+/// The pass and its options.
+#[derive(Clone, Debug)]
+pub struct Simplify {
+    pub max_iters: usize,
+    pub node_limit: usize,
+    pub time_limit_ms: usize,
+    pub fast_math: bool,
+    pub explain: bool,
+    /// Only these rules (by name), when set.
+    pub only: Option<Vec<String>>,
+}
+
+impl Default for Simplify {
+    fn default() -> Self {
+        Simplify {
+            max_iters: 12,
+            node_limit: 40_000,
+            time_limit_ms: 400,
+            fast_math: false,
+            explain: false,
+            only: None,
+        }
+    }
+}
+
+const OPTIONS: &[PassOption] = &[
+    PassOption {
+        key: "max-iters",
+        description: "equality-saturation iterations per computation",
+        default: "12",
+    },
+    PassOption {
+        key: "node-limit",
+        description: "stop saturating when the e-graph has this many nodes",
+        default: "40000",
+    },
+    PassOption {
+        key: "time-limit-ms",
+        description: "stop saturating a computation after this many milliseconds",
+        default: "400",
+    },
+    PassOption {
+        key: "fast-math",
+        description: "also apply float rules that are not IEEE-exact (x*0, x-x, x+0)",
+        default: "false",
+    },
+    PassOption {
+        key: "explain",
+        description: "record per changed instruction the chain of rules (stats `explain ...`)",
+        default: "false",
+    },
+    PassOption {
+        key: "rules",
+        description: "only the named rules, separated by `.` (all when empty)",
+        default: "",
+    },
+];
+
+fn parse_bool(key: &str, value: &str) -> Result<bool> {
+    match value {
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
+        _ => Err(PassError::option(
+            "simplify",
+            key,
+            format!("expected true or false, got `{value}`"),
+        )),
+    }
+}
+
+impl Pass for Simplify {
+    fn name(&self) -> &'static str {
+        "simplify"
+    }
+
+    fn description(&self) -> &'static str {
+        "algebraic simplification by equality saturation (egg): identities, involutions, transpose/reshape/broadcast/slice/pad/concat folding, ReshapeMover, TransposeFolding, reduce/convert/select/min-max rules; IEEE-exact unless fast-math; DAG-aware bytes+flops extraction; honours fuel per rewritten computation"
+    }
+
+    fn options(&self) -> &'static [PassOption] {
+        OPTIONS
+    }
+
+    fn set_option(&mut self, key: &str, value: &str) -> Result<()> {
+        match key {
+            "max-iters" => self.max_iters = parse_count("simplify", key, value)?,
+            "node-limit" => self.node_limit = parse_count("simplify", key, value)?,
+            "time-limit-ms" => self.time_limit_ms = parse_count("simplify", key, value)?,
+            "fast-math" => self.fast_math = parse_bool(key, value)?,
+            "explain" => self.explain = parse_bool(key, value)?,
+            "rules" => {
+                let names: Vec<String> = value
+                    .split('.')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                let known = rule_names(true);
+                if let Some(bad) = names.iter().find(|n| !known.contains(n)) {
+                    return Err(PassError::option(
+                        "simplify",
+                        key,
+                        format!("unknown rule `{bad}`"),
+                    ));
+                }
+                self.only = (!names.is_empty()).then_some(names);
+            }
+            _ => {
+                return Err(PassError::option(
+                    "simplify",
+                    key,
+                    "unknown option (known: max-iters, node-limit, time-limit-ms, fast-math, explain, rules)",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn option_values(&self) -> Vec<(String, String)> {
+        let d = Simplify::default();
+        let mut v = Vec::new();
+        if self.max_iters != d.max_iters {
+            v.push(("max-iters".into(), self.max_iters.to_string()));
+        }
+        if self.node_limit != d.node_limit {
+            v.push(("node-limit".into(), self.node_limit.to_string()));
+        }
+        if self.time_limit_ms != d.time_limit_ms {
+            v.push(("time-limit-ms".into(), self.time_limit_ms.to_string()));
+        }
+        if self.fast_math {
+            v.push(("fast-math".into(), "true".into()));
+        }
+        if self.explain {
+            v.push(("explain".into(), "true".into()));
+        }
+        if let Some(only) = &self.only {
+            v.push(("rules".into(), only.join(".")));
+        }
+        v
+    }
+
+    fn honours_fuel(&self) -> bool {
+        true
+    }
+
+    fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool> {
+        let rewrites = self.rewrites()?;
+        let mut taken = module_instruction_names(module);
+        let mut changed = false;
+        let mut simplified = 0u64;
+        for cid in module.comp_ids().collect::<Vec<_>>() {
+            let mut stats = Vec::new();
+            let outcome =
+                simplify_computation(module, cid, self, &rewrites, false, &mut taken, &mut stats);
+            for (k, n) in stats {
+                ctx.stat(&k, n);
+            }
+            let Some(new) = outcome? else {
+                continue;
+            };
+            let what = format_args!("simplify: rewrite computation {}", module.comp(cid).name);
+            if !ctx.consume_fuel(what) {
+                continue;
+            }
+            *module.comp_mut(cid) = new.comp;
+            for line in new.explanations {
+                ctx.stat(&format!("explain {line}"), 1);
+            }
+            simplified += 1;
+            changed = true;
+        }
+        ctx.stat("computations simplified", simplified);
+        Ok(changed)
+    }
+}
+
+impl Simplify {
+    /// The egg rewrites for the current options.
+    pub fn rewrites(&self) -> Result<Vec<Rewrite<Hlo, analysis::HloAnalysis>>> {
+        let mut defs = rules::all_rules(self.fast_math || self.only.is_some());
+        if let Some(only) = &self.only {
+            defs.retain(|d| only.contains(&d.name));
+        }
+        rules::build(&defs).map_err(|e| PassError::failed("simplify", e))
+    }
+}
+
+/// Names of every rule (with the fast-math family when asked).
+pub fn rule_names(fast_math: bool) -> Vec<String> {
+    rules::all_rules(fast_math)
+        .into_iter()
+        .map(|d| d.name)
+        .collect()
+}
+
+/// (name, family) of every rule, fast-math family included.
+pub fn rule_families() -> Vec<(String, &'static str)> {
+    rules::all_rules(true)
+        .into_iter()
+        .map(|d| (d.name, d.family))
+        .collect()
+}
+
+/// A rewritten computation.
+pub struct Rewritten {
+    pub comp: Computation,
+    pub explanations: Vec<String>,
+}
+
+/// Simplifies one computation; `Ok(None)` when it is left unchanged.
+/// `stats` receives rule counts and the stop reason.
+pub fn simplify_computation(
+    module: &Module,
+    cid: CompId,
+    opts: &Simplify,
+    rewrites: &[Rewrite<Hlo, analysis::HloAnalysis>],
+    prefer_new: bool,
+    taken: &mut HashSet<String>,
+    stats: &mut Vec<(String, u64)>,
+) -> Result<Option<Rewritten>> {
+    let comp = module.comp(cid);
+    if lower::unsupported_reason(comp).is_some() {
+        stats.push(("computations skipped (layouts)".into(), 1));
+        return Ok(None);
+    }
+    let mut low = lower::lower(comp, opts.explain);
+    let egraph = std::mem::replace(
+        &mut low.egraph,
+        egg::EGraph::new(analysis::HloAnalysis::default()),
+    );
+    let mut runner = Runner::default()
+        .with_egraph(egraph)
+        .with_iter_limit(opts.max_iters)
+        .with_node_limit(opts.node_limit)
+        .with_time_limit(Duration::from_millis(opts.time_limit_ms as u64))
+        .with_scheduler(BackoffScheduler::default());
+    if opts.explain {
+        runner = runner.with_explanations_enabled();
+    }
+    let mut runner = runner.run(rewrites);
+    for it in &runner.iterations {
+        for (rule, n) in &it.applied {
+            stats.push((format!("rule {rule}"), *n as u64));
+        }
+    }
+    let reason = match &runner.stop_reason {
+        Some(StopReason::Saturated) => "saturated".to_string(),
+        Some(StopReason::IterationLimit(_)) => "iteration-limit".to_string(),
+        Some(StopReason::NodeLimit(_)) => "node-limit".to_string(),
+        Some(StopReason::TimeLimit(_)) => "time-limit".to_string(),
+        Some(StopReason::Other(s)) => format!("other ({s})"),
+        None => "none".to_string(),
+    };
+    stats.push((format!("stop {reason}"), 1));
+    stats.push((
+        "e-nodes".into(),
+        runner.egraph.total_number_of_nodes() as u64,
+    ));
+    if runner.egraph.analysis.error.is_some() {
+        stats.push(("computations abandoned (inconsistent rewrite)".into(), 1));
+        return Ok(None);
+    }
+    let eg = &runner.egraph;
+    let roots = roots(comp, &low, eg);
+    let original: Choice = original_choice(&low, eg);
+    let orig_cost = original_cost(comp, &low, eg);
+    let model = CostModel {
+        penalized: if prefer_new {
+            original.values().cloned().collect()
+        } else {
+            HashSet::new()
+        },
+    };
+    let Some((choice, new_cost)) = cost::extract(eg, &model, &roots) else {
+        return Ok(None);
+    };
+    let better = prefer_new || new_cost < orig_cost - 1e-6 * orig_cost.max(1.0);
+    if !better {
+        return Ok(None);
+    }
+    let new_comp = match raise::raise(eg, comp, &low, &choice, taken) {
+        Ok(c) => c,
+        Err(_) => {
+            stats.push(("computations abandoned (raise)".into(), 1));
+            return Ok(None);
+        }
+    };
+    if rxla_ir::print_module(&single(comp)) == rxla_ir::print_module(&single(&new_comp)) {
+        return Ok(None);
+    }
+    let explanations = if opts.explain {
+        explain::explain_changes(&mut runner.egraph, comp, &low, &choice)
+    } else {
+        Vec::new()
+    };
+    Ok(Some(Rewritten {
+        comp: new_comp,
+        explanations,
+    }))
+}
+
+/// The classes that must be extracted: the root, parameters and
+/// side-effecting instructions.
+fn roots(comp: &Computation, low: &lower::Lowered, eg: &analysis::HloGraph) -> Vec<Id> {
+    let mut r = vec![eg.find(low.classes[comp.root.index()])];
+    for (i, instr) in comp.instructions.iter().enumerate() {
+        if raise::forced(instr) {
+            r.push(eg.find(low.classes[i]));
+        }
+    }
+    r
+}
+
+/// The choice that reproduces the original program.
+fn original_choice(low: &lower::Lowered, eg: &analysis::HloGraph) -> Choice {
+    let mut c = Choice::new();
+    for (i, n) in low.nodes.iter().enumerate() {
+        c.entry(eg.find(low.classes[i]))
+            .or_insert_with(|| raise::canonical(eg, n));
+    }
+    c
+}
+
+/// The cost of the original program: every live instruction's node once.
+fn original_cost(comp: &Computation, low: &lower::Lowered, eg: &analysis::HloGraph) -> f64 {
+    let model = CostModel::default();
+    comp.live_mask()
+        .iter()
+        .enumerate()
+        .filter(|(_, live)| **live)
+        .map(|(i, _)| model.node_cost(eg, eg.find(low.classes[i]), &low.nodes[i]))
+        .sum()
+}
+
+/// A module holding just `comp` (to compare computations as text).
+fn single(comp: &Computation) -> Module {
+    let mut m = Module::new("m");
+    m.computations.push(comp.clone());
+    m
+}
+
+/// Test support: applies only rule `rule` to the ENTRY computation and
+/// extracts preferring the nodes the rule added over the original ones,
+/// so the rule's right-hand side is what gets evaluated. `Ok(None)` when
+/// the rule did not fire (or changed nothing).
+pub fn apply_rule_for_test(module: &Module, rule: &str) -> Result<Option<Module>> {
+    let opts = Simplify {
+        only: Some(vec![rule.to_string()]),
+        max_iters: 2,
+        ..Simplify::default()
+    };
+    let rewrites = opts.rewrites()?;
+    if rewrites.is_empty() {
+        return Err(PassError::failed(
+            "simplify",
+            format!("unknown rule {rule}"),
+        ));
+    }
+    let mut taken = module_instruction_names(module);
+    let mut stats = Vec::new();
+    let out = simplify_computation(
+        module,
+        module.entry,
+        &opts,
+        &rewrites,
+        true,
+        &mut taken,
+        &mut stats,
+    )?;
+    if let Some((_, _)) = stats
+        .iter()
+        .find(|(k, _)| k.starts_with("computations abandoned"))
+    {
+        return Err(PassError::failed(
+            "simplify",
+            format!("rule {rule}: {stats:?}"),
+        ));
+    }
+    Ok(out.map(|r| {
+        let mut m = module.clone();
+        *m.comp_mut(module.entry) = r.comp;
+        m
+    }))
+}

@@ -1,0 +1,136 @@
+//! Slices, concatenates and pads: full slice removed, slice∘slice → one
+//! slice, a slice lying inside one operand of a concatenate → a slice of
+//! that operand, concatenate of one operand removed, all-zero pad removed,
+//! pad∘pad with the same padding value merged when the outer pad has no
+//! interior padding and neither has negative edges.
+
+use super::{RuleDef, add, add_attr, at, get, sh};
+use crate::simplify::analysis::HloGraph;
+use crate::simplify::lang::{Attr, Hlo};
+use egg::Subst;
+
+type SliceAttr = (Vec<i64>, Vec<i64>, Vec<i64>);
+
+fn slice_attr(eg: &HloGraph, s: &Subst, v: &str) -> Option<SliceAttr> {
+    match at(eg, s, v)? {
+        Attr::Slice {
+            starts,
+            limits,
+            strides,
+        } => Some((starts, limits, strides)),
+        _ => None,
+    }
+}
+
+fn pad_attr(eg: &HloGraph, s: &Subst, v: &str) -> Option<Vec<(i64, i64, i64)>> {
+    match at(eg, s, v)? {
+        Attr::Pad(p) => Some(p),
+        _ => None,
+    }
+}
+
+pub fn rules() -> Vec<RuleDef> {
+    let f = "slice";
+    vec![
+        RuleDef::new("slice-noop", f, "(slice ?s ?x)", |eg, _, s| {
+            let (st, li, sr) = slice_attr(eg, s, "?s")?;
+            let x = sh(eg, s, "?x")?;
+            let full = (0..x.rank()).all(|i| st[i] == 0 && li[i] == x.dims[i] && sr[i] == 1);
+            full.then(|| get(s, "?x"))?
+        }),
+        RuleDef::new("slice-slice", f, "(slice ?s (slice ?t ?x))", |eg, m, s| {
+            let (s1, _, r1) = slice_attr(eg, s, "?s")?;
+            let (s2, _, r2) = slice_attr(eg, s, "?t")?;
+            let out = eg[m].data.shape.clone()?.dims;
+            let n = out.len();
+            let mut starts = Vec::with_capacity(n);
+            let mut limits = Vec::with_capacity(n);
+            let mut strides = Vec::with_capacity(n);
+            for i in 0..n {
+                let start = s2[i] + s1[i] * r2[i];
+                let stride = r1[i] * r2[i];
+                starts.push(start);
+                limits.push(if out[i] == 0 {
+                    start
+                } else {
+                    start + (out[i] - 1) * stride + 1
+                });
+                strides.push(stride);
+            }
+            let a = add_attr(
+                eg,
+                Attr::Slice {
+                    starts,
+                    limits,
+                    strides,
+                },
+            );
+            add(eg, Hlo::Slice([a, get(s, "?x")?]))
+        }),
+        RuleDef::new("slice-of-concatenate", f, "(slice ?s ?c)", |eg, m, s| {
+            let (st, li, sr) = slice_attr(eg, s, "?s")?;
+            let out = eg[m].data.shape.clone()?.dims;
+            let c = get(s, "?c")?;
+            let (dim, ops) = eg[c].nodes.iter().find_map(|n| match n {
+                Hlo::Concatenate(ids) if ids.len() > 2 => match super::attr_of(eg, ids[0]) {
+                    Some(Attr::Ints(d)) if d.len() == 1 => Some((d[0] as usize, ids[1..].to_vec())),
+                    _ => None,
+                },
+                _ => None,
+            })?;
+            if *out.get(dim)? == 0 {
+                return None;
+            }
+            let first = st[dim];
+            let last = st[dim] + (out[dim] - 1) * sr[dim];
+            let mut off = 0;
+            for x in ops {
+                let len = *eg[x].data.shape.as_ref()?.dims.get(dim)?;
+                if first >= off && last < off + len {
+                    let mut starts = st.clone();
+                    let mut limits = li.clone();
+                    starts[dim] -= off;
+                    limits[dim] = last - off + 1;
+                    let a = add_attr(
+                        eg,
+                        Attr::Slice {
+                            starts,
+                            limits,
+                            strides: sr.clone(),
+                        },
+                    );
+                    return add(eg, Hlo::Slice([a, x]));
+                }
+                off += len;
+            }
+            None
+        }),
+        RuleDef::new("concatenate-single", f, "(concatenate ?d ?x)", keep_x),
+        RuleDef::new("pad-noop", f, "(pad ?c ?x ?v)", |eg, _, s| {
+            pad_attr(eg, s, "?c")?
+                .iter()
+                .all(|&p| p == (0, 0, 0))
+                .then(|| get(s, "?x"))?
+        }),
+        RuleDef::new("pad-pad", f, "(pad ?c (pad ?e ?x ?v) ?v)", |eg, _, s| {
+            let outer = pad_attr(eg, s, "?c")?;
+            let inner = pad_attr(eg, s, "?e")?;
+            if outer.len() != inner.len() {
+                return None;
+            }
+            let mut cfg = Vec::with_capacity(outer.len());
+            for (&(l1, h1, i1), &(l2, h2, i2)) in outer.iter().zip(&inner) {
+                if i1 != 0 || l1 < 0 || h1 < 0 || l2 < 0 || h2 < 0 {
+                    return None;
+                }
+                cfg.push((l1 + l2, h1 + h2, i2));
+            }
+            let a = add_attr(eg, Attr::Pad(cfg));
+            add(eg, Hlo::Pad([a, get(s, "?x")?, get(s, "?v")?]))
+        }),
+    ]
+}
+
+fn keep_x(_: &mut HloGraph, _: egg::Id, s: &Subst) -> Option<egg::Id> {
+    get(s, "?x")
+}
