@@ -21,6 +21,18 @@ pub trait Choices {
     }
 }
 
+/// [`Choices`] read from fuzzer bytes (cargo-fuzz targets).
+pub struct UChoices<'a, 'b>(pub &'a mut arbitrary::Unstructured<'b>);
+
+impl Choices for UChoices<'_, '_> {
+    fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        if hi <= lo {
+            return lo;
+        }
+        self.0.int_in_range(lo..=hi).unwrap_or(lo)
+    }
+}
+
 impl Choices for SplitMix64 {
     fn range(&mut self, lo: i64, hi: i64) -> i64 {
         if hi <= lo {

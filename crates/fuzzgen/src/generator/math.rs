@@ -155,7 +155,7 @@ pub(super) fn binary(g: &mut Gen, cb: &mut Cb, b: Option<BinaryOp>) {
         .array(x)
         .cloned()
         .unwrap_or_else(|| scalar(ElementType::S32));
-    let y = g.value_of(cb, &a);
+    let y = g.other_value_of(cb, &a, x);
     let (x, y) = if g.coin() { (x, y) } else { (y, x) };
     emit_array(
         g,
@@ -193,7 +193,7 @@ fn compare(g: &mut Gen, cb: &mut Cb) {
         .array(x)
         .cloned()
         .unwrap_or_else(|| scalar(ElementType::F32));
-    let y = g.value_of(cb, &a);
+    let y = g.other_value_of(cb, &a, x);
     let direction = g.pick(&ComparisonDirection::ALL);
     let kind = compare_kind(g, a.element_type);
     let op = Op::Compare { direction, kind };
@@ -217,7 +217,7 @@ fn select(g: &mut Gen, cb: &mut Cb) {
         .array(x)
         .cloned()
         .unwrap_or_else(|| scalar(ElementType::F32));
-    let y = g.value_of(cb, &a);
+    let y = g.other_value_of(cb, &a, x);
     let p = if g.chance(1, 3) {
         g.scalar(cb, ElementType::Pred)
     } else {

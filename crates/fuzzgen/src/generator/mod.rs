@@ -348,6 +348,20 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.fresh(cb, shape)
     }
 
+    /// Like [`Gen::value_of`] but avoiding `not` (a second operand that
+    /// differs from the first makes differential testing sharper).
+    pub fn other_value_of(&mut self, cb: &mut Cb, shape: &ArrayShape, not: InstrId) -> InstrId {
+        let c = self.candidates(cb, |s| matches!(s, Shape::Array(a) if a.compatible(shape)));
+        let c: Vec<InstrId> = c.into_iter().filter(|&i| i != not).collect();
+        if !c.is_empty() && self.chance(3, 4) {
+            return self.pick(&c);
+        }
+        if self.chance(1, 8) {
+            return not;
+        }
+        self.fresh(cb, shape)
+    }
+
     pub fn scalar(&mut self, cb: &mut Cb, ty: ElementType) -> InstrId {
         self.value_of(cb, &scalar(ty))
     }
@@ -444,6 +458,18 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// Emits one random op into `cb`.
     pub fn random_op(&mut self, cb: &mut Cb) {
+        if cb.comp.len() > 2 && self.chance(1, 12) {
+            // Duplicate an earlier instruction (same op and operands): food
+            // for CSE. Parameters are never duplicated.
+            let c = self.candidates(cb, |_| true);
+            let id = self.pick(&c);
+            let mut dup = cb.comp.get(id).clone();
+            if !matches!(dup.op, Op::Parameter { .. }) {
+                dup.name = self.name(dup.op.opcode());
+                cb.comp.push(dup);
+                return;
+            }
+        }
         let names = self.cfg.opcodes();
         let name = self.pick(&names);
         if !self.op_by_name(cb, name) {
@@ -525,7 +551,10 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         let root = match result {
             Some(r) => self.value_of(&mut cb, r),
-            None => self.any_value(&mut cb),
+            None => match self.unused_root(&mut cb) {
+                Some(r) if self.chance(3, 4) => r,
+                _ => self.any_value(&mut cb),
+            },
         };
         let shape = cb.shape(root).clone();
         (self.finish(cb, root), shape)
@@ -557,29 +586,41 @@ impl<'a, 'b> Gen<'a, 'b> {
         m
     }
 
-    /// The ENTRY root: one unused value or a tuple of several, so most of
-    /// the program is live.
+    /// The ENTRY root: one unused value or a tuple of up to six, so most
+    /// of the program is live.
     fn entry_root(&mut self, cb: &mut Cb) -> InstrId {
+        match self.unused_root(cb) {
+            Some(r) => r,
+            None => self.any_array(cb, 0),
+        }
+    }
+
+    /// A root using the values nobody uses yet (parameters and tokens
+    /// aside): one of them, or a tuple of up to six. None when there are
+    /// none.
+    fn unused_root(&mut self, cb: &mut Cb) -> Option<InstrId> {
         let users = cb.comp.users();
-        let unused: Vec<InstrId> = cb
+        let mut unused: Vec<InstrId> = cb
             .comp
             .ids()
             .filter(|id| users[id.index()].is_empty() && !cb.shape(*id).is_token())
             .filter(|id| !matches!(cb.comp.get(*id).op, Op::Parameter { .. }))
             .collect();
         if unused.is_empty() {
-            return self.any_array(cb, 0);
+            return None;
         }
         if unused.len() == 1 && self.coin() {
-            return unused[0];
+            return Some(unused[0]);
         }
-        let k = self.range(1, unused.len().min(4) as i64) as usize;
-        let mut picked: Vec<InstrId> = unused[unused.len() - k..].to_vec();
+        while unused.len() > 6 {
+            let i = self.range(0, unused.len() as i64 - 1) as usize;
+            unused.remove(i);
+        }
         if self.chance(1, 3) {
-            picked.reverse();
+            unused.reverse();
         }
-        let shape = Shape::Tuple(picked.iter().map(|&i| cb.shape(i).clone()).collect());
-        self.emit(cb, Op::Tuple, picked, shape)
+        let shape = Shape::Tuple(unused.iter().map(|&i| cb.shape(i).clone()).collect());
+        Some(self.emit(cb, Op::Tuple, unused, shape))
     }
 }
 

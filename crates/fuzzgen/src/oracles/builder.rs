@@ -16,13 +16,13 @@ use rxla_ir::{
 /// Integers that break size arithmetic.
 const NASTY: [i64; 12] = [-(1 << 62), -5, -1, 0, 0, 1, 1, 2, 3, 9, 1 << 40, i64::MAX];
 
-struct Calls {
-    rng: SplitMix64,
+struct Calls<'c, C: Choices> {
+    rng: &'c mut C,
     vals: Vec<Value>,
     comps: Vec<CompId>,
 }
 
-impl Calls {
+impl<C: Choices> Calls<'_, C> {
     fn int(&mut self) -> i64 {
         if self.rng.chance(1, 4) {
             NASTY[self.rng.range(0, NASTY.len() as i64 - 1) as usize]
@@ -87,7 +87,7 @@ impl Calls {
 }
 
 /// One random builder call; the value it made, if any.
-fn call(c: &mut Calls, b: &mut ComputationBuilder) -> Option<Value> {
+fn call<C: Choices>(c: &mut Calls<C>, b: &mut ComputationBuilder) -> Option<Value> {
     let r = match c.rng.range(0, 33) {
         0 => {
             let n = c.int();
@@ -96,7 +96,7 @@ fn call(c: &mut Calls, b: &mut ComputationBuilder) -> Option<Value> {
         }
         1 => {
             let s = c.shape();
-            let l = random_literal(&mut c.rng, &s);
+            let l = random_literal(c.rng, &s);
             b.constant_literal(l)
         }
         2 => {
@@ -282,8 +282,13 @@ fn call(c: &mut Calls, b: &mut ComputationBuilder) -> Option<Value> {
 
 /// Random builder calls driven by `seed`.
 pub fn check(seed: u64) -> OracleResult {
+    check_with(&mut SplitMix64::new(seed ^ 0xB01D_E5))
+}
+
+/// Random builder calls driven by `choices` (a PRNG or fuzzer bytes).
+pub fn check_with(choices: &mut impl Choices) -> OracleResult {
     let mut c = Calls {
-        rng: SplitMix64::new(seed ^ 0xB01D_E5),
+        rng: choices,
         vals: vec![],
         comps: vec![],
     };

@@ -21,14 +21,13 @@ pub fn configurations() -> Vec<String> {
     v
 }
 
-/// Runs configuration `config` (a pass name or O1/O2) over a copy of
-/// `module`.
-pub fn run_config(module: &Module, config: &str) -> Result<Module, String> {
-    let reg = Registry::standard();
+/// Runs configuration `config` (a pass name, a pipeline text, or O1/O2)
+/// of `reg` over a copy of `module`.
+pub fn run_config(module: &Module, config: &str, reg: &Registry) -> Result<Module, String> {
     let mut pm = if config.starts_with('O') && config.len() == 2 {
-        PassManager::named(config, &reg)
+        PassManager::named(config, reg)
     } else {
-        PassManager::from_text(config, &reg)
+        PassManager::from_text(config, reg)
     }
     .map_err(|e| format!("{config}: cannot build the pass manager: {e}"))?;
     pm.set_verify(true);
@@ -40,13 +39,23 @@ pub fn run_config(module: &Module, config: &str) -> Result<Module, String> {
 }
 
 pub fn check(module: &Module, seed: u64) -> OracleResult {
+    check_configs(module, seed, &Registry::standard(), &configurations())
+}
+
+/// Checks each of `configs` (built from `reg`) on `module`.
+pub fn check_configs(
+    module: &Module,
+    seed: u64,
+    reg: &Registry,
+    configs: &[String],
+) -> OracleResult {
     let args = random_args(module, seed);
     let want = match eval(module, &args) {
         Ok(v) => v,
         Err(e) => return Ok(Verdict::Skipped(format!("evaluation fails: {e}"))),
     };
-    for config in configurations() {
-        check_config(module, &config, &args, &want)?;
+    for config in configs {
+        check_config(module, config, reg, &args, &want)?;
     }
     Ok(Verdict::Checked)
 }
@@ -55,10 +64,69 @@ pub fn check(module: &Module, seed: u64) -> OracleResult {
 pub fn check_config(
     module: &Module,
     config: &str,
+    reg: &Registry,
     args: &[Literal],
     want: &Literal,
 ) -> Result<(), String> {
-    let m = run_config(module, config)?;
+    let m = run_config(module, config, reg)?;
     let got = eval(&m, args).map_err(|e| format!("after {config} evaluation fails: {e}"))?;
     same_values(want, &got).map_err(|e| format!("after {config} the result differs: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{GenConfig, generate_from_seed};
+    use rxla_ir::{BinaryOp, Op};
+    use rxla_passes::{Pass, PassContext};
+
+    /// A deliberately wrong pass: swaps the operands of every subtract.
+    struct SwapSubtract;
+
+    impl Pass for SwapSubtract {
+        fn name(&self) -> &'static str {
+            "test-swap-subtract"
+        }
+        fn description(&self) -> &'static str {
+            "TEST ONLY: swaps subtract operands (wrong)"
+        }
+        fn run(&mut self, module: &mut Module, _: &mut PassContext) -> rxla_passes::Result<bool> {
+            let mut changed = false;
+            for c in &mut module.computations {
+                for i in &mut c.instructions {
+                    if i.op == Op::Binary(BinaryOp::Subtract) && i.operands[0] != i.operands[1] {
+                        i.operands.swap(0, 1);
+                        changed = true;
+                    }
+                }
+            }
+            Ok(changed)
+        }
+    }
+
+    #[test]
+    fn a_wrong_pass_is_caught() {
+        let mut reg = Registry::standard();
+        reg.register(|| Box::new(SwapSubtract));
+        let configs = vec!["test-swap-subtract".to_string()];
+        let cfg = GenConfig::evaluable();
+        let caught = (0..400)
+            .filter(|&s| check_configs(&generate_from_seed(s, &cfg), s, &reg, &configs).is_err())
+            .count();
+        assert!(
+            caught >= 5,
+            "only {caught} of 400 programs caught the wrong pass"
+        );
+    }
+
+    #[test]
+    fn standard_passes_on_a_few_seeds() {
+        let cfg = GenConfig::evaluable();
+        for s in 0..20 {
+            let m = generate_from_seed(s, &cfg);
+            if let Err(e) = check(&m, s) {
+                panic!("seed {s}: {e}");
+            }
+        }
+    }
 }

@@ -1,0 +1,181 @@
+//! Seeded differential fuzzing inside `cargo test`: a few hundred generated
+//! programs per oracle (fixed seeds; `RXLA_FUZZ_SEED` / `RXLA_FUZZ_ITERATIONS`
+//! override), plus the regression modules under `tests/regressions/`.
+//! Failures of open, recorded bugs (the `KNOWN` table) are reported but do
+//! not fail the run; every other failure does. See docs/FUZZING.md.
+
+use rxla_fuzzgen::campaign::run_case;
+use rxla_fuzzgen::oracles::{Oracle, Verdict};
+use std::path::{Path, PathBuf};
+
+/// Open bugs found by the fuzzers: (text in the failure message, text in
+/// the failing input, the regression test that tracks it). Remove an entry
+/// when its bug is fixed.
+const KNOWN: &[(&str, &str, &str)] = &[
+    // The printer writes `padding=` for a rank-0 pad; the parser rejects it.
+    (
+        "the printed module does not parse",
+        "padding=\n",
+        "regressions::scalar_pad_prints_parseably",
+    ),
+];
+
+fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name).ok()?.parse().ok()
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+fn corpus_texts() -> Vec<String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join("corpus"))
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|x| x == "hlo"));
+    files.sort();
+    files
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .collect()
+}
+
+/// Runs `oracle` on `n` seeds; panics listing the unexpected failures.
+fn seeded(oracle: Oracle, n: u64) {
+    let first = env_u64("RXLA_FUZZ_SEED").unwrap_or(0);
+    let n = env_u64("RXLA_FUZZ_ITERATIONS").unwrap_or(n);
+    let corpus = if oracle == Oracle::Parser {
+        corpus_texts()
+    } else {
+        Vec::new()
+    };
+    let (mut checked, mut skipped, mut known) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for seed in first..first + n {
+        let case = run_case(oracle, seed, &corpus);
+        match &case.result {
+            Ok(Verdict::Checked) => checked += 1,
+            Ok(Verdict::Skipped(_)) => skipped += 1,
+            Err(msg) => match KNOWN
+                .iter()
+                .find(|(m, a, _)| msg.contains(m) && case.artifact.contains(a))
+            {
+                Some((_, _, test)) => {
+                    known += 1;
+                    if known <= 3 {
+                        eprintln!("known failure (tracked by {test}), seed {seed}: {msg}");
+                    }
+                }
+                None => failures.push(format!(
+                    "seed {seed}: {msg}\n  reproduce: rxla fuzz --oracle {} --seed {seed} --iterations 1",
+                    oracle.name()
+                )),
+            },
+        }
+    }
+    eprintln!(
+        "{}: {n} seeds from {first}: {checked} checked, {skipped} skipped, {known} known failures",
+        oracle.name()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} unexpected {} failures:\n{}",
+        failures.len(),
+        oracle.name(),
+        failures.join("\n")
+    );
+    if oracle != Oracle::Jit {
+        assert!(checked > 0, "{}: nothing was checked", oracle.name());
+    }
+}
+
+#[test]
+fn roundtrip_oracle() {
+    seeded(Oracle::Roundtrip, 300);
+}
+
+#[test]
+fn passes_oracle() {
+    seeded(Oracle::Passes, 300);
+}
+
+#[test]
+fn jit_oracle_is_a_placeholder() {
+    seeded(Oracle::Jit, 5);
+}
+
+#[test]
+fn parser_oracle() {
+    seeded(Oracle::Parser, 400);
+}
+
+#[test]
+fn builder_oracle() {
+    seeded(Oracle::Builder, 300);
+}
+
+/// Reduced modules of bugs the fuzzers found.
+mod regressions {
+    use super::repo;
+    use rxla_fuzzgen::oracles::Oracle;
+    use rxla_ir::{Computation, ElementType, Instruction, Literal, Module, Op, PadDim, Shape};
+
+    /// Runs `oracle` on `tests/regressions/<file>` (seed 0 arguments).
+    #[allow(dead_code)]
+    fn regression(file: &str, oracle: Oracle) {
+        let path = repo().join("regressions").join(file);
+        let text = std::fs::read_to_string(&path).expect("regression file exists");
+        let m = rxla_ir::parse_module(&text, file).unwrap_or_else(|e| panic!("{e}"));
+        rxla_ir::verify_module(&m).unwrap_or_else(|e| panic!("{file}: {e}"));
+        if let Err(e) = oracle.check(&m, 0) {
+            panic!("{file}: {} oracle: {e}", oracle.name());
+        }
+    }
+
+    /// A gather collapsing an empty operand dim: must be rejected by the
+    /// verifier or evaluate without panicking.
+    #[test]
+    #[ignore = "open: shape inference accepts collapsed gather dims with slice size 0 (XLA requires 1); the evaluator then panics in ArrayData::take"]
+    fn gather_collapsed_empty_dim() {
+        let path = repo().join("regressions/gather_collapsed_empty_dim.hlo");
+        let text = std::fs::read_to_string(path).unwrap();
+        let m = rxla_ir::parse_module(&text, "gather_collapsed_empty_dim.hlo").unwrap();
+        if rxla_ir::verify_module(&m).is_err() {
+            return;
+        }
+        let r = rxla_fuzzgen::oracles::guard(|| {
+            let _ = rxla_fuzzgen::oracles::eval(&m, &[]);
+            Ok(rxla_fuzzgen::oracles::Verdict::Checked)
+        });
+        if let Err(e) = r {
+            panic!("{e}");
+        }
+    }
+
+    /// `pad` of a scalar: `ROOT pad = f32[] pad(c, c), padding=` (found by
+    /// the roundtrip oracle, seed 2; tests/regressions/scalar_pad.hlo holds
+    /// the reduced text, which does not parse — that is the bug).
+    #[test]
+    #[ignore = "open: HLO text printer/parser: a rank-0 pad prints `padding=` which does not parse back"]
+    fn scalar_pad_prints_parseably() {
+        let c = Literal::scalar(0.0f32);
+        let s = Shape::scalar(ElementType::F32);
+        let mut comp = Computation::new("main");
+        let k = comp.push(Instruction::new(
+            "c",
+            Op::Constant { literal: c },
+            vec![],
+            s.clone(),
+        ));
+        let pad = Op::Pad {
+            config: Vec::<PadDim>::new(),
+        };
+        comp.root = comp.push(Instruction::new("p", pad, vec![k, k], s));
+        let mut m = Module::new("scalar_pad");
+        m.computations.push(comp);
+        rxla_ir::verify_module(&m).unwrap();
+        if let Err(e) = Oracle::Roundtrip.check(&m, 0) {
+            panic!("{e}");
+        }
+    }
+}
