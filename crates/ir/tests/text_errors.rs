@@ -434,3 +434,25 @@ fn error_messages_snapshot() {
         .collect();
     insta::assert_snapshot!(out.join("\n\n"));
 }
+
+#[test]
+fn odd_names_still_round_trip() {
+    // Names the reader only takes with `%` are printed with `%`.
+    let text = "HloModule m\n\n%ENTRY {\n  ROOT %ROOT = f32[] parameter(0)\n}\n\nENTRY %0main {\n  %1 = f32[] parameter(0)\n  %-x = f32[] call(%1), to_apply=%ENTRY\n  ROOT y = f32[] add(%-x, %1)\n}\n";
+    let m = parse_module(text, "odd").unwrap();
+    let p1 = rxla_ir::print_module(&m);
+    assert!(
+        p1.contains("%ENTRY {\n  ROOT %ROOT = f32[] parameter(0)"),
+        "{p1}"
+    );
+    assert!(
+        p1.contains(
+            "ENTRY %0main {\n  %1 = f32[] parameter(0)\n  %-x = f32[] call(%1), to_apply=ENTRY\n"
+        ),
+        "{p1}"
+    );
+    let m2 = parse_module(&p1, "odd2").unwrap();
+    assert_eq!(rxla_ir::print_module(&m2), p1);
+    let both = "HloModule m\n\nb {\n  ROOT x = f32[] parameter(0)\n}\n\nENTRY main {\n  p = pred[] parameter(0)\n  x = f32[] parameter(1)\n  ROOT c = f32[] conditional(p, x, x), branch_computations={b, b}, true_computation=b\n}\n";
+    assert!(msg(both).contains("both branch_computations"));
+}

@@ -827,6 +827,17 @@ fn build_op(
         },
         "conditional" => {
             let branches = match a.comp_list("branch_computations")? {
+                Some(_)
+                    if a.list
+                        .iter()
+                        .flatten()
+                        .any(|x| x.key.ends_with("_computation")) =>
+                {
+                    return Err(a.c.error_at(
+                        a.at,
+                        "conditional has both branch_computations= and true_/false_computation=",
+                    ));
+                }
                 Some(b) => b,
                 None => vec![a.comp("true_computation")?, a.comp("false_computation")?],
             };

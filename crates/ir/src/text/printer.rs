@@ -9,6 +9,7 @@
 use super::attrs::{
     fmt_dim_labels, fmt_list, fmt_padding, fmt_replica_groups, fmt_slice, fmt_string, fmt_window,
 };
+use super::lexer::is_name_char;
 use crate::element_type::ElementType;
 use crate::module::{Computation, Module};
 use crate::ops::{CompId, InstrId, Op};
@@ -16,7 +17,7 @@ use std::fmt::Write as _;
 
 pub fn module(m: &Module) -> String {
     let mut out = String::new();
-    let _ = write!(out, "HloModule {}", m.name);
+    let _ = write!(out, "HloModule {}", name_text(&m.name, None));
     // A module without a valid entry (only possible when built by hand)
     // prints without a layout rather than panicking.
     if m.entry_layout.is_some() || m.computations.get(m.entry.index()).is_some() {
@@ -52,7 +53,7 @@ pub fn computation(m: &Module, id: CompId) -> String {
     if id == m.entry {
         out.push_str("ENTRY ");
     }
-    let _ = writeln!(out, "{} {{", c.name);
+    let _ = writeln!(out, "{} {{", name_text(&c.name, Some("ENTRY")));
     for i in c.ids() {
         out.push_str("  ");
         out.push_str(&instruction(m, c, i));
@@ -62,10 +63,27 @@ pub fn computation(m: &Module, id: CompId) -> String {
     out
 }
 
+/// A name as printed: bare when the reader takes it back bare, else with
+/// `%` (names starting with a digit, `-` or `.`, empty names, and the
+/// keyword that would otherwise start the line).
+fn name_text(name: &str, keyword: Option<&str>) -> String {
+    let bare_ok = name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && name.bytes().all(is_name_char)
+        && keyword != Some(name);
+    if bare_ok {
+        name.to_string()
+    } else {
+        format!("%{name}")
+    }
+}
+
 fn comp_name(m: &Module, id: CompId) -> String {
     m.computations.get(id.index()).map_or_else(
         || format!("<missing computation {}>", id.0),
-        |c| c.name.clone(),
+        |c| name_text(&c.name, None),
     )
 }
 
@@ -84,20 +102,26 @@ pub fn instruction(m: &Module, c: &Computation, id: InstrId) -> String {
     if id == c.root {
         out.push_str("ROOT ");
     }
-    let _ = write!(out, "{} = {} {}(", instr.name, instr.shape, instr.opcode());
+    let _ = write!(
+        out,
+        "{} = {} {}(",
+        name_text(&instr.name, Some("ROOT")),
+        instr.shape,
+        instr.opcode()
+    );
     match &instr.op {
         Op::Parameter { number } => {
             let _ = write!(out, "{number}");
         }
         Op::Constant { literal } => out.push_str(&literal.to_text()),
         _ => {
-            let names: Vec<&str> = instr
+            let names: Vec<String> = instr
                 .operands
                 .iter()
                 .map(|o| {
                     c.instructions
                         .get(o.index())
-                        .map_or("<missing>", |i| i.name.as_str())
+                        .map_or("<missing>".to_string(), |i| name_text(&i.name, None))
                 })
                 .collect();
             out.push_str(&names.join(", "));

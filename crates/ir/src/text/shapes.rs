@@ -74,6 +74,12 @@ pub fn array_shape(c: &mut Cursor<'_>) -> Result<ArrayShape> {
                     format!("dimension size {d} is above the limit {MAX_DIM}"),
                 ));
             }
+            if dims.len() >= MAX_DEPTH {
+                return Err(c.error_at(
+                    at,
+                    format!("array shapes have at most {MAX_DEPTH} dimensions"),
+                ));
+            }
             count = count.checked_mul(d).ok_or_else(|| {
                 c.error_at(at, "the shape's element count overflows a 64-bit integer")
             })?;
@@ -308,6 +314,8 @@ mod tests {
         assert!(e("f32[2199023255553]").contains("above the limit"));
         assert!(e("f32[2,3]{0,0}").contains("permutation"));
         assert!(e("token[2]").contains("token"));
+        let many = format!("f32[{}]", vec!["1"; 300].join(","));
+        assert!(e(&many).contains("at most 256 dimensions"));
         let deep = format!("{}f32[]{}", "(".repeat(10_000), ")".repeat(10_000));
         assert!(e(&deep).contains("nested deeper than 256"));
     }
