@@ -8,6 +8,7 @@
 //! [`Instrumentation`]s, and run it over a module. This crate never reads
 //! or writes files on its own except through the dump instrumentation.
 
+pub mod buffer_assignment;
 pub mod constant_folding;
 pub mod cse;
 pub mod dce;
@@ -15,6 +16,7 @@ pub mod diff;
 pub mod error;
 pub mod inline;
 pub mod instrument;
+pub mod layout_assignment;
 pub mod manager;
 pub mod pass;
 pub mod pipeline;

@@ -11,6 +11,7 @@ pub mod error;
 pub mod graph;
 pub mod index;
 pub mod layout;
+pub mod layout_verifier;
 pub mod literal;
 pub mod module;
 pub mod ops;
