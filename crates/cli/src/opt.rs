@@ -101,6 +101,10 @@ pub struct OptArgs {
     /// Print each pass's counters (rewrites, instructions removed, fuel).
     #[arg(long)]
     pub stats: bool,
+    /// After the pipeline, run buffer assignment on the result and print
+    /// its total and peak bytes (see docs/LAYOUT.md).
+    #[arg(long)]
+    pub buffer_stats: bool,
     /// Skip these passes (comma list); reported as disabled in --timing.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub disable_passes: Vec<String>,
@@ -153,6 +157,12 @@ pub fn run(args: OptArgs) -> Result<(), Failure> {
             }
             Err(e) => return Err(report_failure(e, file, args.output.as_deref())),
         }
+    }
+    if args.buffer_stats {
+        use rxla_passes::buffer_assignment::{BufferOptions, assign_buffers, summary};
+        let a = assign_buffers(&module, &BufferOptions::default())
+            .map_err(|e| Failure::input(format!("error: {e}")))?;
+        eprintln!("{}", summary(&a));
     }
     let text = rxla_ir::print_module(&module);
     match &args.output {
