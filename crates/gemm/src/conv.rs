@@ -1,1 +1,582 @@
-//! placeholder
+//! Convolution as implicit GEMM. Per group of output features (feature/batch groups): `C[o, j] = sum_p
+//! A[o, p] * B[p, j]` with `o` the output feature, `j` the output position (batch, then output spatial dims,
+//! row-major), `p = c * taps + t` (group input feature, then window position). A is the kernel read through an offset
+//! table; B is never materialised: `ConvB` gathers it straight into the packed B panels (padding, negative padding,
+//! strides and dilations resolved per element, with a contiguous-copy fast path along the innermost output dim).
+//! Windows of size 1 with unit stride/dilation and no padding (1x1 convolutions) take the plain GEMM path
+//! per batch. Semantics are the evaluator's (crates/eval/src/kernels/conv.rs), except accumulation order and FMA.
+//! This module validates and plans; it must not contain micro-kernel code.
+
+use crate::dot::{TensorLayout, offsets_of};
+use crate::driver::{CTarget, Gemm, run};
+use crate::epilogue::Epilogue;
+use crate::error::{GemmError, Result};
+use crate::mat::Offsets;
+use crate::pack::{Operand, PackB};
+use crate::{Options, run_operands};
+use rxla_ir::{ConvDims, Window};
+
+/// A validated convolution with its gather tables.
+#[derive(Clone, Debug)]
+pub struct ConvPlan {
+    /// Output features, output positions (batch x spatial), contraction length (group features x taps).
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    /// Group input features.
+    cg: usize,
+    fg_out: usize,
+    bg_out: usize,
+    batch_out: usize,
+    s_in_b: isize,
+    s_in_f: isize,
+    s_k_o: isize,
+    s_out_f: isize,
+    /// A: kernel offset of contraction index p (relative to the output feature's row).
+    a_cols: Offsets,
+    /// B gather tables: per p the input-feature offset and (per spatial dim) the dilated window position.
+    chan: Vec<isize>,
+    tap: Vec<i64>,
+    /// Per output position: batch offset in the input, and per spatial dim `o * stride - pad_low`.
+    col_boff: Vec<isize>,
+    col_origin: Vec<i64>,
+    /// Per spatial dim: input size, input stride, base (lhs) dilation, window stride.
+    in_size: Vec<i64>,
+    in_stride: Vec<isize>,
+    base_dil: Vec<i64>,
+    wstride: Vec<i64>,
+    out_last: usize,
+    /// C: output offset of each output position.
+    c_cols: Offsets,
+    /// The 1x1 path: input offsets of the output positions within one batch (None: implicit GEMM).
+    pointwise: Option<Pointwise>,
+    extents: [usize; 3],
+}
+
+#[derive(Clone, Debug)]
+struct Pointwise {
+    /// Input/output offsets of the spatial positions within one batch.
+    in_cols: Offsets,
+    out_cols: Offsets,
+    positions: usize,
+    s_out_b: isize,
+}
+
+fn labels(
+    rank: usize,
+    b: i64,
+    f: i64,
+    sp: &[i64],
+    what: &str,
+) -> Result<(usize, usize, Vec<usize>)> {
+    let all: Vec<i64> = [b, f].iter().chain(sp).copied().collect();
+    if all.len() != rank {
+        return Err(GemmError::new(format!(
+            "convolution: {what} has rank {rank} but the dimension labels name {} dimensions",
+            all.len()
+        )));
+    }
+    let mut seen = vec![false; rank];
+    for &d in &all {
+        let u = usize::try_from(d)
+            .ok()
+            .filter(|&u| u < rank)
+            .ok_or_else(|| {
+                GemmError::new(format!(
+                    "convolution: {what} dimension {d} is out of range for rank {rank}"
+                ))
+            })?;
+        if std::mem::replace(&mut seen[u], true) {
+            return Err(GemmError::new(format!(
+                "convolution: {what} dimension {d} is labelled twice"
+            )));
+        }
+    }
+    Ok((
+        b as usize,
+        f as usize,
+        sp.iter().map(|&d| d as usize).collect(),
+    ))
+}
+
+/// XLA's number of window positions along one dimension.
+fn out_size(base: i64, w: &rxla_ir::WindowDim) -> i64 {
+    let (b, size) = (base as i128, w.size as i128);
+    let dilated_base = if b == 0 {
+        0
+    } else {
+        (b - 1) * w.base_dilation as i128 + 1
+    };
+    let padded = dilated_base + w.pad_low as i128 + w.pad_high as i128;
+    let dilated_window = if size == 0 {
+        0
+    } else {
+        (size - 1) * w.window_dilation as i128 + 1
+    };
+    if padded < dilated_window {
+        0
+    } else {
+        i64::try_from((padded - dilated_window) / w.stride as i128 + 1).unwrap_or(i64::MAX)
+    }
+}
+
+impl ConvPlan {
+    /// Plans `convolution(input, kernel)` writing `output` (XLA semantics; group counts >= 1).
+    pub fn new(
+        input: &TensorLayout,
+        kernel: &TensorLayout,
+        output: &TensorLayout,
+        window: &Window,
+        dims: &ConvDims,
+        feature_group_count: i64,
+        batch_group_count: i64,
+    ) -> Result<ConvPlan> {
+        let extents = [
+            input.extent("convolution input")?,
+            kernel.extent("convolution kernel")?,
+            output.extent("convolution output")?,
+        ];
+        let (ld, rd, od) = (&input.dims, &kernel.dims, &output.dims);
+        let (in_b, in_f, in_sp) = labels(
+            ld.len(),
+            dims.input_batch,
+            dims.input_feature,
+            &dims.input_spatial,
+            "input",
+        )?;
+        let (k_i, k_o, k_sp) = labels(
+            rd.len(),
+            dims.kernel_input_feature,
+            dims.kernel_output_feature,
+            &dims.kernel_spatial,
+            "kernel",
+        )?;
+        let (out_b, out_f, out_sp) = labels(
+            od.len(),
+            dims.output_batch,
+            dims.output_feature,
+            &dims.output_spatial,
+            "output",
+        )?;
+        let ns = in_sp.len();
+        if k_sp.len() != ns || out_sp.len() != ns || window.dims.len() != ns {
+            return Err(GemmError::new(format!(
+                "convolution: spatial ranks differ (input {ns}, kernel {}, output {}, window {})",
+                k_sp.len(),
+                out_sp.len(),
+                window.dims.len()
+            )));
+        }
+        for (i, w) in window.dims.iter().enumerate() {
+            if w.size < 0 || w.stride < 1 || w.window_dilation < 1 || w.base_dilation < 1 {
+                return Err(GemmError::new(format!(
+                    "convolution: window dimension {i} is malformed (size {}, stride {}, window dilation {}, base dilation {})",
+                    w.size, w.stride, w.window_dilation, w.base_dilation
+                )));
+            }
+            if w.size as usize != rd[k_sp[i]] {
+                return Err(GemmError::new(format!(
+                    "convolution: window size {} differs from kernel spatial size {} in spatial dimension {i}",
+                    w.size, rd[k_sp[i]]
+                )));
+            }
+            let want = out_size(ld[in_sp[i]] as i64, w);
+            if want != od[out_sp[i]] as i64 {
+                return Err(GemmError::new(format!(
+                    "convolution: output spatial dimension {i} has size {}, the window gives {want}",
+                    od[out_sp[i]]
+                )));
+            }
+        }
+        let (fgc, bgc) = (feature_group_count, batch_group_count);
+        if fgc < 1 || bgc < 1 {
+            return Err(GemmError::new(format!(
+                "convolution: group counts must be positive (feature {fgc}, batch {bgc})"
+            )));
+        }
+        let (fgc, bgc) = (fgc as usize, bgc as usize);
+        let (c_in, cg, c_out) = (ld[in_f], rd[k_i], rd[k_o]);
+        if cg.checked_mul(fgc) != Some(c_in) {
+            return Err(GemmError::new(format!(
+                "convolution: input features {c_in} != kernel input features {cg} * feature_group_count {fgc}"
+            )));
+        }
+        if c_out % fgc != 0 || c_out % bgc != 0 {
+            return Err(GemmError::new(format!(
+                "convolution: kernel output features {c_out} not divisible by the group counts ({fgc}, {bgc})"
+            )));
+        }
+        if ld[in_b] % bgc != 0 {
+            return Err(GemmError::new(format!(
+                "convolution: input batch {} not divisible by batch_group_count {bgc}",
+                ld[in_b]
+            )));
+        }
+        let batch_out = ld[in_b] / bgc;
+        if od[out_b] != batch_out || od[out_f] != c_out {
+            return Err(GemmError::new(format!(
+                "convolution: result {od:?} has batch {} and features {}, expected {batch_out} and {c_out}",
+                od[out_b], od[out_f]
+            )));
+        }
+
+        let wsizes: Vec<usize> = window.dims.iter().map(|w| w.size as usize).collect();
+        let taps: usize = wsizes.iter().product();
+        let k = cg * taps;
+        // Contraction index p = c * taps + t; t enumerates window positions row-major.
+        let mut a_cols = Vec::with_capacity(k);
+        let mut chan = Vec::with_capacity(k);
+        let mut tap = Vec::with_capacity(k * ns);
+        for c in 0..cg {
+            let mut widx = vec![0usize; ns];
+            for _ in 0..taps {
+                let mut off = c as isize * kernel.strides[k_i];
+                for s in 0..ns {
+                    let w = &window.dims[s];
+                    let kk = if w.window_reversal {
+                        wsizes[s] - 1 - widx[s]
+                    } else {
+                        widx[s]
+                    };
+                    off += kk as isize * kernel.strides[k_sp[s]];
+                    tap.push(widx[s] as i64 * w.window_dilation);
+                }
+                a_cols.push(off);
+                chan.push(c as isize * input.strides[in_f]);
+                for s in (0..ns).rev() {
+                    widx[s] += 1;
+                    if widx[s] < wsizes[s] {
+                        break;
+                    }
+                    widx[s] = 0;
+                }
+            }
+        }
+        // Output positions j = (b, o_0, ..., o_{ns-1}) row-major.
+        let osz: Vec<usize> = out_sp.iter().map(|&d| od[d]).collect();
+        let positions: usize = osz.iter().product();
+        let n = batch_out * positions;
+        let mut col_boff = Vec::with_capacity(n);
+        let mut col_origin = Vec::with_capacity(n * ns);
+        let mut c_cols = Vec::with_capacity(n);
+        for b in 0..batch_out {
+            let mut oi = vec![0usize; ns];
+            for _ in 0..positions {
+                col_boff.push(b as isize * input.strides[in_b]);
+                let mut co = b as isize * output.strides[out_b];
+                for s in 0..ns {
+                    let w = &window.dims[s];
+                    col_origin.push(oi[s] as i64 * w.stride - w.pad_low);
+                    co += oi[s] as isize * output.strides[out_sp[s]];
+                }
+                c_cols.push(co);
+                for s in (0..ns).rev() {
+                    oi[s] += 1;
+                    if oi[s] < osz[s] {
+                        break;
+                    }
+                    oi[s] = 0;
+                }
+            }
+        }
+        let trivial = window.dims.iter().all(|w| {
+            w.size == 1
+                && w.stride == 1
+                && w.pad_low == 0
+                && w.pad_high == 0
+                && w.base_dilation == 1
+        });
+        let pointwise = trivial.then(|| Pointwise {
+            in_cols: offsets_of(input, &in_sp),
+            out_cols: offsets_of(output, &out_sp),
+            positions,
+            s_out_b: output.strides[out_b],
+        });
+        Ok(ConvPlan {
+            m: c_out,
+            n,
+            k,
+            cg,
+            fg_out: c_out / fgc,
+            bg_out: c_out / bgc,
+            batch_out,
+            s_in_b: input.strides[in_b],
+            s_in_f: input.strides[in_f],
+            s_k_o: kernel.strides[k_o],
+            s_out_f: output.strides[out_f],
+            a_cols: Offsets::Table(a_cols),
+            chan,
+            tap,
+            col_boff,
+            col_origin,
+            in_size: in_sp.iter().map(|&d| ld[d] as i64).collect(),
+            in_stride: in_sp.iter().map(|&d| input.strides[d]).collect(),
+            base_dil: window.dims.iter().map(|w| w.base_dilation).collect(),
+            wstride: window.dims.iter().map(|w| w.stride).collect(),
+            out_last: osz.last().copied().unwrap_or(1).max(1),
+            c_cols: simplify(c_cols),
+            pointwise,
+            extents,
+        })
+    }
+
+    /// Buffer lengths (elements) input, kernel and output need.
+    pub fn extents(&self) -> [usize; 3] {
+        self.extents
+    }
+
+    /// Runs the f32 convolution, then `epi` (rows = output features, bias per row = per output feature, columns =
+    /// output positions `b * spatial_count + spatial_index`).
+    pub fn run_f32(
+        &self,
+        input: &[f32],
+        kernel: &[f32],
+        output: &mut [f32],
+        epi: Option<&Epilogue>,
+        opts: &Options,
+    ) -> Result<()> {
+        let [ei, ek, eo] = self.extents;
+        if input.len() < ei || kernel.len() < ek || output.len() < eo {
+            return Err(GemmError::new(format!(
+                "convolution: buffers of {}/{}/{} elements, the layouts need {ei}/{ek}/{eo} (input/kernel/output)",
+                input.len(),
+                kernel.len(),
+                output.len()
+            )));
+        }
+        // SAFETY: lengths checked.
+        unsafe {
+            self.run_f32_raw(
+                input.as_ptr(),
+                kernel.as_ptr(),
+                output.as_mut_ptr(),
+                epi,
+                opts,
+            )
+        }
+    }
+
+    /// As `run_f32` on raw pointers.
+    ///
+    /// # Safety
+    /// The buffers must hold `extents()` elements; `output` must not overlap the inputs.
+    pub unsafe fn run_f32_raw(
+        &self,
+        input: *const f32,
+        kernel: *const f32,
+        output: *mut f32,
+        epi: Option<&Epilogue>,
+        opts: &Options,
+    ) -> Result<()> {
+        if let Some(e) = epi {
+            e.check(self.m, self.n, "convolution")?;
+        }
+        let (kern, blk, threads) = opts.resolve("convolution")?;
+        // Output-feature segments with one (feature group, batch group) each.
+        let mut o = 0;
+        while o < self.m {
+            let end =
+                ((o / self.fg_out + 1) * self.fg_out).min((o / self.bg_out + 1) * self.bg_out);
+            let (fg, bg) = (o / self.fg_out, o / self.bg_out);
+            // SAFETY: all offsets below are inside the buffers (validated extents and tables).
+            unsafe {
+                let in_base = input.offset(
+                    (bg * self.batch_out) as isize * self.s_in_b
+                        + (fg * self.cg) as isize * self.s_in_f,
+                );
+                let a = Operand {
+                    ptr: kernel.offset(o as isize * self.s_k_o),
+                    rows: Offsets::Strided(self.s_k_o),
+                    cols: self.a_cols.clone(),
+                };
+                let rows = Offsets::Strided(self.s_out_f);
+                let cbase = output.offset(o as isize * self.s_out_f);
+                if let Some(pw) = &self.pointwise {
+                    for b in 0..self.batch_out {
+                        let bo = Operand {
+                            ptr: in_base.offset(b as isize * self.s_in_b),
+                            rows: Offsets::Strided(self.s_in_f),
+                            cols: pw.in_cols.clone(),
+                        };
+                        let g = Gemm {
+                            m: end - o,
+                            n: pw.positions,
+                            k: self.k,
+                            a: &a,
+                            b: &bo,
+                            c: CTarget {
+                                ptr: cbase.offset(b as isize * pw.s_out_b),
+                                rows: &rows,
+                                cols: &pw.out_cols,
+                            },
+                            alpha: 1.0,
+                            beta: 0.0,
+                            epi,
+                            row_base: o,
+                            bias_row_base: o,
+                            col_base: b * pw.positions,
+                        };
+                        run_operands(&g, opts, "convolution")?;
+                    }
+                } else {
+                    let bsrc = ConvB {
+                        plan: self,
+                        ptr: in_base,
+                    };
+                    let g = Gemm {
+                        m: end - o,
+                        n: self.n,
+                        k: self.k,
+                        a: &a,
+                        b: &bsrc,
+                        c: CTarget {
+                            ptr: cbase,
+                            rows: &rows,
+                            cols: &self.c_cols,
+                        },
+                        alpha: 1.0,
+                        beta: 0.0,
+                        epi,
+                        row_base: o,
+                        bias_row_base: o,
+                        col_base: 0,
+                    };
+                    run(&g, kern, blk, threads);
+                }
+            }
+            o = end;
+        }
+        Ok(())
+    }
+}
+
+/// A strided description when the table is equally spaced.
+fn simplify(t: Vec<isize>) -> Offsets {
+    if t.len() >= 2 {
+        let s = t[1] - t[0];
+        if t[0] == 0 && t.iter().enumerate().all(|(q, &x)| x == q as isize * s) {
+            return Offsets::Strided(s);
+        }
+    }
+    if t.len() == 1 && t[0] == 0 {
+        return Offsets::Strided(0);
+    }
+    Offsets::Table(t)
+}
+
+/// The fused im2col gather: packs B panels straight from the input.
+struct ConvB<'a> {
+    plan: &'a ConvPlan,
+    /// Input base of the current (batch group, feature group).
+    ptr: *const f32,
+}
+
+// SAFETY: read-only access to the borrowed input.
+unsafe impl Sync for ConvB<'_> {}
+
+impl ConvB<'_> {
+    /// Input offset (relative to `ptr`) of the non-innermost coordinates of column `j` for contraction index `p`,
+    /// or None when they fall into padding / dilation holes.
+    #[inline(always)]
+    fn outer(&self, p: usize, j: usize) -> Option<isize> {
+        let pl = self.plan;
+        let ns = pl.in_size.len();
+        let mut off = pl.col_boff[j] + pl.chan[p];
+        for s in 0..ns.saturating_sub(1) {
+            let pos = pl.col_origin[j * ns + s] + pl.tap[p * ns + s];
+            let d = pl.base_dil[s];
+            if pos < 0 || pos % d != 0 || pos / d >= pl.in_size[s] {
+                return None;
+            }
+            off += (pos / d) as isize * pl.in_stride[s];
+        }
+        Some(off)
+    }
+}
+
+impl PackB for ConvB<'_> {
+    fn pack_b(&self, p0: usize, kc: usize, j0: usize, cols: usize, nr: usize, dst: &mut [f32]) {
+        let pl = self.plan;
+        let ns = pl.in_size.len();
+        let dst = &mut dst[..kc * nr];
+        if ns == 0 {
+            for (p, d) in dst.chunks_exact_mut(nr).enumerate() {
+                for (q, x) in d.iter_mut().enumerate() {
+                    *x = if q < cols {
+                        // SAFETY: in-range offsets (no spatial dims: batch + feature only).
+                        unsafe { *self.ptr.offset(pl.col_boff[j0 + q] + pl.chan[p0 + p]) }
+                    } else {
+                        0.0
+                    };
+                }
+            }
+            return;
+        }
+        let l = ns - 1;
+        let (size, st, dil, ws) = (
+            pl.in_size[l],
+            pl.in_stride[l],
+            pl.base_dil[l],
+            pl.wstride[l],
+        );
+        for (p, d) in dst.chunks_exact_mut(nr).enumerate() {
+            let p = p0 + p;
+            let mut q = 0;
+            while q < cols {
+                let j = j0 + q;
+                let len = (cols - q).min(pl.out_last - j % pl.out_last);
+                let seg = &mut d[q..q + len];
+                q += len;
+                let Some(off) = self.outer(p, j) else {
+                    seg.iter_mut().for_each(|x| *x = 0.0);
+                    continue;
+                };
+                // Position of the segment's first column along the innermost dim; column t is at pos0 + t*ws.
+                let pos0 = pl.col_origin[j * ns + l] + pl.tap[p * ns + l];
+                if dil == 1 {
+                    // Valid t: 0 <= pos0 + t*ws < size.
+                    let lo = if pos0 >= 0 {
+                        0
+                    } else {
+                        ((-pos0) + ws - 1) / ws
+                    };
+                    let hi = if pos0 >= size {
+                        0
+                    } else {
+                        (size - pos0 + ws - 1) / ws
+                    };
+                    let (lo, hi) = ((lo as usize).min(len), (hi.max(0) as usize).min(len));
+                    let hi = hi.max(lo);
+                    seg[..lo].iter_mut().for_each(|x| *x = 0.0);
+                    seg[hi..].iter_mut().for_each(|x| *x = 0.0);
+                    let first = off + (pos0 + lo as i64 * ws) as isize * st;
+                    let out = &mut seg[lo..hi];
+                    if ws == 1 && st == 1 {
+                        // SAFETY: positions lo..hi are inside the input row.
+                        let src = unsafe {
+                            std::slice::from_raw_parts(self.ptr.offset(first), out.len())
+                        };
+                        out.copy_from_slice(src);
+                    } else {
+                        let step = ws as isize * st;
+                        for (t, x) in out.iter_mut().enumerate() {
+                            // SAFETY: as above.
+                            *x = unsafe { *self.ptr.offset(first + t as isize * step) };
+                        }
+                    }
+                } else {
+                    for (t, x) in seg.iter_mut().enumerate() {
+                        let pos = pos0 + t as i64 * ws;
+                        *x = if pos >= 0 && pos % dil == 0 && pos / dil < size {
+                            // SAFETY: inside the input (checked just above).
+                            unsafe { *self.ptr.offset(off + (pos / dil) as isize * st) }
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            }
+            d[cols..].iter_mut().for_each(|x| *x = 0.0);
+        }
+    }
+}

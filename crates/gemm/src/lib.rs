@@ -22,6 +22,7 @@ mod small;
 
 pub use blocking::{Blocking, CacheSizes};
 
+pub use conv::ConvPlan;
 pub use dot::{DotPlan, Scalar, TensorLayout, dot_generic};
 pub use epilogue::{Bias, Epilogue, RowFn};
 pub use error::{GemmError, Result};

@@ -23,24 +23,6 @@ impl Offsets {
             Offsets::Table(t) => t[i],
         }
     }
-
-    /// Smallest and largest offset over indices `0..n` (`(0, 0)` for `n == 0`).
-    pub(crate) fn range(&self, n: usize) -> (isize, isize) {
-        if n == 0 {
-            return (0, 0);
-        }
-        match self {
-            Offsets::Strided(s) => {
-                let last = (n as isize - 1) * s;
-                (last.min(0), last.max(0))
-            }
-            Offsets::Table(t) => t[..n]
-                .iter()
-                .fold((isize::MAX, isize::MIN), |(lo, hi), &x| {
-                    (lo.min(x), hi.max(x))
-                }),
-        }
-    }
 }
 
 /// Checks that `rows x cols` elements at `r*rs + c*cs` lie inside `len` elements; returns nothing on success.

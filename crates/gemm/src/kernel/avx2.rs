@@ -20,6 +20,7 @@ pub(crate) fn available() -> bool {
 /// # Safety
 /// As for the portable kernel, and the host must support avx2 and fma.
 #[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn kernel(
     k: usize,
     a: *const f32,

@@ -11,6 +11,7 @@ pub(crate) const NR: usize = 8;
 /// # Safety
 /// `a` holds `k * MR` floats, `b` holds `k * NR`, and the `MR x NR` tile at `c` with strides `(rsc, csc)` is
 /// writable (readable too when `beta != 0`).
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn kernel(
     k: usize,
     a: *const f32,

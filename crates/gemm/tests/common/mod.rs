@@ -61,3 +61,50 @@ pub fn assert_close(got: &[f32], want: &[f64], scale: &[f64], what: &str) {
         );
     }
 }
+
+use rxla_gemm::TensorLayout;
+use rxla_ir::{ArrayLiteral, Literal};
+
+/// A row-major f32 literal.
+pub fn lit(dims: &[usize], data: Vec<f32>) -> ArrayLiteral {
+    let d: Vec<i64> = dims.iter().map(|&x| x as i64).collect();
+    Literal::from_vec(&d, data).unwrap().into_array().unwrap()
+}
+
+pub fn f32s(l: &ArrayLiteral) -> Vec<f32> {
+    l.as_slice::<f32>().unwrap().to_vec()
+}
+
+/// A random dense layout of `dims` (a random minor_to_major permutation).
+pub fn random_layout(dims: &[usize], rng: &mut Rng) -> TensorLayout {
+    let mut perm: Vec<usize> = (0..dims.len()).collect();
+    for i in (1..perm.len()).rev() {
+        perm.swap(i, rng.below(i + 1));
+    }
+    TensorLayout::with_minor_to_major(dims, &perm).unwrap()
+}
+
+/// Row-major data stored in `layout` (physical buffer).
+pub fn to_physical(data: &[f32], layout: &TensorLayout) -> Vec<f32> {
+    let mut out = vec![0f32; layout.count()];
+    for (i, &x) in data.iter().enumerate() {
+        out[physical_index(i, layout)] = x;
+    }
+    out
+}
+
+/// Physical buffer in `layout` back to row-major data.
+pub fn from_physical(buf: &[f32], layout: &TensorLayout) -> Vec<f32> {
+    (0..layout.count())
+        .map(|i| buf[physical_index(i, layout)])
+        .collect()
+}
+
+fn physical_index(mut linear: usize, layout: &TensorLayout) -> usize {
+    let mut off = 0isize;
+    for (&d, &s) in layout.dims.iter().zip(&layout.strides).rev() {
+        off += (linear % d) as isize * s;
+        linear /= d;
+    }
+    off as usize
+}

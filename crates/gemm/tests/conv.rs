@@ -1,0 +1,388 @@
+//! ConvPlan against rxla_eval's convolution: strides, padding incl. negative, lhs/rhs dilation, reversal,
+//! feature/batch groups, every dim_labels permutation (NCHW, NHWC, ...), 0-3 spatial dims, random physical
+//! layouts, both micro-kernels, 1 and 2 threads, small cache blocks, the 1x1 GEMM path and epilogues.
+
+mod common;
+use common::*;
+use rxla_gemm::{Bias, Blocking, ConvPlan, Epilogue, KernelKind, Options, TensorLayout};
+use rxla_ir::{ArrayShape, ConvDims, ElementType, Window, WindowDim};
+
+struct Case {
+    window: Window,
+    dims: ConvDims,
+    fgc: usize,
+    bgc: usize,
+    in_dims: Vec<usize>,
+    k_dims: Vec<usize>,
+    out_dims: Vec<usize>,
+}
+
+fn out_size(base: i64, w: &WindowDim) -> i64 {
+    let db = if base == 0 {
+        0
+    } else {
+        (base - 1) * w.base_dilation + 1
+    };
+    let padded = db + w.pad_low + w.pad_high;
+    let dw = if w.size == 0 {
+        0
+    } else {
+        (w.size - 1) * w.window_dilation + 1
+    };
+    if padded < dw {
+        0
+    } else {
+        (padded - dw) / w.stride + 1
+    }
+}
+
+fn shuffled(n: usize, rng: &mut Rng) -> Vec<usize> {
+    let mut p: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        p.swap(i, rng.below(i + 1));
+    }
+    p
+}
+
+/// A random valid convolution.
+fn random_case(rng: &mut Rng, ns: usize) -> Case {
+    let (fgc, bgc) = match rng.below(4) {
+        0 => (1 + rng.below(3), 1),
+        1 => (1, 1 + rng.below(3)),
+        _ => (1, 1),
+    };
+    let cg = 1 + rng.below(4);
+    let c_in = cg * fgc;
+    let c_out = fgc * bgc * (1 + rng.below(4));
+    let batch_out = 1 + rng.below(3);
+    let mut wdims = Vec::new();
+    let mut in_sp = Vec::new();
+    let mut out_sp = Vec::new();
+    for _ in 0..ns {
+        loop {
+            let w = WindowDim {
+                size: 1 + rng.below(3) as i64,
+                stride: 1 + rng.below(3) as i64,
+                pad_low: rng.below(4) as i64 - 1,
+                pad_high: rng.below(4) as i64 - 1,
+                window_dilation: 1 + rng.below(2) as i64,
+                base_dilation: 1 + rng.below(2) as i64,
+                window_reversal: rng.below(4) == 0,
+            };
+            let base = rng.below(9) as i64;
+            let o = out_size(base, &w);
+            if o >= 0 && (o > 0 || rng.below(4) == 0) {
+                wdims.push(w);
+                in_sp.push(base as usize);
+                out_sp.push(o as usize);
+                break;
+            }
+        }
+    }
+    // Random dim_labels: positions of batch/feature/spatial in each operand.
+    let r = ns + 2;
+    let (pi, pk, po) = (shuffled(r, rng), shuffled(r, rng), shuffled(r, rng));
+    let dims = ConvDims {
+        input_batch: pi[0] as i64,
+        input_feature: pi[1] as i64,
+        input_spatial: pi[2..].iter().map(|&x| x as i64).collect(),
+        kernel_input_feature: pk[0] as i64,
+        kernel_output_feature: pk[1] as i64,
+        kernel_spatial: pk[2..].iter().map(|&x| x as i64).collect(),
+        output_batch: po[0] as i64,
+        output_feature: po[1] as i64,
+        output_spatial: po[2..].iter().map(|&x| x as i64).collect(),
+    };
+    let place = |perm: &[usize], vals: Vec<usize>| {
+        let mut d = vec![0; r];
+        for (&p, v) in perm.iter().zip(vals) {
+            d[p] = v;
+        }
+        d
+    };
+    let in_dims = place(
+        &pi,
+        [batch_out * bgc, c_in].into_iter().chain(in_sp).collect(),
+    );
+    let k_dims = place(
+        &pk,
+        [cg, c_out]
+            .into_iter()
+            .chain(wdims.iter().map(|w| w.size as usize))
+            .collect(),
+    );
+    let out_dims = place(&po, [batch_out, c_out].into_iter().chain(out_sp).collect());
+    Case {
+        window: Window { dims: wdims },
+        dims,
+        fgc,
+        bgc,
+        in_dims,
+        k_dims,
+        out_dims,
+    }
+}
+
+/// Runs the case through the evaluator (values and magnitudes) and ConvPlan; compares.
+fn check(case: &Case, opts: &Options, rng: &mut Rng, layouts: bool, epi_bias: Option<&[f32]>) {
+    let ni: usize = case.in_dims.iter().product();
+    let nk: usize = case.k_dims.iter().product();
+    let x = rng.vec(ni);
+    let w = rng.vec(nk);
+    let out_shape = ArrayShape::new(
+        ElementType::F32,
+        case.out_dims.iter().map(|&d| d as i64).collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let eval = |x: &[f32], w: &[f32]| {
+        f32s(
+            &rxla_eval::kernels::conv::convolution(
+                &lit(&case.in_dims, x.to_vec()),
+                &lit(&case.k_dims, w.to_vec()),
+                &case.window,
+                &case.dims,
+                case.fgc as i64,
+                case.bgc as i64,
+                &out_shape,
+            )
+            .unwrap(),
+        )
+    };
+    let want = eval(&x, &w);
+    let abs = |v: &[f32]| v.iter().map(|a| a.abs()).collect::<Vec<_>>();
+    let mut scale: Vec<f64> = eval(&abs(&x), &abs(&w)).iter().map(|&s| s as f64).collect();
+    let (li, lk, lo) = if layouts {
+        (
+            random_layout(&case.in_dims, rng),
+            random_layout(&case.k_dims, rng),
+            random_layout(&case.out_dims, rng),
+        )
+    } else {
+        (
+            TensorLayout::row_major(&case.in_dims),
+            TensorLayout::row_major(&case.k_dims),
+            TensorLayout::row_major(&case.out_dims),
+        )
+    };
+    let plan = ConvPlan::new(
+        &li,
+        &lk,
+        &lo,
+        &case.window,
+        &case.dims,
+        case.fgc as i64,
+        case.bgc as i64,
+    )
+    .unwrap();
+    let mut out = vec![f32::NAN; lo.count()];
+    let epi = epi_bias.map(|b| Epilogue {
+        bias: Some(Bias::PerRow(b)),
+        relu: true,
+        map: None,
+    });
+    plan.run_f32(
+        &to_physical(&x, &li),
+        &to_physical(&w, &lk),
+        &mut out,
+        epi.as_ref(),
+        opts,
+    )
+    .unwrap();
+    let got = from_physical(&out, &lo);
+    let mut want: Vec<f64> = want.iter().map(|&v| v as f64).collect();
+    if let Some(b) = epi_bias {
+        // Output feature of each row-major output element.
+        let of = case.dims.output_feature as usize;
+        let inner: usize = case.out_dims[of + 1..].iter().product();
+        for (i, v) in want.iter_mut().enumerate() {
+            let f = (i / inner) % case.out_dims[of];
+            *v = (*v + b[f] as f64).max(0.0);
+            scale[i] += 1.0;
+        }
+    }
+    assert_close(
+        &got,
+        &want,
+        &scale,
+        &format!(
+            "conv in {:?} k {:?} out {:?} {:?} {:?} fgc {} bgc {} {opts:?}",
+            case.in_dims, case.k_dims, case.out_dims, case.window, case.dims, case.fgc, case.bgc
+        ),
+    );
+}
+
+#[test]
+fn random_convolutions_match_the_evaluator() {
+    let mut rng = Rng::new(11);
+    for kernel in kernels() {
+        for threads in [1, 2] {
+            let mut o = opts(kernel, threads);
+            o.blocking = Some(Blocking::new(kernel, 12, 5, 32));
+            for i in 0..150 {
+                let ns = [0, 1, 2, 2, 2, 3][i % 6];
+                let case = random_case(&mut rng, ns);
+                check(&case, &o, &mut rng, i % 2 == 1, None);
+            }
+        }
+    }
+}
+
+#[test]
+fn epilogue_bias_relu_per_output_feature() {
+    let mut rng = Rng::new(12);
+    let bias = rng.vec(64);
+    for kernel in kernels() {
+        let o = opts(kernel, 2);
+        for i in 0..40 {
+            let case = random_case(&mut rng, 2);
+            check(&case, &o, &mut rng, i % 2 == 0, Some(&bias));
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn nchw_case(
+    b: usize,
+    c: usize,
+    hw: usize,
+    o: usize,
+    k: usize,
+    stride: i64,
+    pad: i64,
+    nhwc: bool,
+) -> Case {
+    let wd = WindowDim {
+        size: k as i64,
+        stride,
+        pad_low: pad,
+        pad_high: pad,
+        ..WindowDim::new(k as i64)
+    };
+    let out = out_size(hw as i64, &wd) as usize;
+    let dims = if nhwc {
+        // b01f_01io->b01f
+        ConvDims {
+            input_batch: 0,
+            input_feature: 3,
+            input_spatial: vec![1, 2],
+            kernel_input_feature: 2,
+            kernel_output_feature: 3,
+            kernel_spatial: vec![0, 1],
+            output_batch: 0,
+            output_feature: 3,
+            output_spatial: vec![1, 2],
+        }
+    } else {
+        ConvDims::nchw(2)
+    };
+    let (in_dims, k_dims, out_dims) = if nhwc {
+        (vec![b, hw, hw, c], vec![k, k, c, o], vec![b, out, out, o])
+    } else {
+        (vec![b, c, hw, hw], vec![o, c, k, k], vec![b, o, out, out])
+    };
+    Case {
+        window: Window {
+            dims: vec![wd.clone(), wd],
+        },
+        dims,
+        fgc: 1,
+        bgc: 1,
+        in_dims,
+        k_dims,
+        out_dims,
+    }
+}
+
+#[test]
+fn nchw_nhwc_resnet_like_shapes_and_1x1() {
+    let mut rng = Rng::new(13);
+    for kernel in kernels() {
+        let o = opts(kernel, 2);
+        for nhwc in [false, true] {
+            check(
+                &nchw_case(2, 16, 17, 24, 3, 1, 1, nhwc),
+                &o,
+                &mut rng,
+                false,
+                None,
+            );
+            check(
+                &nchw_case(1, 3, 30, 16, 7, 2, 3, nhwc),
+                &o,
+                &mut rng,
+                false,
+                None,
+            );
+            check(
+                &nchw_case(2, 32, 9, 40, 1, 1, 0, nhwc),
+                &o,
+                &mut rng,
+                false,
+                None,
+            );
+            check(
+                &nchw_case(1, 8, 12, 8, 1, 2, 0, nhwc),
+                &o,
+                &mut rng,
+                false,
+                None,
+            );
+            check(
+                &nchw_case(3, 5, 7, 6, 3, 1, -1, nhwc),
+                &o,
+                &mut rng,
+                false,
+                None,
+            );
+        }
+    }
+}
+
+#[test]
+fn bad_convolutions_are_errors() {
+    let case = nchw_case(1, 4, 8, 4, 3, 1, 1, false);
+    let l = |d: &[usize]| TensorLayout::row_major(d);
+    let mut wrong_out = case.out_dims.clone();
+    wrong_out[2] += 1;
+    let err = ConvPlan::new(
+        &l(&case.in_dims),
+        &l(&case.k_dims),
+        &l(&wrong_out),
+        &case.window,
+        &case.dims,
+        1,
+        1,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("output spatial dimension 0"),
+        "{err}"
+    );
+    let err = ConvPlan::new(
+        &l(&case.in_dims),
+        &l(&case.k_dims),
+        &l(&case.out_dims),
+        &case.window,
+        &case.dims,
+        3,
+        1,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("feature_group_count"), "{err}");
+    let plan = ConvPlan::new(
+        &l(&case.in_dims),
+        &l(&case.k_dims),
+        &l(&case.out_dims),
+        &case.window,
+        &case.dims,
+        1,
+        1,
+    )
+    .unwrap();
+    let mut out = vec![0f32; 3];
+    let err = plan
+        .run_f32(&[0.0; 4], &[0.0; 4], &mut out, None, &Options::default())
+        .unwrap_err();
+    assert!(err.to_string().contains("the layouts need"), "{err}");
+    let _ = KernelKind::detect();
+}
