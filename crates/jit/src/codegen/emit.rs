@@ -1,0 +1,1123 @@
+//! Expression emission: the value of any instruction of a kernel at an
+//! index (a Cranelift `i64` per logical dimension), in scalar mode or in
+//! vector mode (F32X4, lanes along one output dimension). Index-mapping
+//! ops (broadcast, reshape, transpose, slice, pad, concatenate, reverse,
+//! dynamic-slice, ...) transform the index; reductions and dots open inner
+//! loops. Every index that reaches a load is clamped into range, so the
+//! generated code never reads out of bounds. Loop nests over the output
+//! live in `kernel`; per-op arithmetic in `scalar` and `vector`.
+
+use super::scalar;
+use super::vector;
+use crate::error::{JitError, Result};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{F32, F32X4, I8, I64};
+use cranelift_codegen::ir::{FuncRef, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use cranelift_jit::JITModule;
+use cranelift_module::{Linkage, Module as _};
+use rxla_ir::index::{physical_strides, row_major_strides};
+use rxla_ir::{ArrayShape, BinaryOp, CompId, ElementType, InstrId, Literal, Module, Op};
+use std::collections::HashMap;
+
+/// How the lanes of a vector move through an instruction's index space:
+/// per-dimension coefficients (lane k reads index + k·coef), or a
+/// coefficient on the row-major linear index (after a reshape).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Sym {
+    Dims(Vec<i64>),
+    RowMajor(i64),
+}
+
+impl Sym {
+    fn dims(&self, rank: usize) -> Result<Vec<i64>> {
+        match self {
+            Sym::Dims(v) => Ok(v.clone()),
+            Sym::RowMajor(0) => Ok(vec![0; rank]),
+            Sym::RowMajor(_) => Err(JitError::unsupported("lanes cross a reshape")),
+        }
+    }
+    fn is_zero(&self) -> bool {
+        match self {
+            Sym::Dims(v) => v.iter().all(|&c| c == 0),
+            Sym::RowMajor(c) => *c == 0,
+        }
+    }
+}
+
+type MemoKey = (CompId, InstrId, Vec<Value>, Option<Sym>);
+
+/// A reduction combiner the vectorized reduce loops know how to reassociate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Combiner {
+    Add,
+    Mul,
+    Max,
+    Min,
+}
+
+/// State of one kernel function under construction.
+pub struct Emitter<'a, 'f> {
+    pub b: FunctionBuilder<'f>,
+    pub jm: &'a mut JITModule,
+    pub module: &'a Module,
+    /// Instructions read from input buffers: base pointer and buffer shape.
+    pub inputs: HashMap<(CompId, InstrId), (Value, ArrayShape)>,
+    /// Reducer parameters bound while a reducer is inlined.
+    bound: HashMap<(CompId, InstrId), Value>,
+    memo: Vec<HashMap<MemoKey, Value>>,
+    libs: HashMap<&'static str, FuncRef>,
+    /// Constant arrays baked into the kernel (kept alive by the executable).
+    pub consts: &'a mut Vec<Box<[u64]>>,
+    /// Vectorize reductions along their contiguous dimension.
+    pub vec_reduce: bool,
+}
+
+impl<'a, 'f> Emitter<'a, 'f> {
+    pub fn new(
+        b: FunctionBuilder<'f>,
+        jm: &'a mut JITModule,
+        module: &'a Module,
+        consts: &'a mut Vec<Box<[u64]>>,
+    ) -> Self {
+        Emitter {
+            b,
+            jm,
+            module,
+            inputs: HashMap::new(),
+            bound: HashMap::new(),
+            memo: vec![HashMap::new()],
+            libs: HashMap::new(),
+            consts,
+            vec_reduce: true,
+        }
+    }
+
+    // ------------------------------------------------------------ helpers
+
+    pub fn push_scope(&mut self) {
+        self.memo.push(HashMap::new());
+    }
+
+    pub fn pop_scope(&mut self) {
+        self.memo.pop();
+    }
+
+    pub fn iconst(&mut self, v: i64) -> Value {
+        self.b.ins().iconst(I64, v)
+    }
+
+    /// A call to a registered host function.
+    pub fn call(&mut self, name: &'static str, args: &[Value]) -> Result<Value> {
+        let fref = match self.libs.get(name) {
+            Some(f) => *f,
+            None => {
+                let lc = super::libcalls::all()
+                    .into_iter()
+                    .find(|l| l.name == name)
+                    .ok_or_else(|| JitError::codegen(format!("no host function {name}")))?;
+                let sig = super::libcalls::signature(&lc, self.jm.isa().default_call_conv());
+                let id = self
+                    .jm
+                    .declare_function(name, Linkage::Import, &sig)
+                    .map_err(|e| JitError::codegen(format!("declare {name}: {e}")))?;
+                let f = self.jm.declare_func_in_func(id, self.b.func);
+                self.libs.insert(name, f);
+                f
+            }
+        };
+        let inst = self.b.ins().call(fref, args);
+        Ok(self.b.inst_results(inst)[0])
+    }
+
+    /// `for i in lo..hi step` (constant bounds), body given the counter.
+    pub fn for_range(
+        &mut self,
+        lo: Value,
+        hi: Value,
+        step: i64,
+        mut body: impl FnMut(&mut Self, Value) -> Result<()>,
+    ) -> Result<()> {
+        let header = self.b.create_block();
+        let bodyb = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.append_block_param(header, I64);
+        self.b.ins().jump(header, &[lo.into()]);
+        self.b.switch_to_block(header);
+        let i = self.b.block_params(header)[0];
+        let c = self.b.ins().icmp(IntCC::SignedLessThan, i, hi);
+        self.b.ins().brif(c, bodyb, &[], exit, &[]);
+        self.b.switch_to_block(bodyb);
+        self.b.seal_block(bodyb);
+        self.push_scope();
+        let r = body(self, i);
+        self.pop_scope();
+        r?;
+        let next = self.b.ins().iadd_imm_s(i, step);
+        self.b.ins().jump(header, &[next.into()]);
+        self.b.seal_block(header);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        Ok(())
+    }
+
+    fn clamp_idx(&mut self, v: Value, lo: i64, hi: i64) -> Value {
+        let l = self.iconst(lo);
+        let h = self.iconst(hi.max(lo));
+        let a = self.b.ins().smax(v, l);
+        self.b.ins().smin(a, h)
+    }
+
+    fn array_shape(&self, c: CompId, id: InstrId) -> Result<ArrayShape> {
+        let i = self.module.comp(c).get(id);
+        Ok(i.shape
+            .as_array()
+            .map_err(|_| JitError::unsupported(format!("{} is not an array", i.name)))?
+            .clone())
+    }
+
+    /// Byte address of `idx` in a buffer of `shape` at `base`.
+    pub fn address(&mut self, base: Value, shape: &ArrayShape, idx: &[Value]) -> Result<Value> {
+        if shape.layout.is_padded() {
+            return Err(JitError::unsupported("padded layouts"));
+        }
+        let pst = physical_strides(shape);
+        let size = shape.element_type.byte_size() as i64;
+        let mut addr = base;
+        for (d, &v) in idx.iter().enumerate() {
+            let s = pst[d] as i64 * size;
+            if shape.dims[d] <= 1 || s == 0 {
+                continue;
+            }
+            let off = self.b.ins().imul_imm_s(v, s);
+            addr = self.b.ins().iadd(addr, off);
+        }
+        Ok(addr)
+    }
+
+    fn load(
+        &mut self,
+        base: Value,
+        shape: &ArrayShape,
+        idx: &[Value],
+        lanes: Option<&Sym>,
+    ) -> Result<Value> {
+        let et = shape.element_type;
+        let ty = scalar::storage(et)?;
+        let addr = self.address(base, shape, idx)?;
+        let flags = MemFlagsData::new().with_notrap();
+        let Some(sym) = lanes else {
+            return Ok(self.b.ins().load(ty, flags, addr, 0));
+        };
+        if et != ElementType::F32 {
+            return Err(JitError::unsupported("vector loads of non-f32 data"));
+        }
+        let pst = physical_strides(shape);
+        let stride: i64 = match sym {
+            Sym::Dims(c) => c.iter().zip(&pst).map(|(&c, &s)| c * s as i64).sum(),
+            Sym::RowMajor(c) if shape.layout.is_default() => *c,
+            Sym::RowMajor(_) => {
+                return Err(JitError::unsupported("reshape of a non-row-major buffer"));
+            }
+        };
+        match stride {
+            0 => {
+                let s = self.b.ins().load(F32, flags, addr, 0);
+                Ok(self.b.ins().splat(F32X4, s))
+            }
+            1 => Ok(self.b.ins().load(F32X4, flags, addr, 0)),
+            _ => Err(JitError::unsupported("strided vector load")),
+        }
+    }
+
+    // ------------------------------------------------------------ emission
+
+    /// The value of instruction `id` of computation `c` at `idx`: scalar
+    /// when `lanes` is `None`, else an F32X4 (or I32X4 mask for pred).
+    pub fn emit(
+        &mut self,
+        c: CompId,
+        id: InstrId,
+        idx: &[Value],
+        lanes: Option<&Sym>,
+    ) -> Result<Value> {
+        if let Some(&v) = self.bound.get(&(c, id)) {
+            return Ok(v);
+        }
+        let key: MemoKey = (c, id, idx.to_vec(), lanes.cloned());
+        for scope in self.memo.iter().rev() {
+            if let Some(&v) = scope.get(&key) {
+                return Ok(v);
+            }
+        }
+        let v = self.emit_uncached(c, id, idx, lanes)?;
+        if let Some(top) = self.memo.last_mut() {
+            top.insert(key, v);
+        }
+        Ok(v)
+    }
+
+    fn emit_uncached(
+        &mut self,
+        c: CompId,
+        id: InstrId,
+        idx: &[Value],
+        lanes: Option<&Sym>,
+    ) -> Result<Value> {
+        let module = self.module;
+        let instr = module.comp(c).get(id);
+        if let Some((base, shape)) = self.inputs.get(&(c, id)).cloned() {
+            return self.load(base, &shape, idx, lanes);
+        }
+        let shape = self.array_shape(c, id)?;
+        let et = shape.element_type;
+        scalar::storage(et)?;
+        if lanes.is_some() && !matches!(et, ElementType::F32 | ElementType::Pred) {
+            return Err(JitError::unsupported(format!("vector {et}")));
+        }
+        let ops = &instr.operands;
+        let op_shape = |k: usize| -> Result<ArrayShape> {
+            let o = ops.get(k).ok_or_else(|| {
+                JitError::unsupported(format!("{} lacks operand {k}", instr.name))
+            })?;
+            self.array_shape(c, *o)
+        };
+        match &instr.op {
+            Op::Parameter { .. } => Err(JitError::unsupported(format!(
+                "unbound parameter {}",
+                instr.name
+            ))),
+            Op::Constant { literal } => self.constant(literal, &shape, idx, lanes),
+            Op::Iota { dimension } => {
+                let d = *dimension as usize;
+                let i = *idx
+                    .get(d)
+                    .ok_or_else(|| JitError::unsupported("iota dimension"))?;
+                if let Some(s) = lanes {
+                    if s.dims(shape.rank())?[d] != 0 {
+                        return Err(JitError::unsupported("lane-varying iota"));
+                    }
+                    let v = scalar::from_i64(self, i, et)?;
+                    return Ok(self.b.ins().splat(F32X4, v));
+                }
+                scalar::from_i64(self, i, et)
+            }
+            Op::Broadcast { dimensions } => {
+                let os = op_shape(0)?;
+                let oi: Vec<Value> = dimensions.iter().map(|&d| idx[d as usize]).collect();
+                let sym = match lanes {
+                    Some(s) => {
+                        let cs = s.dims(shape.rank())?;
+                        Some(Sym::Dims(
+                            dimensions.iter().map(|&d| cs[d as usize]).collect(),
+                        ))
+                    }
+                    None => None,
+                };
+                let _ = os;
+                self.emit(c, ops[0], &oi, sym.as_ref())
+            }
+            Op::Reshape => self.reshape(c, ops[0], &op_shape(0)?, &shape, idx, lanes),
+            Op::Bitcast => {
+                let os = op_shape(0)?;
+                if os.dims == shape.dims && os.layout.minor_to_major == shape.layout.minor_to_major
+                {
+                    self.emit(c, ops[0], idx, lanes)
+                } else if os.layout.is_default() && shape.layout.is_default() {
+                    self.reshape(c, ops[0], &os, &shape, idx, lanes)
+                } else {
+                    Err(JitError::unsupported("bitcast between layouts"))
+                }
+            }
+            Op::Transpose { permutation } => {
+                let mut oi = idx.to_vec();
+                for (i, &p) in permutation.iter().enumerate() {
+                    oi[p as usize] = idx[i];
+                }
+                let sym = match lanes {
+                    Some(s) => {
+                        let cs = s.dims(shape.rank())?;
+                        let mut o = cs.clone();
+                        for (i, &p) in permutation.iter().enumerate() {
+                            o[p as usize] = cs[i];
+                        }
+                        Some(Sym::Dims(o))
+                    }
+                    None => None,
+                };
+                self.emit(c, ops[0], &oi, sym.as_ref())
+            }
+            Op::Copy | Op::OptimizationBarrier => self.emit(c, ops[0], idx, lanes),
+            Op::Slice {
+                starts, strides, ..
+            } => {
+                let mut oi = Vec::with_capacity(idx.len());
+                for d in 0..idx.len() {
+                    let m = self.b.ins().imul_imm_s(idx[d], strides[d]);
+                    oi.push(self.b.ins().iadd_imm_s(m, starts[d]));
+                }
+                let sym = match lanes {
+                    Some(s) => Some(Sym::Dims(
+                        s.dims(shape.rank())?
+                            .iter()
+                            .zip(strides)
+                            .map(|(c, s)| c * s)
+                            .collect(),
+                    )),
+                    None => None,
+                };
+                self.emit(c, ops[0], &oi, sym.as_ref())
+            }
+            Op::Reverse { dimensions } => {
+                let os = op_shape(0)?;
+                let mut oi = idx.to_vec();
+                let mut cs = match lanes {
+                    Some(s) => s.dims(shape.rank())?,
+                    None => vec![0; shape.rank()],
+                };
+                for &d in dimensions {
+                    let d = d as usize;
+                    let n = self.iconst(os.dims[d] - 1);
+                    oi[d] = self.b.ins().isub(n, idx[d]);
+                    cs[d] = -cs[d];
+                }
+                let sym = lanes.map(|_| Sym::Dims(cs));
+                self.emit(c, ops[0], &oi, sym.as_ref())
+            }
+            Op::Pad { config } => {
+                self.pad(c, ops[0], ops[1], &op_shape(0)?, config, &shape, idx, lanes)
+            }
+            Op::Concatenate { dimension } => {
+                self.concatenate(c, ops, *dimension as usize, &shape, idx, lanes)
+            }
+            Op::DynamicSlice { sizes } => {
+                if lanes.is_some_and(|s| !s.is_zero()) && ops.len() > 1 {
+                    // Starts are lane-invariant: the lanes move like the output.
+                }
+                let os = op_shape(0)?;
+                let mut oi = Vec::with_capacity(idx.len());
+                for d in 0..idx.len() {
+                    let s = self.start_index(c, ops[1 + d], os.dims[d] - sizes[d])?;
+                    oi.push(self.b.ins().iadd(s, idx[d]));
+                }
+                let sym = match lanes {
+                    Some(s) => Some(Sym::Dims(s.dims(shape.rank())?)),
+                    None => None,
+                };
+                self.emit(c, ops[0], &oi, sym.as_ref())
+            }
+            Op::DynamicUpdateSlice => {
+                if lanes.is_some() {
+                    return Err(JitError::unsupported("vector dynamic-update-slice"));
+                }
+                let us = op_shape(1)?;
+                let mut inside = self.b.ins().iconst(I8, 1);
+                let mut ui = Vec::with_capacity(idx.len());
+                for d in 0..idx.len() {
+                    let s = self.start_index(c, ops[2 + d], shape.dims[d] - us.dims[d])?;
+                    let t = self.b.ins().isub(idx[d], s);
+                    let lo = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, t, 0);
+                    let hi = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::SignedLessThan, t, us.dims[d]);
+                    let both = self.b.ins().band(lo, hi);
+                    inside = self.b.ins().band(inside, both);
+                    ui.push(self.clamp_idx(t, 0, us.dims[d] - 1));
+                }
+                let base = self.emit(c, ops[0], idx, None)?;
+                if us.dims.contains(&0) {
+                    return Ok(base);
+                }
+                let upd = self.emit(c, ops[1], &ui, None)?;
+                Ok(self.b.ins().select(inside, upd, base))
+            }
+            Op::Select => {
+                let ps = op_shape(0)?;
+                let pi: Vec<Value> = if ps.rank() == 0 { vec![] } else { idx.to_vec() };
+                let psym = match lanes {
+                    Some(s) if ps.rank() == 0 => {
+                        let _ = s;
+                        None
+                    }
+                    Some(s) => Some(s.clone()),
+                    None => None,
+                };
+                let p = self.emit(c, ops[0], &pi, psym.as_ref())?;
+                let t = self.emit(c, ops[1], idx, lanes)?;
+                let f = self.emit(c, ops[2], idx, lanes)?;
+                if lanes.is_some() && psym.is_some() {
+                    Ok(vector::select_mask(self, p, t, f))
+                } else {
+                    Ok(self.b.ins().select(p, t, f))
+                }
+            }
+            Op::Clamp => {
+                let lo = self.elementwise_operand(c, ops[0], &shape, idx, lanes)?;
+                let x = self.emit(c, ops[1], idx, lanes)?;
+                let hi = self.elementwise_operand(c, ops[2], &shape, idx, lanes)?;
+                let m = self.binary(BinaryOp::Maximum, et, x, lo, lanes.is_some())?;
+                self.binary(BinaryOp::Minimum, et, m, hi, lanes.is_some())
+            }
+            Op::Compare { direction, kind } => {
+                let ot = op_shape(0)?.element_type;
+                if lanes.is_some() && ot != ElementType::F32 {
+                    return Err(JitError::unsupported("vector compare of non-f32"));
+                }
+                let a = self.elementwise_operand(c, ops[0], &shape, idx, lanes)?;
+                let b = self.elementwise_operand(c, ops[1], &shape, idx, lanes)?;
+                if lanes.is_some() {
+                    vector::compare(self, *direction, *kind, a, b)
+                } else {
+                    scalar::compare(self, *direction, *kind, ot, a, b)
+                }
+            }
+            Op::Convert | Op::BitcastConvert => {
+                let from = op_shape(0)?.element_type;
+                let x = self.emit(c, ops[0], idx, lanes)?;
+                if lanes.is_some() {
+                    return if from == et {
+                        Ok(x)
+                    } else {
+                        Err(JitError::unsupported("vector convert"))
+                    };
+                }
+                if matches!(instr.op, Op::Convert) {
+                    scalar::convert(self, x, from, et)
+                } else if from.byte_size() == et.byte_size() {
+                    let to = scalar::storage(et)?;
+                    Ok(if scalar::storage(from)? == to {
+                        x
+                    } else {
+                        self.b.ins().bitcast(to, MemFlagsData::new(), x)
+                    })
+                } else {
+                    Err(JitError::unsupported("width-changing bitcast-convert"))
+                }
+            }
+            Op::Unary(u) => {
+                let from = op_shape(0)?.element_type;
+                let x = self.emit(c, ops[0], idx, lanes)?;
+                if lanes.is_some() {
+                    vector::unary(self, *u, x)
+                } else {
+                    scalar::unary(self, *u, from, x)
+                }
+            }
+            Op::Binary(bop) => {
+                let a = self.elementwise_operand(c, ops[0], &shape, idx, lanes)?;
+                let b = self.elementwise_operand(c, ops[1], &shape, idx, lanes)?;
+                self.binary(*bop, et, a, b, lanes.is_some())
+            }
+            Op::Reduce {
+                dimensions,
+                to_apply,
+            } => {
+                if ops.len() != 2 {
+                    return Err(JitError::unsupported("variadic reduce"));
+                }
+                self.reduce(c, ops[0], ops[1], dimensions, *to_apply, &shape, idx, lanes)
+            }
+            Op::Dot { dims } => self.dot(c, ops[0], ops[1], dims, &shape, idx, lanes),
+            other => Err(JitError::unsupported(format!("op {}", other.opcode()))),
+        }
+    }
+
+    /// An elementwise operand, which may be a scalar feeding an array op.
+    fn elementwise_operand(
+        &mut self,
+        c: CompId,
+        o: InstrId,
+        out: &ArrayShape,
+        idx: &[Value],
+        lanes: Option<&Sym>,
+    ) -> Result<Value> {
+        let os = self.array_shape(c, o)?;
+        if os.rank() == 0 && out.rank() != 0 {
+            let v = self.emit(c, o, &[], None)?;
+            return Ok(match lanes {
+                Some(_) => vector::splat(self, v, os.element_type)?,
+                None => v,
+            });
+        }
+        self.emit(c, o, idx, lanes)
+    }
+
+    pub fn binary(
+        &mut self,
+        op: BinaryOp,
+        et: ElementType,
+        a: Value,
+        b: Value,
+        vector: bool,
+    ) -> Result<Value> {
+        if vector {
+            vector::binary(self, op, a, b)
+        } else {
+            scalar::binary(self, op, et, a, b)
+        }
+    }
+
+    /// A dynamic start index: the scalar operand read as i64 (signed or
+    /// unsigned by type) and clamped to `[0, max_start]`.
+    fn start_index(&mut self, c: CompId, o: InstrId, max_start: i64) -> Result<Value> {
+        let ty = self.array_shape(c, o)?.element_type;
+        let v = self.emit(c, o, &[], None)?;
+        let w = scalar::to_i64(self, v, ty)?;
+        Ok(self.clamp_idx(w, 0, max_start.max(0)))
+    }
+
+    fn constant(
+        &mut self,
+        lit: &Literal,
+        shape: &ArrayShape,
+        idx: &[Value],
+        lanes: Option<&Sym>,
+    ) -> Result<Value> {
+        let arr = lit.as_array()?;
+        if arr.data.len() == 1 {
+            let v = scalar::literal_value(self, &arr.data, 0)?;
+            return match lanes {
+                Some(_) => vector::splat(self, v, shape.element_type),
+                None => Ok(v),
+            };
+        }
+        let bytes = arr.to_physical_bytes()?;
+        let mut words = vec![0u64; bytes.len().div_ceil(8).max(1)].into_boxed_slice();
+        for (i, ch) in bytes.chunks(8).enumerate() {
+            let mut w = [0u8; 8];
+            w[..ch.len()].copy_from_slice(ch);
+            words[i] = u64::from_le_bytes(w);
+        }
+        let addr = words.as_ptr() as i64;
+        self.consts.push(words);
+        let base = self.iconst(addr);
+        self.load(base, &arr.shape, idx, lanes)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reshape(
+        &mut self,
+        c: CompId,
+        o: InstrId,
+        os: &ArrayShape,
+        out: &ArrayShape,
+        idx: &[Value],
+        lanes: Option<&Sym>,
+    ) -> Result<Value> {
+        let nz_in: Vec<usize> = (0..os.rank()).filter(|&d| os.dims[d] != 1).collect();
+        let nz_out: Vec<usize> = (0..out.rank()).filter(|&d| out.dims[d] != 1).collect();
+        let trivial = nz_in.len() == nz_out.len()
+            && nz_in
+                .iter()
+                .zip(&nz_out)
+                .all(|(&a, &b)| os.dims[a] == out.dims[b]);
+        if trivial {
+            let zero = self.iconst(0);
+            let mut oi = vec![zero; os.rank()];
+            for (&a, &b) in nz_in.iter().zip(&nz_out) {
+                oi[a] = idx[b];
+            }
+            let sym = match lanes {
+                Some(Sym::RowMajor(k)) => Some(Sym::RowMajor(*k)),
+                Some(s) => {
+                    let cs = s.dims(out.rank())?;
+                    let mut o = vec![0; os.rank()];
+                    for (&a, &b) in nz_in.iter().zip(&nz_out) {
+                        o[a] = cs[b];
+                    }
+                    Some(Sym::Dims(o))
+                }
+                None => None,
+            };
+            return self.emit(c, o, &oi, sym.as_ref());
+        }
+        let rs_out = row_major_strides(&out.dims);
+        let rs_in = row_major_strides(&os.dims);
+        let mut lin = self.iconst(0);
+        for d in 0..out.rank() {
+            if out.dims[d] > 1 {
+                let m = self.b.ins().imul_imm_s(idx[d], rs_out[d] as i64);
+                lin = self.b.ins().iadd(lin, m);
+            }
+        }
+        let mut oi = Vec::with_capacity(os.rank());
+        for d in 0..os.rank() {
+            if os.dims[d] <= 1 {
+                oi.push(self.iconst(0));
+                continue;
+            }
+            let q = self.b.ins().udiv_imm_u(lin, rs_in[d] as i64);
+            oi.push(self.b.ins().urem_imm_u(q, os.dims[d]));
+        }
+        let sym = match lanes {
+            Some(Sym::RowMajor(k)) => Some(Sym::RowMajor(*k)),
+            Some(s) => {
+                let cs = s.dims(out.rank())?;
+                Some(Sym::RowMajor(
+                    cs.iter().zip(&rs_out).map(|(c, s)| c * *s as i64).sum(),
+                ))
+            }
+            None => None,
+        };
+        self.emit(c, o, &oi, sym.as_ref())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn pad(
+        &mut self,
+        c: CompId,
+        o: InstrId,
+        pv: InstrId,
+        os: &ArrayShape,
+        config: &[rxla_ir::PadDim],
+        out: &ArrayShape,
+        idx: &[Value],
+        lanes: Option<&Sym>,
+    ) -> Result<Value> {
+        let pad_value = {
+            let v = self.emit(c, pv, &[], None)?;
+            match lanes {
+                Some(_) => vector::splat(self, v, out.element_type)?,
+                None => v,
+            }
+        };
+        if os.dims.contains(&0) {
+            return Ok(pad_value);
+        }
+        let cs = match lanes {
+            Some(s) => Some(s.dims(out.rank())?),
+            None => None,
+        };
+        let mut valid = self.b.ins().iconst(I8, 1);
+        let mut oi = Vec::with_capacity(idx.len());
+        for (d, p) in config.iter().enumerate() {
+            let n = os.dims[d];
+            if p.low == 0 && p.high == 0 && p.interior == 0 {
+                oi.push(idx[d]);
+                continue;
+            }
+            if cs.as_ref().is_some_and(|cs| cs[d] != 0) {
+                return Err(JitError::unsupported("vector lanes across padding"));
+            }
+            let t = self.b.ins().iadd_imm_s(idx[d], -p.low);
+            let ge = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, t, 0);
+            let zero = self.iconst(0);
+            let tp = self.b.ins().smax(t, zero);
+            let (q, ok) = if p.interior == 0 {
+                (tp, ge)
+            } else {
+                let q = self.b.ins().udiv_imm_u(tp, p.interior + 1);
+                let r = self.b.ins().urem_imm_u(tp, p.interior + 1);
+                let r0 = self.b.ins().icmp_imm_s(IntCC::Equal, r, 0);
+                (q, self.b.ins().band(ge, r0))
+            };
+            let lt = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, q, n);
+            let ok = self.b.ins().band(ok, lt);
+            valid = self.b.ins().band(valid, ok);
+            oi.push(self.clamp_idx(q, 0, n - 1));
+        }
+        let sym = cs.map(Sym::Dims);
+        let v = self.emit(c, o, &oi, sym.as_ref())?;
+        Ok(self.b.ins().select(valid, v, pad_value))
+    }
+
+    fn concatenate(
+        &mut self,
+        c: CompId,
+        ops: &[InstrId],
+        dim: usize,
+        out: &ArrayShape,
+        idx: &[Value],
+        lanes: Option<&Sym>,
+    ) -> Result<Value> {
+        if let Some(s) = lanes
+            && s.dims(out.rank())?[dim] != 0
+        {
+            return Err(JitError::unsupported("vector lanes across a concatenation"));
+        }
+        let mut result: Option<Value> = None;
+        let mut off = 0i64;
+        for &o in ops {
+            let n = self.array_shape(c, o)?.dims[dim];
+            if n == 0 {
+                continue;
+            }
+            let mut oi = idx.to_vec();
+            let t = self.b.ins().iadd_imm_s(idx[dim], -off);
+            oi[dim] = self.clamp_idx(t, 0, n - 1);
+            let v = self.emit(c, o, &oi, lanes)?;
+            result = Some(match result {
+                None => v,
+                Some(prev) => {
+                    let cond =
+                        self.b
+                            .ins()
+                            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, idx[dim], off);
+                    self.b.ins().select(cond, v, prev)
+                }
+            });
+            off += n;
+        }
+        result.ok_or_else(|| JitError::unsupported("empty concatenation"))
+    }
+
+    /// Inlines a scalar computation (a reducer) on `args`; returns its
+    /// root's value(s). Vector mode when `vector`.
+    pub fn inline(&mut self, comp: CompId, args: &[Value], vector: bool) -> Result<Value> {
+        let cc = self.module.comp(comp);
+        let params = cc.parameters();
+        if params.len() != args.len() {
+            return Err(JitError::unsupported(format!("reducer {} arity", cc.name)));
+        }
+        for (&p, &a) in params.iter().zip(args) {
+            self.bound.insert((comp, p), a);
+        }
+        self.push_scope();
+        let sym = Sym::Dims(vec![]);
+        let r = self.emit(comp, cc.root, &[], if vector { Some(&sym) } else { None });
+        self.pop_scope();
+        for &p in &params {
+            self.bound.remove(&(comp, p));
+        }
+        r
+    }
+
+    /// A combiner the vectorized reduction may reassociate: the reducer's
+    /// root is add/multiply/maximum/minimum of its two f32 parameters.
+    fn combiner(&self, comp: CompId) -> Option<Combiner> {
+        let cc = self.module.comp(comp);
+        let root = cc.root_instruction();
+        let ps = cc.parameters();
+        if ps.len() != 2 || root.shape.element_type() != Some(ElementType::F32) {
+            return None;
+        }
+        let mut ops = root.operands.clone();
+        ops.sort();
+        if ops != ps {
+            return None;
+        }
+        match root.op {
+            Op::Binary(BinaryOp::Add) => Some(Combiner::Add),
+            Op::Binary(BinaryOp::Multiply) => Some(Combiner::Mul),
+            Op::Binary(BinaryOp::Maximum) => Some(Combiner::Max),
+            Op::Binary(BinaryOp::Minimum) => Some(Combiner::Min),
+            _ => None,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reduce(
+        &mut self,
+        c: CompId,
+        operand: InstrId,
+        init: InstrId,
+        dims: &[i64],
+        reducer: CompId,
+        out: &ArrayShape,
+        idx: &[Value],
+        lanes: Option<&Sym>,
+    ) -> Result<Value> {
+        let os = self.array_shape(c, operand)?;
+        let reduced: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+        // Operand index: kept dims from the output, reduced dims from loops.
+        let zero = self.iconst(0);
+        let mut base_idx = vec![zero; os.rank()];
+        let mut k = 0;
+        let mut op_coefs = vec![0i64; os.rank()];
+        let out_coefs = match lanes {
+            Some(s) => Some(s.dims(out.rank())?),
+            None => None,
+        };
+        for d in 0..os.rank() {
+            if !reduced.contains(&d) {
+                base_idx[d] = idx[k];
+                if let Some(cs) = &out_coefs {
+                    op_coefs[d] = cs[k];
+                }
+                k += 1;
+            }
+        }
+        // Reduced dims in physical major-to-minor order.
+        let order: Vec<usize> = os
+            .layout
+            .minor_to_major
+            .iter()
+            .rev()
+            .map(|&d| d as usize)
+            .filter(|d| reduced.contains(d))
+            .collect();
+        let init_v = self.emit(c, init, &[], None)?;
+        if os.dims.contains(&0) || order.is_empty() && os.dims.iter().product::<i64>() == 0 {
+            return match lanes {
+                Some(_) => vector::splat(self, init_v, out.element_type),
+                None => Ok(init_v),
+            };
+        }
+        let minor = order.last().copied();
+        let vec_inner = lanes.is_none()
+            && self.vec_reduce
+            && minor.is_some_and(|m| m == os.layout.minor_to_major[0] as usize && os.dims[m] >= 8)
+            && self.combiner(reducer).is_some();
+        if vec_inner {
+            let comb = self.combiner(reducer).unwrap_or(Combiner::Add);
+            return self.reduce_vec_inner(c, operand, &os, base_idx, &order, comb, init_v);
+        }
+        let vector = lanes.is_some();
+        let ty = if vector {
+            F32X4
+        } else {
+            scalar::storage(out.element_type)?
+        };
+        let acc = self.b.declare_var(ty);
+        let start = if vector {
+            vector::splat(self, init_v, out.element_type)?
+        } else {
+            init_v
+        };
+        self.b.def_var(acc, start);
+        let sym = out_coefs.map(|_| Sym::Dims(op_coefs));
+        let extents: Vec<i64> = order.iter().map(|&d| os.dims[d]).collect();
+        self.nest(&extents, &mut Vec::new(), &mut |em, vars| {
+            let mut oi = base_idx.clone();
+            for (&d, &v) in order.iter().zip(vars) {
+                oi[d] = v;
+            }
+            let v = em.emit(c, operand, &oi, sym.as_ref())?;
+            let a = em.b.use_var(acc);
+            let r = em.inline(reducer, &[a, v], vector)?;
+            em.b.def_var(acc, r);
+            Ok(())
+        })?;
+        Ok(self.b.use_var(acc))
+    }
+
+    /// Nested loops `0..extents[k]`, body given the counters.
+    pub fn nest(
+        &mut self,
+        extents: &[i64],
+        vars: &mut Vec<Value>,
+        body: &mut dyn FnMut(&mut Self, &[Value]) -> Result<()>,
+    ) -> Result<()> {
+        if vars.len() == extents.len() {
+            return body(self, vars);
+        }
+        let n = extents[vars.len()];
+        let lo = self.iconst(0);
+        let hi = self.iconst(n);
+        self.for_range(lo, hi, 1, |em, i| {
+            vars.push(i);
+            let r = em.nest(extents, vars, body);
+            vars.pop();
+            r
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reduce_vec_inner(
+        &mut self,
+        c: CompId,
+        operand: InstrId,
+        os: &ArrayShape,
+        base_idx: Vec<Value>,
+        order: &[usize],
+        comb: Combiner,
+        init_v: Value,
+    ) -> Result<Value> {
+        let (m, outer) = order
+            .split_last()
+            .ok_or_else(|| JitError::codegen("empty reduce order"))?;
+        let m = *m;
+        let n = os.dims[m];
+        let ident = match comb {
+            Combiner::Add => -0.0f32,
+            Combiner::Mul => 1.0,
+            Combiner::Max => f32::NEG_INFINITY,
+            Combiner::Min => f32::INFINITY,
+        };
+        let op = match comb {
+            Combiner::Add => BinaryOp::Add,
+            Combiner::Mul => BinaryOp::Multiply,
+            Combiner::Max => BinaryOp::Maximum,
+            Combiner::Min => BinaryOp::Minimum,
+        };
+        let ids = self.b.ins().f32const(ident);
+        let idv = self.b.ins().splat(F32X4, ids);
+        let accs: Vec<Variable> = (0..4)
+            .map(|_| {
+                let v = self.b.declare_var(F32X4);
+                self.b.def_var(v, idv);
+                v
+            })
+            .collect();
+        let sacc = self.b.declare_var(F32);
+        self.b.def_var(sacc, ids);
+        let mut unit = vec![0i64; os.rank()];
+        unit[m] = 1;
+        let sym = Sym::Dims(unit);
+        let extents: Vec<i64> = outer.iter().map(|&d| os.dims[d]).collect();
+        let (n16, n4) = (n / 16 * 16, n / 4 * 4);
+        self.nest(&extents, &mut Vec::new(), &mut |em, vars| {
+            let mut oi = base_idx.clone();
+            for (&d, &v) in outer.iter().zip(vars) {
+                oi[d] = v;
+            }
+            if n16 > 0 {
+                let (lo, hi) = (em.iconst(0), em.iconst(n16));
+                em.for_range(lo, hi, 16, |em, j| {
+                    for (k, &acc) in accs.iter().enumerate() {
+                        let mut oi2 = oi.clone();
+                        oi2[m] = em.b.ins().iadd_imm_s(j, 4 * k as i64);
+                        let v = em.emit(c, operand, &oi2, Some(&sym))?;
+                        let a = em.b.use_var(acc);
+                        let r = em.binary(op, ElementType::F32, a, v, true)?;
+                        em.b.def_var(acc, r);
+                    }
+                    Ok(())
+                })?;
+            }
+            if n4 > n16 {
+                let (lo, hi) = (em.iconst(n16), em.iconst(n4));
+                em.for_range(lo, hi, 4, |em, j| {
+                    let mut oi2 = oi.clone();
+                    oi2[m] = j;
+                    let v = em.emit(c, operand, &oi2, Some(&sym))?;
+                    let a = em.b.use_var(accs[0]);
+                    let r = em.binary(op, ElementType::F32, a, v, true)?;
+                    em.b.def_var(accs[0], r);
+                    Ok(())
+                })?;
+            }
+            if n > n4 {
+                let (lo, hi) = (em.iconst(n4), em.iconst(n));
+                em.for_range(lo, hi, 1, |em, j| {
+                    let mut oi2 = oi.clone();
+                    oi2[m] = j;
+                    let v = em.emit(c, operand, &oi2, None)?;
+                    let a = em.b.use_var(sacc);
+                    let r = em.binary(op, ElementType::F32, a, v, false)?;
+                    em.b.def_var(sacc, r);
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        })?;
+        let a: Vec<Value> = accs.iter().map(|&v| self.b.use_var(v)).collect();
+        let a01 = self.binary(op, ElementType::F32, a[0], a[1], true)?;
+        let a23 = self.binary(op, ElementType::F32, a[2], a[3], true)?;
+        let all = self.binary(op, ElementType::F32, a01, a23, true)?;
+        let l: Vec<Value> = (0..4u8).map(|k| self.b.ins().extractlane(all, k)).collect();
+        let h01 = self.binary(op, ElementType::F32, l[0], l[1], false)?;
+        let h23 = self.binary(op, ElementType::F32, l[2], l[3], false)?;
+        let h = self.binary(op, ElementType::F32, h01, h23, false)?;
+        let r = self.binary(op, ElementType::F32, init_v, h, false)?;
+        let s = self.b.use_var(sacc);
+        self.binary(op, ElementType::F32, r, s, false)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn dot(
+        &mut self,
+        c: CompId,
+        lhs: InstrId,
+        rhs: InstrId,
+        dims: &rxla_ir::DotDims,
+        out: &ArrayShape,
+        idx: &[Value],
+        lanes: Option<&Sym>,
+    ) -> Result<Value> {
+        let ls = self.array_shape(c, lhs)?;
+        let rs = self.array_shape(c, rhs)?;
+        let et = out.element_type;
+        if ls.element_type != et || rs.element_type != et || et == ElementType::Pred {
+            return Err(JitError::unsupported("mixed-type or pred dot"));
+        }
+        let free = |s: &ArrayShape, b: &[i64], k: &[i64]| -> Vec<usize> {
+            (0..s.rank())
+                .filter(|d| !b.contains(&(*d as i64)) && !k.contains(&(*d as i64)))
+                .collect()
+        };
+        let lf = free(&ls, &dims.lhs_batch, &dims.lhs_contracting);
+        let rf = free(&rs, &dims.rhs_batch, &dims.rhs_contracting);
+        let zero = self.iconst(0);
+        let mut li = vec![zero; ls.rank()];
+        let mut ri = vec![zero; rs.rank()];
+        let oc = match lanes {
+            Some(s) => Some(s.dims(out.rank())?),
+            None => None,
+        };
+        let mut lc = vec![0i64; ls.rank()];
+        let mut rc = vec![0i64; rs.rank()];
+        let nb = dims.lhs_batch.len();
+        for i in 0..nb {
+            li[dims.lhs_batch[i] as usize] = idx[i];
+            ri[dims.rhs_batch[i] as usize] = idx[i];
+            if let Some(oc) = &oc {
+                lc[dims.lhs_batch[i] as usize] = oc[i];
+                rc[dims.rhs_batch[i] as usize] = oc[i];
+            }
+        }
+        for (j, &d) in lf.iter().enumerate() {
+            li[d] = idx[nb + j];
+            if let Some(oc) = &oc {
+                lc[d] = oc[nb + j];
+            }
+        }
+        for (j, &d) in rf.iter().enumerate() {
+            ri[d] = idx[nb + lf.len() + j];
+            if let Some(oc) = &oc {
+                rc[d] = oc[nb + lf.len() + j];
+            }
+        }
+        let extents: Vec<i64> = dims
+            .lhs_contracting
+            .iter()
+            .map(|&d| ls.dims[d as usize])
+            .collect();
+        let vector = lanes.is_some();
+        let ty = if vector { F32X4 } else { scalar::storage(et)? };
+        let z = scalar::zero(self, et)?;
+        let z = if vector {
+            self.b.ins().splat(F32X4, z)
+        } else {
+            z
+        };
+        let acc = self.b.declare_var(ty);
+        self.b.def_var(acc, z);
+        let (lsym, rsym) = match oc {
+            Some(_) => (Some(Sym::Dims(lc)), Some(Sym::Dims(rc))),
+            None => (None, None),
+        };
+        self.nest(&extents, &mut Vec::new(), &mut |em, ks| {
+            let mut li2 = li.clone();
+            let mut ri2 = ri.clone();
+            for (j, &k) in ks.iter().enumerate() {
+                li2[dims.lhs_contracting[j] as usize] = k;
+                ri2[dims.rhs_contracting[j] as usize] = k;
+            }
+            let a = em.emit(c, lhs, &li2, lsym.as_ref())?;
+            let b = em.emit(c, rhs, &ri2, rsym.as_ref())?;
+            let s = em.b.use_var(acc);
+            let r = if vector {
+                em.b.ins().fma(a, b, s)
+            } else {
+                let p = em.binary(BinaryOp::Multiply, et, a, b, false)?;
+                em.binary(BinaryOp::Add, et, s, p, false)?
+            };
+            em.b.def_var(acc, r);
+            Ok(())
+        })?;
+        Ok(self.b.use_var(acc))
+    }
+
+    /// A loop variable of type `ty`.
+    pub fn var(&mut self, ty: cranelift_codegen::ir::Type) -> Variable {
+        self.b.declare_var(ty)
+    }
+}

@@ -1,0 +1,163 @@
+//! The loop nest of one kernel: loops over the output in physical order
+//! (major to minor, the outermost bounded by the `lo..hi` arguments so
+//! threads can split it), the innermost over the physically contiguous
+//! dimension — F32X4 with a scalar remainder when every value on the way
+//! is vectorizable, else scalar. Stores go to the single output buffer.
+
+use super::emit::{Emitter, Sym};
+use super::{Jit, KernelSpec, scalar};
+use crate::error::{JitError, Result};
+use cranelift_codegen::ir::types::{F32X4, I64};
+use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::FunctionBuilder;
+use cranelift_module::Module as _;
+use rxla_ir::{ArrayShape, ElementType, Module};
+
+/// Builds the kernel function into `jit.ctx`. Returns (outer extent,
+/// output elements, vectorized).
+pub fn build(
+    jit: &mut Jit,
+    module: &Module,
+    spec: &KernelSpec,
+    vec_outer: bool,
+    vec_reduce: bool,
+) -> Result<(i64, usize, bool)> {
+    let comp = module.comp(spec.comp);
+    let root = comp.get(spec.root);
+    let out: ArrayShape = root
+        .shape
+        .as_array()
+        .map_err(|_| JitError::unsupported(format!("{}: tuple-shaped result", root.name)))?
+        .clone();
+    if out.layout.is_padded() {
+        return Err(JitError::unsupported("padded output layout"));
+    }
+    scalar::storage(out.element_type)?;
+    let elements = out.element_count()?;
+    let frontend = jit.jm.isa().frontend_config();
+    let cc = jit.jm.isa().default_call_conv();
+    jit.jm.clear_context(&mut jit.ctx);
+    let sig = &mut jit.ctx.func.signature;
+    sig.call_conv = cc;
+    for _ in 0..4 {
+        sig.params.push(AbiParam::new(I64));
+    }
+    let mut b = FunctionBuilder::new(&mut jit.ctx.func, &mut jit.fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let (ins, outs, lo, hi) = (params[0], params[1], params[2], params[3]);
+    let mut em = Emitter::new(b, &mut jit.jm, module, &mut jit.consts);
+    em.vec_reduce = vec_reduce;
+    let flags = MemFlagsData::trusted();
+    for (k, (id, shape)) in spec.inputs.iter().enumerate() {
+        let base = em.b.ins().load(I64, flags, ins, (8 * k) as i32);
+        em.inputs.insert((spec.comp, *id), (base, shape.clone()));
+    }
+    let out_base = em.b.ins().load(I64, flags, outs, 0);
+    let rank = out.rank();
+    let order: Vec<usize> = out
+        .layout
+        .minor_to_major
+        .iter()
+        .rev()
+        .map(|&d| d as usize)
+        .collect();
+    let vectorize = vec_outer
+        && rank > 0
+        && out.element_type == ElementType::F32
+        && out.dims[order[rank - 1]] >= 4;
+    let outer = if rank == 0 { 1 } else { out.dims[order[0]] };
+    if elements > 0 {
+        if rank == 0 {
+            let v = em.emit(spec.comp, spec.root, &[], None)?;
+            em.b.ins()
+                .store(MemFlagsData::new().with_notrap(), v, out_base, 0);
+        } else {
+            let zero = em.iconst(0);
+            let mut idx = vec![zero; rank];
+            let nest = Nest {
+                spec,
+                out: &out,
+                order: &order,
+                out_base,
+                vectorize,
+            };
+            nest.level(&mut em, 0, &mut idx, lo, hi)?;
+        }
+    }
+    em.b.ins().return_(&[]);
+    em.b.seal_all_blocks();
+    em.b.finalize(frontend);
+    Ok((outer, elements, vectorize))
+}
+
+struct Nest<'s> {
+    spec: &'s KernelSpec,
+    out: &'s ArrayShape,
+    order: &'s [usize],
+    out_base: Value,
+    vectorize: bool,
+}
+
+impl Nest<'_> {
+    fn level(
+        &self,
+        em: &mut Emitter,
+        level: usize,
+        idx: &mut Vec<Value>,
+        lo: Value,
+        hi: Value,
+    ) -> Result<()> {
+        let rank = self.order.len();
+        let d = self.order[level];
+        let n = self.out.dims[d];
+        let (lo, hi) = if level == 0 {
+            (lo, hi)
+        } else {
+            (em.iconst(0), em.iconst(n))
+        };
+        if level + 1 < rank {
+            return em.for_range(lo, hi, 1, |em, i| {
+                idx[d] = i;
+                self.level(em, level + 1, idx, lo, hi)
+            });
+        }
+        let store = MemFlagsData::new().with_notrap();
+        if self.vectorize {
+            // Main vector loop over [lo, lo + (hi-lo)/4*4), then a scalar tail.
+            let len = em.b.ins().isub(hi, lo);
+            let len4 = em.b.ins().band_imm_s(len, !3);
+            let vhi = em.b.ins().iadd(lo, len4);
+            let mut unit = vec![0i64; rank];
+            unit[d] = 1;
+            let sym = Sym::Dims(unit);
+            em.for_range(lo, vhi, 4, |em, j| {
+                idx[d] = j;
+                let v = em.emit(self.spec.comp, self.spec.root, idx, Some(&sym))?;
+                if em.b.func.dfg.value_type(v) != F32X4 {
+                    return Err(JitError::unsupported("vector root of another type"));
+                }
+                let a = em.address(self.out_base, self.out, idx)?;
+                em.b.ins().store(store, v, a, 0);
+                Ok(())
+            })?;
+            return em.for_range(vhi, hi, 1, |em, j| {
+                idx[d] = j;
+                let v = em.emit(self.spec.comp, self.spec.root, idx, None)?;
+                let a = em.address(self.out_base, self.out, idx)?;
+                em.b.ins().store(store, v, a, 0);
+                Ok(())
+            });
+        }
+        em.for_range(lo, hi, 1, |em, j| {
+            idx[d] = j;
+            let v = em.emit(self.spec.comp, self.spec.root, idx, None)?;
+            let a = em.address(self.out_base, self.out, idx)?;
+            em.b.ins().store(store, v, a, 0);
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,398 @@
+//! Host functions the generated code may call, every one registered by
+//! name with the JIT builder (nothing is left to dlsym): Cranelift's own
+//! libcalls (ceilf, fmaf, memcpy, ...) and rxla's scalar helpers (the
+//! transcendentals not yet inlined, float remainder, integer power, half
+//! conversions). Each helper computes exactly what the evaluator computes.
+//! No code generation here.
+
+use cranelift_codegen::ir::types::{F32, F64, I16, I64};
+use cranelift_codegen::ir::{AbiParam, Signature, Type};
+use cranelift_codegen::isa::CallConv;
+
+macro_rules! f32_1 {
+    ($name:ident, $e:expr) => {
+        extern "C" fn $name(x: f32) -> f32 {
+            let f: fn(f32) -> f32 = $e;
+            f(x)
+        }
+    };
+}
+macro_rules! f64_1 {
+    ($name:ident, $e:expr) => {
+        extern "C" fn $name(x: f64) -> f64 {
+            let f: fn(f64) -> f64 = $e;
+            f(x)
+        }
+    };
+}
+
+f32_1!(rx_ceilf, |x| x.ceil());
+f32_1!(rx_floorf, |x| x.floor());
+f32_1!(rx_truncf, |x| x.trunc());
+f32_1!(rx_nearbyintf, |x| x.round_ties_even());
+f64_1!(rx_ceil, |x| x.ceil());
+f64_1!(rx_floor, |x| x.floor());
+f64_1!(rx_trunc, |x| x.trunc());
+f64_1!(rx_nearbyint, |x| x.round_ties_even());
+extern "C" fn rx_fmaf(a: f32, b: f32, c: f32) -> f32 {
+    a.mul_add(b, c)
+}
+extern "C" fn rx_fma(a: f64, b: f64, c: f64) -> f64 {
+    a.mul_add(b, c)
+}
+unsafe extern "C" fn rx_memcpy(d: *mut u8, s: *const u8, n: usize) -> *mut u8 {
+    // SAFETY: the generated code passes valid, non-overlapping ranges.
+    unsafe { std::ptr::copy_nonoverlapping(s, d, n) };
+    d
+}
+unsafe extern "C" fn rx_memmove(d: *mut u8, s: *const u8, n: usize) -> *mut u8 {
+    // SAFETY: the generated code passes valid ranges.
+    unsafe { std::ptr::copy(s, d, n) };
+    d
+}
+unsafe extern "C" fn rx_memset(d: *mut u8, c: i32, n: usize) -> *mut u8 {
+    // SAFETY: the generated code passes a valid range.
+    unsafe { std::ptr::write_bytes(d, c as u8, n) };
+    d
+}
+unsafe extern "C" fn rx_memcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
+    // SAFETY: the generated code passes valid ranges.
+    let (x, y) = unsafe {
+        (
+            std::slice::from_raw_parts(a, n),
+            std::slice::from_raw_parts(b, n),
+        )
+    };
+    match x.cmp(y) {
+        std::cmp::Ordering::Less => -1,
+        std::cmp::Ordering::Equal => 0,
+        std::cmp::Ordering::Greater => 1,
+    }
+}
+
+// Scalar float helpers: the evaluator's definitions (Rust std, i.e. libm).
+f32_1!(rx_roundf, |x| x.round());
+f32_1!(rx_cbrtf, |x| x.cbrt());
+f32_1!(rx_expf, |x| x.exp());
+f32_1!(rx_expm1f, |x| x.exp_m1());
+f32_1!(rx_logf, |x| x.ln());
+f32_1!(rx_log1pf, |x| x.ln_1p());
+f32_1!(rx_logisticf, |x| 1.0 / (1.0 + (-x).exp()));
+f32_1!(rx_tanhf, |x| x.tanh());
+f32_1!(rx_sinf, |x| x.sin());
+f32_1!(rx_cosf, |x| x.cos());
+f32_1!(rx_tanf, |x| x.tan());
+f64_1!(rx_round, |x| x.round());
+f64_1!(rx_cbrt, |x| x.cbrt());
+f64_1!(rx_exp, |x| x.exp());
+f64_1!(rx_expm1, |x| x.exp_m1());
+f64_1!(rx_log, |x| x.ln());
+f64_1!(rx_log1p, |x| x.ln_1p());
+f64_1!(rx_logistic, |x| 1.0 / (1.0 + (-x).exp()));
+f64_1!(rx_tanh, |x| x.tanh());
+f64_1!(rx_sin, |x| x.sin());
+f64_1!(rx_cos, |x| x.cos());
+f64_1!(rx_tan, |x| x.tan());
+extern "C" fn rx_fmodf(a: f32, b: f32) -> f32 {
+    a % b
+}
+extern "C" fn rx_powf(a: f32, b: f32) -> f32 {
+    a.powf(b)
+}
+extern "C" fn rx_atan2f(a: f32, b: f32) -> f32 {
+    a.atan2(b)
+}
+extern "C" fn rx_fmod(a: f64, b: f64) -> f64 {
+    a % b
+}
+extern "C" fn rx_pow(a: f64, b: f64) -> f64 {
+    a.powf(b)
+}
+extern "C" fn rx_atan2(a: f64, b: f64) -> f64 {
+    a.atan2(b)
+}
+/// Integer power on sign-extended operands (wrapping; negative exponents
+/// as in the evaluator). Low bits are what narrower types keep.
+extern "C" fn rx_powi_s(a: i64, b: i64) -> i64 {
+    if b < 0 {
+        return if a == 1 {
+            1
+        } else if a == -1 {
+            if b % 2 == 0 { 1 } else { -1 }
+        } else {
+            0
+        };
+    }
+    rx_powi_u(a, b)
+}
+/// Integer power on zero-extended operands (wrapping).
+extern "C" fn rx_powi_u(a: i64, b: i64) -> i64 {
+    let (mut base, mut e, mut acc) = (a as u64, b as u64, 1u64);
+    while e != 0 {
+        if e & 1 == 1 {
+            acc = acc.wrapping_mul(base);
+        }
+        base = base.wrapping_mul(base);
+        e >>= 1;
+    }
+    acc as i64
+}
+/// Narrow-width integer power where the exponent's sign is that of the
+/// narrow type: callers sign- or zero-extend consistently.
+extern "C" fn rx_f16_to_f32(b: i16) -> f32 {
+    half::f16::from_bits(b as u16).to_f32()
+}
+extern "C" fn rx_f32_to_f16(x: f32) -> i16 {
+    half::f16::from_f32(x).to_bits() as i16
+}
+extern "C" fn rx_bf16_to_f32(b: i16) -> f32 {
+    half::bf16::from_bits(b as u16).to_f32()
+}
+extern "C" fn rx_f32_to_bf16(x: f32) -> i16 {
+    half::bf16::from_f32(x).to_bits() as i16
+}
+extern "C" fn rx_f64_to_f16(x: f64) -> i16 {
+    half::f16::from_f64(x).to_bits() as i16
+}
+extern "C" fn rx_f64_to_bf16(x: f64) -> i16 {
+    half::bf16::from_f64(x).to_bits() as i16
+}
+
+/// A host function: name, address, parameter and result types.
+pub struct Libcall {
+    pub name: &'static str,
+    pub addr: *const u8,
+    pub params: &'static [Type],
+    pub ret: Type,
+}
+
+macro_rules! lc {
+    ($name:literal, $f:expr, [$($p:expr),*], $r:expr) => {
+        Libcall { name: $name, addr: $f as *const u8, params: &[$($p),*], ret: $r }
+    };
+}
+
+/// Every host function, Cranelift's libcall names included.
+pub fn all() -> Vec<Libcall> {
+    vec![
+        lc!("ceilf", rx_ceilf as extern "C" fn(f32) -> f32, [F32], F32),
+        lc!("floorf", rx_floorf as extern "C" fn(f32) -> f32, [F32], F32),
+        lc!("truncf", rx_truncf as extern "C" fn(f32) -> f32, [F32], F32),
+        lc!(
+            "nearbyintf",
+            rx_nearbyintf as extern "C" fn(f32) -> f32,
+            [F32],
+            F32
+        ),
+        lc!("ceil", rx_ceil as extern "C" fn(f64) -> f64, [F64], F64),
+        lc!("floor", rx_floor as extern "C" fn(f64) -> f64, [F64], F64),
+        lc!("trunc", rx_trunc as extern "C" fn(f64) -> f64, [F64], F64),
+        lc!(
+            "nearbyint",
+            rx_nearbyint as extern "C" fn(f64) -> f64,
+            [F64],
+            F64
+        ),
+        lc!(
+            "fmaf",
+            rx_fmaf as extern "C" fn(f32, f32, f32) -> f32,
+            [F32, F32, F32],
+            F32
+        ),
+        lc!(
+            "fma",
+            rx_fma as extern "C" fn(f64, f64, f64) -> f64,
+            [F64, F64, F64],
+            F64
+        ),
+        lc!(
+            "memcpy",
+            rx_memcpy as unsafe extern "C" fn(*mut u8, *const u8, usize) -> *mut u8,
+            [I64, I64, I64],
+            I64
+        ),
+        lc!(
+            "memmove",
+            rx_memmove as unsafe extern "C" fn(*mut u8, *const u8, usize) -> *mut u8,
+            [I64, I64, I64],
+            I64
+        ),
+        lc!(
+            "memset",
+            rx_memset as unsafe extern "C" fn(*mut u8, i32, usize) -> *mut u8,
+            [I64, I64, I64],
+            I64
+        ),
+        lc!(
+            "memcmp",
+            rx_memcmp as unsafe extern "C" fn(*const u8, *const u8, usize) -> i32,
+            [I64, I64, I64],
+            I64
+        ),
+        lc!(
+            "rx_roundf",
+            rx_roundf as extern "C" fn(f32) -> f32,
+            [F32],
+            F32
+        ),
+        lc!(
+            "rx_cbrtf",
+            rx_cbrtf as extern "C" fn(f32) -> f32,
+            [F32],
+            F32
+        ),
+        lc!("rx_expf", rx_expf as extern "C" fn(f32) -> f32, [F32], F32),
+        lc!(
+            "rx_expm1f",
+            rx_expm1f as extern "C" fn(f32) -> f32,
+            [F32],
+            F32
+        ),
+        lc!("rx_logf", rx_logf as extern "C" fn(f32) -> f32, [F32], F32),
+        lc!(
+            "rx_log1pf",
+            rx_log1pf as extern "C" fn(f32) -> f32,
+            [F32],
+            F32
+        ),
+        lc!(
+            "rx_logisticf",
+            rx_logisticf as extern "C" fn(f32) -> f32,
+            [F32],
+            F32
+        ),
+        lc!(
+            "rx_tanhf",
+            rx_tanhf as extern "C" fn(f32) -> f32,
+            [F32],
+            F32
+        ),
+        lc!("rx_sinf", rx_sinf as extern "C" fn(f32) -> f32, [F32], F32),
+        lc!("rx_cosf", rx_cosf as extern "C" fn(f32) -> f32, [F32], F32),
+        lc!("rx_tanf", rx_tanf as extern "C" fn(f32) -> f32, [F32], F32),
+        lc!(
+            "rx_round",
+            rx_round as extern "C" fn(f64) -> f64,
+            [F64],
+            F64
+        ),
+        lc!("rx_cbrt", rx_cbrt as extern "C" fn(f64) -> f64, [F64], F64),
+        lc!("rx_exp", rx_exp as extern "C" fn(f64) -> f64, [F64], F64),
+        lc!(
+            "rx_expm1",
+            rx_expm1 as extern "C" fn(f64) -> f64,
+            [F64],
+            F64
+        ),
+        lc!("rx_log", rx_log as extern "C" fn(f64) -> f64, [F64], F64),
+        lc!(
+            "rx_log1p",
+            rx_log1p as extern "C" fn(f64) -> f64,
+            [F64],
+            F64
+        ),
+        lc!(
+            "rx_logistic",
+            rx_logistic as extern "C" fn(f64) -> f64,
+            [F64],
+            F64
+        ),
+        lc!("rx_tanh", rx_tanh as extern "C" fn(f64) -> f64, [F64], F64),
+        lc!("rx_sin", rx_sin as extern "C" fn(f64) -> f64, [F64], F64),
+        lc!("rx_cos", rx_cos as extern "C" fn(f64) -> f64, [F64], F64),
+        lc!("rx_tan", rx_tan as extern "C" fn(f64) -> f64, [F64], F64),
+        lc!(
+            "rx_fmodf",
+            rx_fmodf as extern "C" fn(f32, f32) -> f32,
+            [F32, F32],
+            F32
+        ),
+        lc!(
+            "rx_powf",
+            rx_powf as extern "C" fn(f32, f32) -> f32,
+            [F32, F32],
+            F32
+        ),
+        lc!(
+            "rx_atan2f",
+            rx_atan2f as extern "C" fn(f32, f32) -> f32,
+            [F32, F32],
+            F32
+        ),
+        lc!(
+            "rx_fmod",
+            rx_fmod as extern "C" fn(f64, f64) -> f64,
+            [F64, F64],
+            F64
+        ),
+        lc!(
+            "rx_pow",
+            rx_pow as extern "C" fn(f64, f64) -> f64,
+            [F64, F64],
+            F64
+        ),
+        lc!(
+            "rx_atan2",
+            rx_atan2 as extern "C" fn(f64, f64) -> f64,
+            [F64, F64],
+            F64
+        ),
+        lc!(
+            "rx_powi_s",
+            rx_powi_s as extern "C" fn(i64, i64) -> i64,
+            [I64, I64],
+            I64
+        ),
+        lc!(
+            "rx_powi_u",
+            rx_powi_u as extern "C" fn(i64, i64) -> i64,
+            [I64, I64],
+            I64
+        ),
+        lc!(
+            "rx_f16_to_f32",
+            rx_f16_to_f32 as extern "C" fn(i16) -> f32,
+            [I16],
+            F32
+        ),
+        lc!(
+            "rx_f32_to_f16",
+            rx_f32_to_f16 as extern "C" fn(f32) -> i16,
+            [F32],
+            I16
+        ),
+        lc!(
+            "rx_bf16_to_f32",
+            rx_bf16_to_f32 as extern "C" fn(i16) -> f32,
+            [I16],
+            F32
+        ),
+        lc!(
+            "rx_f32_to_bf16",
+            rx_f32_to_bf16 as extern "C" fn(f32) -> i16,
+            [F32],
+            I16
+        ),
+        lc!(
+            "rx_f64_to_f16",
+            rx_f64_to_f16 as extern "C" fn(f64) -> i16,
+            [F64],
+            I16
+        ),
+        lc!(
+            "rx_f64_to_bf16",
+            rx_f64_to_bf16 as extern "C" fn(f64) -> i16,
+            [F64],
+            I16
+        ),
+    ]
+}
+
+/// The Cranelift signature of a host function.
+pub fn signature(call: &Libcall, cc: CallConv) -> Signature {
+    let mut sig = Signature::new(cc);
+    sig.params
+        .extend(call.params.iter().map(|&t| AbiParam::new(t)));
+    sig.returns.push(AbiParam::new(call.ret));
+    sig
+}

@@ -1,0 +1,165 @@
+//! F32X4 element arithmetic (Cranelift's x64 backend has 128-bit vectors
+//! only). Pred values are I32X4 lane masks. Same semantics as `scalar`:
+//! NaN-propagating max/min returning the NaN operand, IEEE compares.
+//! Transcendentals not yet inlined run the registered host function lane
+//! by lane (interim; see docs/SEMANTICS.md).
+
+use super::emit::Emitter;
+use crate::error::{JitError, Result};
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::types::{F32, F32X4, I32X4};
+use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Value};
+use rxla_ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
+
+fn le() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+/// A scalar broadcast to all lanes (pred becomes a lane mask).
+pub fn splat(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
+    match et {
+        ElementType::F32 => Ok(em.b.ins().splat(F32X4, v)),
+        ElementType::Pred => {
+            let w = em.b.ins().sextend(cranelift_codegen::ir::types::I32, v);
+            let neg = em.b.ins().ineg(w);
+            Ok(em.b.ins().splat(I32X4, neg))
+        }
+        other => Err(JitError::unsupported(format!("vector splat of {other}"))),
+    }
+}
+
+/// `select` with a lane mask.
+pub fn select_mask(em: &mut Emitter, mask: Value, t: Value, f: Value) -> Value {
+    let m = em.b.ins().bitcast(F32X4, le(), mask);
+    em.b.ins().bitselect(m, t, f)
+}
+
+fn nan_mask(em: &mut Emitter, x: Value) -> Value {
+    let m = em.b.ins().fcmp(FloatCC::Unordered, x, x);
+    em.b.ins().bitcast(F32X4, le(), m)
+}
+
+/// A host function applied lane by lane (interim path for functions
+/// without an inline approximation).
+fn per_lane(em: &mut Emitter, name: &'static str, args: &[Value]) -> Result<Value> {
+    let mut out = em.b.ins().f32const(0.0);
+    out = em.b.ins().splat(F32X4, out);
+    for lane in 0..4u8 {
+        let a: Vec<Value> = args
+            .iter()
+            .map(|&v| em.b.ins().extractlane(v, lane))
+            .collect();
+        let r = em.call(name, &a)?;
+        out = em.b.ins().insertlane(out, r, lane);
+    }
+    Ok(out)
+}
+
+pub fn unary(em: &mut Emitter, op: UnaryOp, x: Value) -> Result<Value> {
+    if em.b.func.dfg.value_type(x) == I32X4 {
+        return match op {
+            UnaryOp::Not => Ok(em.b.ins().bnot(x)),
+            _ => Err(JitError::unsupported(format!(
+                "vector {} on pred",
+                op.name()
+            ))),
+        };
+    }
+    if let Some(v) = super::approx::unary(em, op, x)? {
+        return Ok(v);
+    }
+    Ok(match op {
+        UnaryOp::Negate => em.b.ins().fneg(x),
+        UnaryOp::Abs => em.b.ins().fabs(x),
+        UnaryOp::Floor => em.b.ins().floor(x),
+        UnaryOp::Ceil => em.b.ins().ceil(x),
+        UnaryOp::RoundNearestEven => em.b.ins().nearest(x),
+        UnaryOp::Sqrt => em.b.ins().sqrt(x),
+        UnaryOp::Rsqrt => {
+            let s = em.b.ins().sqrt(x);
+            let one = em.b.ins().f32const(1.0);
+            let one = em.b.ins().splat(F32X4, one);
+            em.b.ins().fdiv(one, s)
+        }
+        UnaryOp::IsFinite => {
+            let a = em.b.ins().fabs(x);
+            let inf = em.b.ins().f32const(f32::INFINITY);
+            let inf = em.b.ins().splat(F32X4, inf);
+            em.b.ins().fcmp(FloatCC::LessThan, a, inf)
+        }
+        UnaryOp::RoundNearestAfz => per_lane(em, "rx_roundf", &[x])?,
+        UnaryOp::Cbrt => per_lane(em, "rx_cbrtf", &[x])?,
+        UnaryOp::Exp => per_lane(em, "rx_expf", &[x])?,
+        UnaryOp::Expm1 => per_lane(em, "rx_expm1f", &[x])?,
+        UnaryOp::Log => per_lane(em, "rx_logf", &[x])?,
+        UnaryOp::Log1p => per_lane(em, "rx_log1pf", &[x])?,
+        UnaryOp::Logistic => per_lane(em, "rx_logisticf", &[x])?,
+        UnaryOp::Tanh => per_lane(em, "rx_tanhf", &[x])?,
+        UnaryOp::Sin => per_lane(em, "rx_sinf", &[x])?,
+        UnaryOp::Cos => per_lane(em, "rx_cosf", &[x])?,
+        UnaryOp::Tan => per_lane(em, "rx_tanf", &[x])?,
+        _ => return Err(JitError::unsupported(format!("vector {}", op.name()))),
+    })
+}
+
+pub fn binary(em: &mut Emitter, op: BinaryOp, x: Value, y: Value) -> Result<Value> {
+    if em.b.func.dfg.value_type(x) == I32X4 {
+        return Ok(match op {
+            BinaryOp::And | BinaryOp::Minimum => em.b.ins().band(x, y),
+            BinaryOp::Or | BinaryOp::Maximum => em.b.ins().bor(x, y),
+            BinaryOp::Xor => em.b.ins().bxor(x, y),
+            _ => {
+                return Err(JitError::unsupported(format!(
+                    "vector {} on pred",
+                    op.name()
+                )));
+            }
+        });
+    }
+    if em.b.func.dfg.value_type(x) != F32X4 {
+        return Err(JitError::codegen("vector binary on a non-vector value"));
+    }
+    Ok(match op {
+        BinaryOp::Add => em.b.ins().fadd(x, y),
+        BinaryOp::Subtract => em.b.ins().fsub(x, y),
+        BinaryOp::Multiply => em.b.ins().fmul(x, y),
+        BinaryOp::Divide => em.b.ins().fdiv(x, y),
+        BinaryOp::Maximum | BinaryOp::Minimum => {
+            let m = if op == BinaryOp::Maximum {
+                em.b.ins().fmax(x, y)
+            } else {
+                em.b.ins().fmin(x, y)
+            };
+            let yn = nan_mask(em, y);
+            let r = em.b.ins().bitselect(yn, y, m);
+            let xn = nan_mask(em, x);
+            em.b.ins().bitselect(xn, x, r)
+        }
+        BinaryOp::Remainder => per_lane(em, "rx_fmodf", &[x, y])?,
+        BinaryOp::Power => per_lane(em, "rx_powf", &[x, y])?,
+        BinaryOp::Atan2 => per_lane(em, "rx_atan2f", &[x, y])?,
+        _ => return Err(JitError::unsupported(format!("vector {}", op.name()))),
+    })
+}
+
+pub fn compare(
+    em: &mut Emitter,
+    dir: ComparisonDirection,
+    kind: Option<ComparisonType>,
+    a: Value,
+    b: Value,
+) -> Result<Value> {
+    if kind == Some(ComparisonType::TotalOrder) {
+        return Err(JitError::unsupported("vector total-order compare"));
+    }
+    let cc = match dir {
+        ComparisonDirection::Eq => FloatCC::Equal,
+        ComparisonDirection::Ne => FloatCC::NotEqual,
+        ComparisonDirection::Lt => FloatCC::LessThan,
+        ComparisonDirection::Le => FloatCC::LessThanOrEqual,
+        ComparisonDirection::Gt => FloatCC::GreaterThan,
+        ComparisonDirection::Ge => FloatCC::GreaterThanOrEqual,
+    };
+    let _ = F32;
+    Ok(em.b.ins().fcmp(cc, a, b))
+}

@@ -1,0 +1,223 @@
+//! The compiled program: `compile` plans and JIT-compiles a module once;
+//! an [`Executable`] runs it many times, on literals (`run`) or on the
+//! caller's physical buffers (`run_into`, zero-copy for the root). Its
+//! internal buffers are allocated on the first run and reused. It is
+//! `Send + Sync`: concurrent runs each get their own buffers.
+
+use crate::codegen::{Code, Jit};
+use crate::error::{JitError, Result};
+use crate::options::{CompileOptions, CompileStats};
+use crate::plan::{Planner, Program, leaf_bytes};
+use crate::runtime::{Ctx, Leaf, ProgState, run_program};
+use rxla_eval::RunOptions;
+use rxla_ir::{ArrayLiteral, Literal, Module, Shape};
+use std::sync::Mutex;
+
+/// A module compiled by the JIT.
+pub struct Executable {
+    code: Code,
+    program: Program,
+    stats: CompileStats,
+    params: Vec<Shape>,
+    result: Shape,
+    entry_result: Shape,
+    state: Mutex<Option<ProgState>>,
+    pool: Option<rayon::ThreadPool>,
+    threads: usize,
+}
+
+/// Compiles `module` (its ENTRY computation and everything it calls).
+pub fn compile(module: &Module, opts: &CompileOptions) -> Result<Executable> {
+    if module.computations.get(module.entry.index()).is_none() {
+        return Err(JitError::input("the module has no ENTRY computation"));
+    }
+    let mut planner = Planner {
+        module,
+        jit: Jit::new(opts)?,
+        stats: CompileStats::default(),
+        opts: opts.clone(),
+    };
+    let program = planner.program(module.entry)?;
+    let code = planner.jit.finish()?;
+    let entry = module.entry_computation();
+    let params = entry
+        .parameters()
+        .into_iter()
+        .map(|p| entry.get(p).shape.clone())
+        .collect();
+    let result = entry.root_instruction().shape.clone();
+    let entry_result = module
+        .entry_layout
+        .as_ref()
+        .map(|l| l.result.clone())
+        .filter(|r| r.compatible(&result))
+        .unwrap_or_else(|| result.clone());
+    let threads = opts.resolved_threads();
+    let pool = if threads > 1 {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .ok()
+    } else {
+        None
+    };
+    Ok(Executable {
+        code,
+        program,
+        stats: planner.stats,
+        params,
+        result,
+        entry_result,
+        state: Mutex::new(None),
+        pool,
+        threads,
+    })
+}
+
+impl Executable {
+    /// What the compiler did (kernels, fallbacks, kept IR text).
+    pub fn stats(&self) -> &CompileStats {
+        &self.stats
+    }
+
+    /// ENTRY parameter shapes (the layouts `run_into` buffers must have).
+    pub fn parameter_shapes(&self) -> &[Shape] {
+        &self.params
+    }
+
+    /// The result shape (the layouts `run_into` writes).
+    pub fn result_shape(&self) -> &Shape {
+        &self.result
+    }
+
+    /// Runs on literals with default run options.
+    pub fn run(&self, args: &[Literal]) -> Result<Literal> {
+        self.run_with(args, &RunOptions::default())
+    }
+
+    /// Runs on literals; `opts` feeds infeed/outfeed, rng seed and
+    /// custom calls of fallback instructions.
+    pub fn run_with(&self, args: &[Literal], opts: &RunOptions) -> Result<Literal> {
+        if args.len() != self.params.len() {
+            return Err(JitError::input(format!(
+                "expected {} argument(s), got {}",
+                self.params.len(),
+                args.len()
+            )));
+        }
+        let mut inputs: Vec<Vec<u8>> = Vec::new();
+        for (k, (a, p)) in args.iter().zip(&self.params).enumerate() {
+            if !a.shape().compatible(p) {
+                return Err(JitError::input(format!(
+                    "argument {k} has shape {}, expected {}",
+                    a.shape().to_string_no_layout(),
+                    p.to_string_no_layout()
+                )));
+            }
+            let a = a.relayout_to(p)?;
+            for l in a.leaves() {
+                inputs.push(if l.shape.element_type.is_token() {
+                    Vec::new()
+                } else {
+                    l.to_physical_bytes()?
+                });
+            }
+        }
+        let sizes = leaf_bytes(&self.result)?;
+        let mut outs: Vec<Vec<u8>> = sizes.iter().map(|&n| vec![0u8; n]).collect();
+        {
+            let ins: Vec<&[u8]> = inputs.iter().map(|v| v.as_slice()).collect();
+            let mut o: Vec<&mut [u8]> = outs.iter_mut().map(|v| v.as_mut_slice()).collect();
+            self.run_into_with(&ins, &mut o, opts)?;
+        }
+        let mut pos = 0;
+        let refs: Vec<&[u8]> = outs.iter().map(|v| v.as_slice()).collect();
+        let lit = crate::fallback::literal_from_leaves(&self.result, &refs, &mut pos)?;
+        Ok(lit.relayout_to(&self.entry_result).unwrap_or(lit))
+    }
+
+    /// Runs on physical buffers: one input per leaf of the parameters (in
+    /// order, in the parameter layouts), one output per leaf of the result.
+    pub fn run_into(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<()> {
+        self.run_into_with(inputs, outputs, &RunOptions::default())
+    }
+
+    /// `run_into` with run options.
+    pub fn run_into_with(
+        &self,
+        inputs: &[&[u8]],
+        outputs: &mut [&mut [u8]],
+        opts: &RunOptions,
+    ) -> Result<()> {
+        let mut args: Vec<Vec<Leaf>> = Vec::with_capacity(self.params.len());
+        let mut k = 0;
+        for (pi, p) in self.params.iter().enumerate() {
+            let mut leaves = Vec::new();
+            for n in leaf_bytes(p)? {
+                let b = inputs.get(k).ok_or_else(|| {
+                    JitError::input(format!("missing input buffer {k} (parameter {pi})"))
+                })?;
+                if b.len() != n {
+                    return Err(JitError::input(format!(
+                        "input buffer {k} has {} bytes, parameter {pi} needs {n}",
+                        b.len()
+                    )));
+                }
+                leaves.push(Leaf {
+                    ptr: b.as_ptr() as *mut u8,
+                    len: n,
+                });
+                k += 1;
+            }
+            args.push(leaves);
+        }
+        if k != inputs.len() {
+            return Err(JitError::input(format!(
+                "{} input buffers, expected {k}",
+                inputs.len()
+            )));
+        }
+        let sizes = leaf_bytes(&self.result)?;
+        if outputs.len() != sizes.len() || outputs.iter().zip(&sizes).any(|(o, &n)| o.len() != n) {
+            return Err(JitError::input(format!(
+                "output buffers must be {sizes:?} bytes, got {:?}",
+                outputs.iter().map(|o| o.len()).collect::<Vec<_>>()
+            )));
+        }
+        let out_leaves: Vec<Leaf> = outputs
+            .iter_mut()
+            .map(|o| Leaf {
+                ptr: o.as_mut_ptr(),
+                len: o.len(),
+            })
+            .collect();
+        let ctx = Ctx {
+            fns: &self.code.fns,
+            opts,
+            pool: self.pool.as_ref(),
+            threads: self.threads,
+        };
+        let mut guard = self.state.try_lock().ok();
+        let mut local = ProgState::default();
+        let state: &mut ProgState = match guard.as_deref_mut() {
+            Some(slot) => slot.get_or_insert_with(ProgState::default),
+            None => &mut local,
+        };
+        let root = run_program(&ctx, &self.program, state, &args, Some(&out_leaves))?;
+        for (r, o) in root.iter().zip(&out_leaves) {
+            if r.ptr != o.ptr && o.len > 0 {
+                // SAFETY: distinct live buffers; lengths checked against the result shape.
+                unsafe { std::ptr::copy(r.ptr, o.ptr, o.len.min(r.len)) };
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads a result leaf written by `run_into` (helper for tests).
+pub fn leaf_literal(shape: &rxla_ir::ArrayShape, bytes: &[u8]) -> Result<Literal> {
+    Ok(Literal::Array(ArrayLiteral::from_physical_bytes(
+        shape.clone(),
+        bytes,
+    )?))
+}

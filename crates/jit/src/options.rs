@@ -1,0 +1,70 @@
+//! Compile options and compile statistics of the JIT. Plain data; the
+//! compiler reads the options, the executable exposes the stats.
+
+/// How to compile a module.
+#[derive(Clone, Debug)]
+pub struct CompileOptions {
+    /// When an instruction has no native code path, run just that
+    /// instruction with the reference evaluator (recorded in
+    /// [`CompileStats::fallbacks`]). When false such a module is an error.
+    pub allow_interpreter_fallback: bool,
+    /// Worker threads for large loops; `None` reads `RXLA_THREADS`, else
+    /// the number of cores. 1 keeps everything on the calling thread.
+    pub threads: Option<usize>,
+    /// Keep the Cranelift IR text of every kernel (`--emit=clif`).
+    pub keep_clif: bool,
+    /// Keep the disassembly of every kernel (`--emit=asm`).
+    pub keep_asm: bool,
+    /// Vectorize inner loops (F32X4). Off only for testing the scalar path.
+    pub vectorize: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            allow_interpreter_fallback: true,
+            threads: None,
+            keep_clif: false,
+            keep_asm: false,
+            vectorize: true,
+        }
+    }
+}
+
+impl CompileOptions {
+    /// The thread count to use: the option, else `RXLA_THREADS`, else the
+    /// number of cores.
+    pub fn resolved_threads(&self) -> usize {
+        if let Some(n) = self.threads {
+            return n.max(1);
+        }
+        if let Some(n) = std::env::var("RXLA_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+        {
+            return n.max(1);
+        }
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    }
+}
+
+/// What the compiler did.
+#[derive(Clone, Debug, Default)]
+pub struct CompileStats {
+    /// Native kernels compiled (one per fused loop nest).
+    pub kernels: usize,
+    /// Of those, kernels whose innermost loop is vectorized.
+    pub vectorized_kernels: usize,
+    /// Instructions run by the reference evaluator, as
+    /// `computation/instruction (opcode): reason`.
+    pub fallbacks: Vec<String>,
+    /// Instructions handled on the host (tuple, get-tuple-element,
+    /// bitcast, control flow, parameters, constants).
+    pub host_steps: usize,
+    /// `(kernel name, text)` of each kernel when `keep_clif` was set.
+    pub clif: Vec<(String, String)>,
+    /// `(kernel name, text)` of each kernel when `keep_asm` was set.
+    pub asm: Vec<(String, String)>,
+}

@@ -1,0 +1,302 @@
+//! The host plan of a computation: one step per instruction, deciding
+//! what runs where — parameters, constants, tuples, get-tuple-element and
+//! bitcasts are buffer bookkeeping; while/conditional/call (and fusions
+//! that do not compile as one loop nest) run nested plans; every other
+//! live instruction is a JIT kernel, or as a last resort the evaluator
+//! (fallback). Decisions only; execution lives in `runtime`.
+
+use crate::codegen::{Jit, KernelMeta, KernelSpec};
+use crate::error::{JitError, Result};
+use crate::fallback::FallbackCall;
+use crate::options::{CompileOptions, CompileStats};
+use rxla_ir::{CompId, InstrId, Module, Op, Shape};
+
+/// What one instruction does at run time.
+pub enum Step {
+    /// Not needed for the result.
+    Dead,
+    Param(usize),
+    /// Physical bytes of each leaf.
+    Const(Vec<Vec<u64>>),
+    /// Leaves `start..start+len` of another instruction's value.
+    Alias {
+        src: InstrId,
+        start: usize,
+        len: usize,
+    },
+    Tuple,
+    Token,
+    Kernel {
+        meta: KernelMeta,
+        inputs: Vec<InstrId>,
+    },
+    Fallback(Box<FallbackCall>),
+    Call(Box<Program>),
+    While {
+        cond: Box<Program>,
+        body: Box<Program>,
+    },
+    Conditional(Vec<Program>),
+}
+
+/// The plan of one computation.
+pub struct Program {
+    pub comp: CompId,
+    pub steps: Vec<Step>,
+    /// Byte size of each leaf of each instruction's value.
+    pub leaf_bytes: Vec<Vec<usize>>,
+    /// Operands of each instruction.
+    pub operands: Vec<Vec<InstrId>>,
+    pub root: InstrId,
+}
+
+/// Byte sizes of the leaves of `shape`, in order.
+pub fn leaf_bytes(shape: &Shape) -> Result<Vec<usize>> {
+    shape
+        .leaves()
+        .into_iter()
+        .map(|a| {
+            Ok(if a.element_type.is_token() {
+                0
+            } else {
+                a.byte_size()?
+            })
+        })
+        .collect()
+}
+
+fn leaf_count(shape: &Shape) -> usize {
+    shape.leaves().len()
+}
+
+/// Builds plans, compiling kernels into one JIT module.
+pub struct Planner<'m> {
+    pub module: &'m Module,
+    pub jit: Jit,
+    pub stats: CompileStats,
+    pub opts: CompileOptions,
+}
+
+impl Planner<'_> {
+    /// The evaluator for one instruction (when allowed), recorded.
+    fn fallback(&mut self, cid: CompId, id: InstrId, why: &str) -> Result<Step> {
+        let comp = self.module.comp(cid);
+        let instr = comp.get(id);
+        let what = format!("{}/{} ({}): {why}", comp.name, instr.name, instr.opcode());
+        if !self.opts.allow_interpreter_fallback {
+            return Err(JitError::unsupported(what));
+        }
+        self.stats.fallbacks.push(what);
+        Ok(Step::Fallback(Box::new(FallbackCall::new(
+            self.module,
+            cid,
+            id,
+        )?)))
+    }
+
+    /// True when every operand's layouts equal the called computations'
+    /// parameter layouts and their roots produce the instruction's layouts
+    /// (buffers cross the boundary unchanged).
+    fn layouts_agree(&self, cid: CompId, id: InstrId) -> bool {
+        let comp = self.module.comp(cid);
+        let instr = comp.get(id);
+        let same = |a: &Shape, b: &Shape| {
+            let (la, lb) = (a.leaves(), b.leaves());
+            la.len() == lb.len()
+                && la
+                    .iter()
+                    .zip(&lb)
+                    .all(|(x, y)| x.dims == y.dims && x.layout == y.layout)
+        };
+        let callee_ok = |callee: CompId, args: &[InstrId], result: Option<&Shape>| {
+            let cc = self.module.comp(callee);
+            let ps = cc.parameters();
+            ps.len() == args.len()
+                && ps
+                    .iter()
+                    .zip(args)
+                    .all(|(&p, &a)| same(&cc.get(p).shape, &comp.get(a).shape))
+                && result.is_none_or(|r| same(&cc.root_instruction().shape, r))
+        };
+        match &instr.op {
+            Op::Call { to_apply } => callee_ok(*to_apply, &instr.operands, Some(&instr.shape)),
+            Op::Fusion { calls, .. } => callee_ok(*calls, &instr.operands, Some(&instr.shape)),
+            Op::While { condition, body } => {
+                callee_ok(*condition, &instr.operands, None)
+                    && callee_ok(*body, &instr.operands, Some(&instr.shape))
+            }
+            Op::Conditional { branches } => branches.iter().enumerate().all(|(k, &b)| {
+                callee_ok(
+                    b,
+                    instr.operands.get(k + 1..k + 2).unwrap_or(&[]),
+                    Some(&instr.shape),
+                )
+            }),
+            _ => true,
+        }
+    }
+
+    pub fn program(&mut self, cid: CompId) -> Result<Program> {
+        let comp = self.module.comp(cid);
+        let live = comp.live_mask();
+        let mut steps = Vec::with_capacity(comp.len());
+        let mut sizes = Vec::with_capacity(comp.len());
+        for id in comp.ids() {
+            let instr = comp.get(id);
+            sizes.push(leaf_bytes(&instr.shape)?);
+            if !live[id.index()] {
+                steps.push(Step::Dead);
+                continue;
+            }
+            let step = self.step(cid, id)?;
+            if !matches!(step, Step::Kernel { .. } | Step::Fallback(_)) {
+                self.stats.host_steps += 1;
+            }
+            steps.push(step);
+        }
+        Ok(Program {
+            comp: cid,
+            steps,
+            leaf_bytes: sizes,
+            operands: comp
+                .instructions
+                .iter()
+                .map(|i| i.operands.clone())
+                .collect(),
+            root: comp.root,
+        })
+    }
+
+    fn step(&mut self, cid: CompId, id: InstrId) -> Result<Step> {
+        let comp = self.module.comp(cid);
+        let instr = comp.get(id);
+        let operand_shape = |k: usize| instr.operands.get(k).map(|o| &comp.get(*o).shape);
+        Ok(match &instr.op {
+            Op::Parameter { number } => Step::Param(*number as usize),
+            Op::Constant { literal } => {
+                let mut leaves = Vec::new();
+                for l in literal.leaves() {
+                    let bytes = l.to_physical_bytes()?;
+                    let mut w = vec![0u64; bytes.len().div_ceil(8)];
+                    for (i, ch) in bytes.chunks(8).enumerate() {
+                        let mut b = [0u8; 8];
+                        b[..ch.len()].copy_from_slice(ch);
+                        w[i] = u64::from_le_bytes(b);
+                    }
+                    leaves.push(w);
+                }
+                Step::Const(leaves)
+            }
+            Op::Tuple => Step::Tuple,
+            Op::AfterAll => Step::Token,
+            Op::GetTupleElement { index } => {
+                let src = instr.operands[0];
+                let elems = comp.get(src).shape.tuple_elements().ok_or_else(|| {
+                    JitError::input(format!("{}: operand is not a tuple", instr.name))
+                })?;
+                let k = *index as usize;
+                let start: usize = elems.iter().take(k).map(leaf_count).sum();
+                Step::Alias {
+                    src,
+                    start,
+                    len: leaf_count(&instr.shape),
+                }
+            }
+            Op::OptimizationBarrier => Step::Alias {
+                src: instr.operands[0],
+                start: 0,
+                len: leaf_count(&instr.shape),
+            },
+            Op::Bitcast
+                if operand_shape(0)
+                    .is_some_and(|s| s.byte_size().ok() == instr.shape.byte_size().ok()) =>
+            {
+                Step::Alias {
+                    src: instr.operands[0],
+                    start: 0,
+                    len: 1,
+                }
+            }
+            Op::Call { .. } | Op::While { .. } | Op::Conditional { .. }
+                if !self.layouts_agree(cid, id) =>
+            {
+                self.fallback(cid, id, "layouts differ across the call boundary")?
+            }
+            Op::Call { to_apply } => Step::Call(Box::new(self.program(*to_apply)?)),
+            Op::While { condition, body } => Step::While {
+                cond: Box::new(self.program(*condition)?),
+                body: Box::new(self.program(*body)?),
+            },
+            Op::Conditional { branches } => Step::Conditional(
+                branches
+                    .iter()
+                    .map(|&b| self.program(b))
+                    .collect::<Result<_>>()?,
+            ),
+            Op::Fusion { calls, .. } => {
+                let fc = self.module.comp(*calls);
+                let mut inputs = Vec::new();
+                for p in fc.parameters() {
+                    let Op::Parameter { number } = fc.get(p).op else {
+                        continue;
+                    };
+                    let o = instr.operands.get(number as usize).copied();
+                    match o.map(|o| &comp.get(o).shape) {
+                        Some(Shape::Array(a)) => inputs.push((p, a.clone())),
+                        _ => inputs.clear(),
+                    }
+                }
+                let spec = KernelSpec {
+                    comp: *calls,
+                    root: fc.root,
+                    inputs,
+                    name: instr.name.clone(),
+                };
+                let all_arrays = spec.inputs.len() == fc.parameters().len();
+                match all_arrays.then(|| self.jit.compile(self.module, &spec, &mut self.stats)) {
+                    Some(Ok(meta)) => Step::Kernel {
+                        meta,
+                        inputs: instr.operands.clone(),
+                    },
+                    Some(Err(JitError::Unsupported(_))) | None if self.layouts_agree(cid, id) => {
+                        Step::Call(Box::new(self.program(*calls)?))
+                    }
+                    Some(Err(JitError::Unsupported(why))) => self.fallback(cid, id, &why)?,
+                    None => self.fallback(cid, id, "tuple operands")?,
+                    Some(Err(e)) => return Err(e),
+                }
+            }
+            _ => {
+                let mut inputs: Vec<InstrId> = Vec::new();
+                let mut spec_inputs = Vec::new();
+                let mut arrays = true;
+                for &o in &instr.operands {
+                    if inputs.contains(&o) {
+                        continue;
+                    }
+                    match &comp.get(o).shape {
+                        Shape::Array(a) => spec_inputs.push((o, a.clone())),
+                        Shape::Tuple(_) => arrays = false,
+                    }
+                    inputs.push(o);
+                }
+                let spec = KernelSpec {
+                    comp: cid,
+                    root: id,
+                    inputs: spec_inputs,
+                    name: instr.name.clone(),
+                };
+                let r = if arrays && !instr.op.has_side_effect() {
+                    self.jit.compile(self.module, &spec, &mut self.stats)
+                } else {
+                    Err(JitError::unsupported("tuple operands or side effects"))
+                };
+                match r {
+                    Ok(meta) => Step::Kernel { meta, inputs },
+                    Err(JitError::Unsupported(why)) => self.fallback(cid, id, &why)?,
+                    Err(e) => return Err(e),
+                }
+            }
+        })
+    }
+}

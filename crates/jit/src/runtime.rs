@@ -1,0 +1,324 @@
+//! Execution of a plan on raw buffers: each instruction's value is a list
+//! of leaf buffers (pointer, length); kernels write into buffers owned by
+//! the per-executable state (allocated on first use, reused by every later
+//! call), or straight into the caller's output for the root. Loop-carried
+//! values of `while` are double-buffered so a body never overwrites what
+//! it reads. No compilation here.
+
+use crate::codegen::KernelFn;
+use crate::error::{JitError, Result};
+use crate::plan::{Program, Step};
+use rayon::prelude::*;
+use rxla_eval::RunOptions;
+use rxla_ir::Shape;
+
+/// One leaf buffer of a value.
+#[derive(Clone, Copy, Debug)]
+pub struct Leaf {
+    pub ptr: *mut u8,
+    pub len: usize,
+}
+
+/// Owned, 8-byte aligned storage.
+pub struct Buf {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Buf {
+    fn new(len: usize) -> Buf {
+        Buf {
+            words: vec![0u64; len.div_ceil(8).max(1)],
+            len,
+        }
+    }
+    fn leaf(&mut self) -> Leaf {
+        Leaf {
+            ptr: self.words.as_mut_ptr() as *mut u8,
+            len: self.len,
+        }
+    }
+}
+
+fn bufs(sizes: &[usize]) -> Vec<Buf> {
+    sizes.iter().map(|&n| Buf::new(n)).collect()
+}
+
+/// Reusable storage of one program run.
+#[derive(Default)]
+pub struct ProgState {
+    steps: Vec<StepState>,
+}
+
+#[derive(Default)]
+enum StepState {
+    #[default]
+    Empty,
+    Bufs(Vec<Buf>),
+    Subs(Vec<ProgState>),
+    Loop {
+        cond: ProgState,
+        body: ProgState,
+        carry: [Vec<Buf>; 2],
+    },
+}
+
+/// What every step may need.
+pub struct Ctx<'a> {
+    pub fns: &'a [KernelFn],
+    pub opts: &'a RunOptions,
+    pub pool: Option<&'a rayon::ThreadPool>,
+    pub threads: usize,
+}
+
+struct SendPtrs(*const *const u8, *const *mut u8);
+// SAFETY: the pointers are only read by kernels writing disjoint rows.
+unsafe impl Send for SendPtrs {}
+unsafe impl Sync for SendPtrs {}
+
+/// Output elements above which a kernel is split across threads.
+const PARALLEL_MIN_ELEMENTS: usize = 1 << 16;
+
+fn call_kernel(
+    ctx: &Ctx,
+    f: KernelFn,
+    ins: &[*const u8],
+    out: *mut u8,
+    outer: i64,
+    elements: usize,
+) {
+    let outs = [out];
+    let p = SendPtrs(ins.as_ptr(), outs.as_ptr());
+    match ctx.pool {
+        Some(pool) if ctx.threads > 1 && elements >= PARALLEL_MIN_ELEMENTS && outer >= 2 => {
+            let chunks = (ctx.threads as i64 * 4).min(outer);
+            pool.install(|| {
+                (0..chunks).into_par_iter().for_each(|c| {
+                    let lo = outer * c / chunks;
+                    let hi = outer * (c + 1) / chunks;
+                    let p = &p;
+                    // SAFETY: rows lo..hi of the output are written by this chunk only.
+                    unsafe { f(p.0, p.1, lo, hi) };
+                });
+            });
+        }
+        // SAFETY: the buffers match the kernel's compiled shapes.
+        _ => unsafe { f(p.0, p.1, 0, outer) },
+    }
+}
+
+fn leaves_of(state: &mut StepState, sizes: &[usize]) -> Vec<Leaf> {
+    if !matches!(state, StepState::Bufs(_)) {
+        *state = StepState::Bufs(bufs(sizes));
+    }
+    match state {
+        StepState::Bufs(b) => b.iter_mut().map(Buf::leaf).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn subs(state: &mut StepState, n: usize) -> &mut Vec<ProgState> {
+    if !matches!(state, StepState::Subs(_)) {
+        *state = StepState::Subs((0..n).map(|_| ProgState::default()).collect());
+    }
+    match state {
+        StepState::Subs(s) => s,
+        _ => unreachable!("just set"),
+    }
+}
+
+/// Reads leaf bytes (valid for the duration of a run).
+///
+/// # Safety
+/// `l` must point at `l.len` readable bytes.
+unsafe fn bytes<'a>(l: Leaf) -> &'a [u8] {
+    if l.len == 0 {
+        return &[];
+    }
+    // SAFETY: guaranteed by the caller.
+    unsafe { std::slice::from_raw_parts(l.ptr, l.len) }
+}
+
+/// Runs `prog` on `args` (leaves per parameter); the root's leaves are
+/// returned. With `out` the root kernel writes into those buffers.
+pub fn run_program(
+    ctx: &Ctx,
+    prog: &Program,
+    state: &mut ProgState,
+    args: &[Vec<Leaf>],
+    out: Option<&[Leaf]>,
+) -> Result<Vec<Leaf>> {
+    let n = prog.steps.len();
+    if state.steps.len() != n {
+        state.steps = (0..n).map(|_| StepState::Empty).collect();
+    }
+    let module_comp = prog.comp;
+    let mut vals: Vec<Vec<Leaf>> = vec![Vec::new(); n];
+    for (i, step) in prog.steps.iter().enumerate() {
+        let sizes = &prog.leaf_bytes[i];
+        let st = &mut state.steps[i];
+        let v = match step {
+            Step::Dead => continue,
+            Step::Param(k) => args
+                .get(*k)
+                .cloned()
+                .ok_or_else(|| JitError::input(format!("missing argument {k} of {module_comp}")))?,
+            Step::Const(data) => data
+                .iter()
+                .zip(sizes)
+                .map(|(w, &len)| Leaf {
+                    ptr: w.as_ptr() as *mut u8,
+                    len,
+                })
+                .collect(),
+            Step::Alias { src, start, len } => vals[src.index()]
+                .get(*start..*start + *len)
+                .ok_or_else(|| JitError::input("tuple index out of range"))?
+                .to_vec(),
+            Step::Tuple => operands(prog, i, &vals).into_iter().flatten().collect(),
+            Step::Token => vec![Leaf {
+                ptr: std::ptr::null_mut(),
+                len: 0,
+            }],
+            Step::Kernel { meta, inputs } => {
+                let o = match out {
+                    Some(o) if i == prog.root.index() && o.len() == 1 && o[0].len == sizes[0] => {
+                        o[0]
+                    }
+                    _ => leaves_of(st, sizes)[0],
+                };
+                let ins: Vec<*const u8> = inputs
+                    .iter()
+                    .map(|id| {
+                        vals[id.index()]
+                            .first()
+                            .map(|l| l.ptr as *const u8)
+                            .unwrap_or(std::ptr::null())
+                    })
+                    .collect();
+                let f = *ctx
+                    .fns
+                    .get(meta.index)
+                    .ok_or_else(|| JitError::codegen("kernel index out of range"))?;
+                call_kernel(ctx, f, &ins, o.ptr, meta.outer, meta.elements);
+                vec![o]
+            }
+            Step::Fallback(call) => {
+                let ops = operands(prog, i, &vals);
+                // SAFETY: every leaf points at a live buffer of its length.
+                let slices: Vec<Vec<&[u8]>> = ops
+                    .iter()
+                    .map(|ls| ls.iter().map(|&l| unsafe { bytes(l) }).collect())
+                    .collect();
+                let outs = leaves_of(st, sizes);
+                // SAFETY: the state's buffers are distinct from every operand.
+                let mut outs_mut: Vec<&mut [u8]> = outs
+                    .iter()
+                    .map(|l| {
+                        if l.len == 0 {
+                            &mut [][..]
+                        } else {
+                            unsafe { std::slice::from_raw_parts_mut(l.ptr, l.len) }
+                        }
+                    })
+                    .collect();
+                call.run(&slices, &mut outs_mut, ctx.opts)?;
+                outs
+            }
+            Step::Call(p) => {
+                let a = operands(prog, i, &vals);
+                let s = &mut subs(st, 1)[0];
+                run_program(ctx, p, s, &a, None)?
+            }
+            Step::Conditional(branches) => {
+                let a = operands(prog, i, &vals);
+                let sel = a
+                    .first()
+                    .and_then(|l| l.first())
+                    .copied()
+                    .ok_or_else(|| JitError::input("conditional without selector"))?;
+                // SAFETY: the selector leaf is a live scalar buffer.
+                let sb = unsafe { bytes(sel) };
+                let k = match sb.len() {
+                    1 => usize::from(sb[0] == 0),
+                    4 => {
+                        let v = i32::from_le_bytes([sb[0], sb[1], sb[2], sb[3]]);
+                        if v < 0 || v as usize >= branches.len() {
+                            branches.len() - 1
+                        } else {
+                            v as usize
+                        }
+                    }
+                    _ => return Err(JitError::input("conditional selector of unexpected size")),
+                };
+                let s = &mut subs(st, branches.len())[k];
+                let bargs = vec![a.get(k + 1).cloned().unwrap_or_default()];
+                run_program(ctx, &branches[k], s, &bargs, None)?
+            }
+            Step::While { cond, body } => {
+                let a = operands(prog, i, &vals);
+                let mut cur = a.first().cloned().unwrap_or_default();
+                if !matches!(st, StepState::Loop { .. }) {
+                    *st = StepState::Loop {
+                        cond: ProgState::default(),
+                        body: ProgState::default(),
+                        carry: [bufs(sizes), bufs(sizes)],
+                    };
+                }
+                let StepState::Loop {
+                    cond: cs,
+                    body: bs,
+                    carry,
+                } = st
+                else {
+                    unreachable!("just set")
+                };
+                let mut which = 0;
+                let mut iters = 0u64;
+                loop {
+                    let c = run_program(ctx, cond, cs, std::slice::from_ref(&cur), None)?;
+                    let l = c
+                        .first()
+                        .copied()
+                        .ok_or_else(|| JitError::input("while condition without value"))?;
+                    // SAFETY: the condition's result is a live pred scalar.
+                    if unsafe { bytes(l) }.first().copied().unwrap_or(0) == 0 {
+                        break;
+                    }
+                    iters += 1;
+                    if iters > ctx.opts.max_while_iterations {
+                        return Err(JitError::input(format!(
+                            "while loop ran more than {} iterations",
+                            ctx.opts.max_while_iterations
+                        )));
+                    }
+                    let r = run_program(ctx, body, bs, std::slice::from_ref(&cur), None)?;
+                    let dst: Vec<Leaf> = carry[which].iter_mut().map(Buf::leaf).collect();
+                    for (s, d) in r.iter().zip(&dst) {
+                        if s.len > 0 && s.ptr != d.ptr {
+                            // SAFETY: distinct live buffers of equal length.
+                            unsafe { std::ptr::copy(s.ptr, d.ptr, d.len.min(s.len)) };
+                        }
+                    }
+                    cur = dst;
+                    which ^= 1;
+                }
+                cur
+            }
+        };
+        vals[i] = v;
+    }
+    Ok(vals[prog.root.index()].clone())
+}
+
+fn operands(prog: &Program, i: usize, vals: &[Vec<Leaf>]) -> Vec<Vec<Leaf>> {
+    prog.operands[i]
+        .iter()
+        .map(|o| vals[o.index()].clone())
+        .collect()
+}
+
+/// Leaf count of a shape.
+pub fn leaf_count(s: &Shape) -> usize {
+    s.leaves().len()
+}
