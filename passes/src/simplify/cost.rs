@@ -111,11 +111,15 @@ pub fn dag_cost(eg: &HloGraph, model: &CostModel, choice: &Choice, roots: &[Id])
     Some(total)
 }
 
+/// A class's best term so far: total cost, the (class, cost) set it
+/// needs (sorted by class), and its node.
+type Best = (f64, Vec<(Id, f64)>, Hlo);
+
 /// Greedy DAG-aware extraction (each class's best term is priced as the
 /// union of the classes it needs).
 pub fn greedy_dag(eg: &HloGraph, model: &CostModel) -> Choice {
     // Per class: sorted (class, cost) list of its best term and the node.
-    let mut best: HashMap<Id, (f64, Vec<(Id, f64)>, Hlo)> = HashMap::new();
+    let mut best: HashMap<Id, Best> = HashMap::new();
     let mut parents: HashMap<Id, Vec<(Id, Hlo)>> = HashMap::new();
     let mut queue: Vec<(Id, Hlo)> = Vec::new();
     for class in eg.classes() {

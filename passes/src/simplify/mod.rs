@@ -21,6 +21,7 @@
 pub mod analysis;
 pub mod cost;
 pub mod explain;
+pub use explain::explain;
 pub mod lang;
 pub mod lower;
 pub mod raise;
