@@ -165,15 +165,16 @@ fn numpy_name(s: &str) -> Option<ElementType> {
     })
 }
 
-fn float_json(x: f64, shortest: String) -> Value {
+fn float_json(x: f64) -> Value {
     if x.is_nan() {
         Value::String("nan".into())
     } else if x.is_infinite() {
         Value::String(if x > 0.0 { "inf" } else { "-inf" }.into())
     } else {
-        // Print the narrow type's shortest text (0.1f32 → 0.1, not 0.10000000149011612).
-        let v = shortest.parse::<f64>().unwrap_or(x);
-        Number::from_f64(v).map_or(Value::Null, Value::Number)
+        // The exact value as an f64 (0.1f32 → 0.10000000149011612), as the
+        // corpus files write it: a reader comparing in f64 with a zero
+        // tolerance sees exactly the number we computed.
+        Number::from_f64(x).map_or(Value::Null, Value::Number)
     }
 }
 
@@ -191,17 +192,17 @@ pub fn literal_to_json(lit: &ArrayLiteral) -> Value {
         ArrayData::U64(v) => v.iter().map(|&x| Value::from(x)).collect(),
         ArrayData::F16(v) => v
             .iter()
-            .map(|x| float_json(x.to_f64(), format!("{}", x.to_f32())))
+            .map(|x| float_json(x.to_f64()))
             .collect(),
         ArrayData::BF16(v) => v
             .iter()
-            .map(|x| float_json(x.to_f64(), format!("{}", x.to_f32())))
+            .map(|x| float_json(x.to_f64()))
             .collect(),
         ArrayData::F32(v) => v
             .iter()
-            .map(|&x| float_json(x as f64, format!("{x}")))
+            .map(|&x| float_json(x as f64))
             .collect(),
-        ArrayData::F64(v) => v.iter().map(|&x| float_json(x, format!("{x}"))).collect(),
+        ArrayData::F64(v) => v.iter().map(|&x| float_json(x)).collect(),
         ArrayData::Token(_) => Vec::new(),
     };
     let mut m = Map::new();
@@ -375,7 +376,11 @@ mod tests {
         .unwrap();
         let l = literal_from_json(&v).unwrap().into_array().unwrap();
         let back = literal_to_json(&l);
-        assert_eq!(back["data"].to_string(), r#"[0.1,"inf","-inf","nan"]"#);
+        // f32 values are written as their exact f64 value, as the corpus does.
+        assert_eq!(
+            back["data"].to_string(),
+            r#"[0.10000000149011612,"inf","-inf","nan"]"#
+        );
         assert_eq!(back["dtype"], "f32");
         assert_eq!(back["shape"].to_string(), "[2,2]");
         assert!(compare_with_tolerance(&l, &l, 0.0, 0.0).is_ok());
