@@ -283,3 +283,37 @@ fn batch_groups_and_quoted_backend_config() {
         "  x = f32[4,2,5,5]{3,2,1,0} parameter(0)\n  w = f32[6,2,3,3]{3,2,1,0} parameter(1)\n  ROOT c = f32[2,6,3,3]{3,2,1,0} convolution(x, w), window={size=3x3}, dim_labels=bf01_oi01->bf01, batch_group_count=2, backend_config=\"{\\\"k\\\": 1}\", precision_config={highest,highest}\n",
     ));
 }
+
+#[test]
+fn pad_defaults_and_scalar_pad() {
+    // A rank-0 pad prints without `padding=` and parses back.
+    exact(&module(
+        "(f32[])->f32[]",
+        "  p = f32[] parameter(0)\n  ROOT q = f32[] pad(p, p)\n",
+    ));
+    // A missing `padding=` on a ranked pad means no padding.
+    let t = module(
+        "(f32[2,3]{1,0})->f32[2,3]{1,0}",
+        "  p = f32[2,3]{1,0} parameter(0)\n  z = f32[] constant(0)\n  ROOT q = f32[2,3]{1,0} pad(p, z)\n",
+    );
+    let m = parse_module(&t, "t").unwrap();
+    assert!(print_module(&m).contains("pad(p, z), padding=0_0x0_0\n"));
+}
+
+#[test]
+fn empty_padding_value_is_rank_zero() {
+    // XLA writes a rank-0 pad as `padding=` with nothing after it.
+    let t = "HloModule fuzz, entry_computation_layout={()->bf16[]}\n\nENTRY main {\n  constant.3 = bf16[] constant(0)\n  ROOT pad.11 = bf16[] pad(constant.3, constant.3), padding=\n}\n";
+    let m = parse_module(t, "t").unwrap();
+    match &m.entry_computation().root_instruction().op {
+        Op::Pad { config } => assert!(config.is_empty()),
+        other => panic!("{other:?}"),
+    }
+    assert!(print_module(&m).contains("pad(constant.3, constant.3)\n"));
+    // Other attributes may be empty too and are kept verbatim.
+    let t = module(
+        "(f32[])->f32[]",
+        "  p = f32[] parameter(0)\n  ROOT q = f32[] negate(p), odd=, more=1\n",
+    );
+    exact(&t);
+}

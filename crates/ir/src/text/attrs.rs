@@ -96,13 +96,8 @@ pub fn scan_value(c: &mut Cursor<'_>, key: &str) -> Result<()> {
             format!("unterminated value of attribute {}", quote(key)),
         ));
     }
-    if c.pos == start {
-        return Err(c.err(format!(
-            "expected a value for attribute {}, got {}",
-            quote(key),
-            c.describe_next()
-        )));
-    }
+    // An empty value (`padding=` of a rank-0 pad, as XLA prints it) is
+    // allowed; typed parsers decide whether it means anything.
     Ok(())
 }
 
@@ -218,14 +213,16 @@ fn int_at(c: &Cursor<'_>, s: &str, at: usize, what: &str) -> Result<i64> {
     })
 }
 
-/// `0_1_0x1_1_2` (low_high[_interior] per dim, joined by `x`).
+/// `0_1_0x1_1_2` (low_high[_interior] per dim, joined by `x`); empty for
+/// rank 0.
 pub fn padding(c: &mut Cursor<'_>) -> Result<Vec<PadDim>> {
     c.skip_ws()?;
     let at = c.pos;
     let text = bare(c);
     let mut out = Vec::new();
     if text.is_empty() {
-        return Err(c.err(format!("expected a padding, got {}", c.describe_next())));
+        // No dimensions: the padding of a rank-0 pad.
+        return Ok(out);
     }
     for dim in text.split('x') {
         let nums = split_signed(dim);

@@ -16,7 +16,7 @@ use crate::literal::Literal;
 use crate::module::{Computation, Instruction, Module};
 use crate::ops::{
     BinaryOp, CompId, ComparisonDirection, ComparisonType, DotDims, FusionKind, GatherDims,
-    InstrId, Op, RngAlgorithm, RngDistribution, ScatterDims, UnaryOp,
+    InstrId, Op, PadDim, RngAlgorithm, RngDistribution, ScatterDims, UnaryOp,
 };
 use crate::shape::{ProgramShape, Shape};
 use std::collections::HashMap;
@@ -705,8 +705,19 @@ fn build_op(
         "concatenate" => Op::Concatenate {
             dimension: a.one_dim("dimensions")?,
         },
+        // No `padding=` means no padding (how a rank-0 pad is printed).
         "pad" => Op::Pad {
-            config: a.parse_req("padding", attrs::padding)?,
+            config: match a.parse("padding", attrs::padding)? {
+                Some(p) => p,
+                None => vec![
+                    PadDim {
+                        low: 0,
+                        high: 0,
+                        interior: 0,
+                    };
+                    shape.dims().len()
+                ],
+            },
         },
         "reverse" => Op::Reverse {
             dimensions: a.req_list("dimensions")?,
@@ -815,7 +826,12 @@ fn build_op(
             to_apply: a.comp("to_apply")?,
         },
         "fusion" => {
-            let (kind, _) = a.word("kind")?;
+            // An empty kind (only from hand-built modules) prints as no
+            // `kind=`; read that back as the empty kind.
+            let kind = match a.list.iter().flatten().any(|x| x.key == "kind") {
+                true => a.word("kind")?.0,
+                false => String::new(),
+            };
             Op::Fusion {
                 kind: FusionKind(kind),
                 calls: a.comp("calls")?,

@@ -159,7 +159,12 @@ fn typed_attrs(m: &Module, op: &Op, pred_selector: bool) -> Vec<(&'static str, S
         } => v.push(("slice", fmt_slice(starts, limits, strides))),
         Op::DynamicSlice { sizes } => v.push(("dynamic_slice_sizes", fmt_list(sizes))),
         Op::Concatenate { dimension } => v.push(("dimensions", fmt_list(&[*dimension]))),
-        Op::Pad { config } => v.push(("padding", fmt_padding(config))),
+        // A rank-0 pad has an empty config, which has no text: omit it.
+        Op::Pad { config } => {
+            if !config.is_empty() {
+                v.push(("padding", fmt_padding(config)));
+            }
+        }
         Op::Dot { dims } => {
             if !dims.lhs_batch.is_empty() {
                 v.push(("lhs_batch_dims", fmt_list(&dims.lhs_batch)));
@@ -293,7 +298,9 @@ fn typed_attrs(m: &Module, op: &Op, pred_selector: bool) -> Vec<(&'static str, S
         }
         Op::Call { to_apply } => v.push(("to_apply", cn(to_apply))),
         Op::Fusion { kind, calls } => {
-            v.push(("kind", kind.0.clone()));
+            if !kind.0.is_empty() {
+                v.push(("kind", kind.0.clone()));
+            }
             v.push(("calls", cn(calls)));
         }
         Op::While { condition, body } => {
