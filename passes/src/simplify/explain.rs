@@ -115,6 +115,12 @@ pub fn explain_changes(
             continue;
         };
         let left = sub_expr(&low.expr, low.expr_index[i]);
+        // egg panics when asked to explain terms that are not equal.
+        let l = eg.lookup_expr(&left).map(|x| eg.find(x));
+        let r = eg.lookup_expr(&right).map(|x| eg.find(x));
+        if l != Some(class) || r != Some(class) {
+            continue;
+        }
         let mut ex = eg.explain_equivalence(&left, &right);
         let mut rules = Vec::new();
         for t in ex.make_flat_explanation() {

@@ -35,9 +35,15 @@ pub struct Lowered {
 }
 
 /// Why a computation is left alone, if it is: non-default layouts make
-/// values depend on physical placement (bitcast, copies between layouts).
+/// values depend on physical placement (bitcast, copies between layouts),
+/// and opaque nodes are bound to instructions by name, so names must be
+/// unique.
 pub fn unsupported_reason(comp: &Computation) -> Option<String> {
+    let mut names = std::collections::HashSet::new();
     for i in &comp.instructions {
+        if !names.insert(i.name.as_str()) {
+            return Some(format!("the name {} is used twice", i.name));
+        }
         if i.shape.leaves().iter().any(|a| !a.layout.is_default()) {
             return Some(format!("{} has a non-default layout", i.name));
         }
