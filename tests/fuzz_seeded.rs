@@ -12,11 +12,11 @@ use std::path::{Path, PathBuf};
 /// the failing input, the regression test that tracks it). Remove an entry
 /// when its bug is fixed.
 const KNOWN: &[(&str, &str, &str)] = &[
-    // The printer writes `padding=` for a rank-0 pad; the parser rejects it.
+    // simplify's slice-slice rule overflows on strided slices of empty arrays.
     (
-        "the printed module does not parse",
-        "padding=\n",
-        "regressions::scalar_pad_prints_parseably",
+        "panic: attempt to multiply with overflow at passes/src/simplify/rules/slice.rs",
+        "",
+        "regressions::slice_of_empty_overflow",
     ),
 ];
 
@@ -121,7 +121,6 @@ mod regressions {
     use rxla_ir::{Computation, ElementType, Instruction, Literal, Module, Op, PadDim, Shape};
 
     /// Runs `oracle` on `tests/regressions/<file>` (seed 0 arguments).
-    #[allow(dead_code)]
     fn regression(file: &str, oracle: Oracle) {
         let path = repo().join("regressions").join(file);
         let text = std::fs::read_to_string(&path).expect("regression file exists");
@@ -130,6 +129,24 @@ mod regressions {
         if let Err(e) = oracle.check(&m, 0) {
             panic!("{file}: {} oracle: {e}", oracle.name());
         }
+    }
+
+    #[test]
+    #[ignore = "open: simplify rewrites abs(negate(x)) to abs(x), wrong for unsigned integers"]
+    fn unsigned_abs_negate() {
+        regression("unsigned_abs_negate.hlo", Oracle::Passes);
+    }
+
+    #[test]
+    #[ignore = "open: HLO printer writes NaNs with the sign bit set as `nan` (XLA: `-nan`); TOTALORDER compares see the difference"]
+    fn negative_nan_constant() {
+        regression("negative_nan_constant.hlo", Oracle::Roundtrip);
+    }
+
+    #[test]
+    #[ignore = "open: simplify (slice-slice rule) panics with a multiply overflow on a strided slice of an empty array"]
+    fn slice_of_empty_overflow() {
+        regression("slice_of_empty_overflow.hlo", Oracle::Passes);
     }
 
     /// A gather collapsing an empty operand dim: must be rejected by the
@@ -152,11 +169,10 @@ mod regressions {
         }
     }
 
-    /// `pad` of a scalar: `ROOT pad = f32[] pad(c, c), padding=` (found by
-    /// the roundtrip oracle, seed 2; tests/regressions/scalar_pad.hlo holds
-    /// the reduced text, which does not parse — that is the bug).
+    /// `pad` of a scalar (found by the roundtrip oracle, seed 2): the
+    /// printer used to write `padding=`, which did not parse back (fixed;
+    /// tests/regressions/scalar_pad.hlo is the reduced module).
     #[test]
-    #[ignore = "open: HLO text printer/parser: a rank-0 pad prints `padding=` which does not parse back"]
     fn scalar_pad_prints_parseably() {
         let c = Literal::scalar(0.0f32);
         let s = Shape::scalar(ElementType::F32);
@@ -177,5 +193,6 @@ mod regressions {
         if let Err(e) = Oracle::Roundtrip.check(&m, 0) {
             panic!("{e}");
         }
+        regression("scalar_pad.hlo", Oracle::Roundtrip);
     }
 }

@@ -24,7 +24,7 @@ pub mod roundtrip;
 use crate::GenConfig;
 use rxla_ir::{Literal, Module};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Mutex;
+use std::sync::Once;
 
 /// What an oracle concluded when nothing failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,38 +101,49 @@ impl Oracle {
     }
 }
 
-static PANIC_INFO: Mutex<Option<String>> = Mutex::new(None);
+thread_local! {
+    /// Set while [`guard`] runs on this thread; the panic message lands here.
+    static GUARDED: std::cell::RefCell<Option<Option<String>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Installs (once) a panic hook that records the message of panics inside
+/// [`guard`] (on that thread) and defers to the previous hook otherwise.
+fn install_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let guarded = GUARDED.with(|g| g.borrow().is_some());
+            if !guarded {
+                return prev(info);
+            }
+            let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
+                s.to_string()
+            } else if let Some(s) = info.payload().downcast_ref::<String>() {
+                s.clone()
+            } else {
+                "(non-string panic payload)".to_string()
+            };
+            let loc = info
+                .location()
+                .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            GUARDED.with(|g| *g.borrow_mut() = Some(Some(format!("{msg}{loc}"))));
+        }));
+    });
+}
 
 /// Runs `f`, turning a panic into `Err("panic: MESSAGE at FILE:LINE")`
-/// (the default panic message is suppressed while `f` runs).
+/// (the default panic message is suppressed for panics inside `f`; other
+/// threads' panics are reported as usual).
 pub fn guard(f: impl FnOnce() -> OracleResult) -> OracleResult {
-    let prev = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|info| {
-        let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
-            s.to_string()
-        } else if let Some(s) = info.payload().downcast_ref::<String>() {
-            s.clone()
-        } else {
-            "(non-string panic payload)".to_string()
-        };
-        let loc = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
-        *PANIC_INFO.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("{msg}{loc}"));
-    }));
+    install_hook();
+    let outer = GUARDED.with(|g| g.borrow_mut().replace(None));
     let r = catch_unwind(AssertUnwindSafe(f));
-    std::panic::set_hook(prev);
+    let info = GUARDED.with(|g| std::mem::replace(&mut *g.borrow_mut(), outer));
     match r {
         Ok(r) => r,
-        Err(_) => {
-            let info = PANIC_INFO
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take()
-                .unwrap_or_default();
-            Err(format!("panic: {info}"))
-        }
+        Err(_) => Err(format!("panic: {}", info.flatten().unwrap_or_default())),
     }
 }
 
@@ -155,4 +166,34 @@ pub fn has_unevaluable_ops(module: &Module) -> bool {
     crate::opcodes_used(module)
         .iter()
         .any(|o| crate::UNEVALUABLE.contains(o))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guard_turns_panics_into_errors_with_a_location() {
+        let r = guard(|| panic!("boom {}", 7));
+        let e = r.unwrap_err();
+        assert!(e.starts_with("panic: boom 7 at "), "{e}");
+        assert!(e.contains("oracles/mod.rs"), "{e}");
+        assert_eq!(guard(|| Ok(Verdict::Checked)), Ok(Verdict::Checked));
+        // Nested guards keep their own messages.
+        let outer = guard(|| {
+            let inner = guard(|| panic!("inner"));
+            assert!(inner.unwrap_err().contains("inner"));
+            panic!("outer")
+        });
+        assert!(outer.unwrap_err().contains("outer"));
+    }
+
+    #[test]
+    fn oracle_names_round_trip() {
+        for o in Oracle::ALL {
+            assert_eq!(Oracle::from_name(o.name()), Some(o));
+        }
+        assert_eq!(Oracle::from_name("nope"), None);
+        assert!(Oracle::Passes.takes_module() && !Oracle::Parser.takes_module());
+    }
 }

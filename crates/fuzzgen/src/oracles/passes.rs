@@ -1,12 +1,13 @@
 //! Oracle 2, passes preserve semantics: every registered pass alone, and
 //! the named pipelines O1 and O2, must leave a module that verifies and
 //! evaluates exactly like the original (bit-exact, NaN payloads aside).
-//! When the original cannot be evaluated the check is skipped.
+//! The optimized module must also print to text that parses and evaluates
+//! the same. When the original cannot be evaluated the check is skipped.
 
 use super::compare::same_values;
 use super::{OracleResult, Verdict, eval};
 use crate::random_args;
-use rxla_ir::{Literal, Module, verify_module};
+use rxla_ir::{Literal, Module, parse_module, print_module, verify_module};
 use rxla_passes::{PassManager, Registry};
 
 /// The pass configurations checked: each registered pass, then O1 and O2.
@@ -70,7 +71,16 @@ pub fn check_config(
 ) -> Result<(), String> {
     let m = run_config(module, config, reg)?;
     let got = eval(&m, args).map_err(|e| format!("after {config} evaluation fails: {e}"))?;
-    same_values(want, &got).map_err(|e| format!("after {config} the result differs: {e}"))
+    same_values(want, &got).map_err(|e| format!("after {config} the result differs: {e}"))?;
+    // The optimized module (new constants from folding, renamed and
+    // inlined instructions) must survive the text round trip too.
+    let text = print_module(&m);
+    let reparsed = parse_module(&text, "<optimized>")
+        .map_err(|e| format!("after {config} the printed module does not parse: {e}"))?;
+    let again = eval(&reparsed, args)
+        .map_err(|e| format!("after {config} the reparsed module fails to evaluate: {e}"))?;
+    same_values(want, &again)
+        .map_err(|e| format!("after {config} the reparsed module evaluates differently: {e}"))
 }
 
 #[cfg(test)]
