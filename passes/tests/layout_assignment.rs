@@ -57,11 +57,12 @@ fn bits(l: &Literal) -> Vec<(String, Vec<u8>)> {
 
 /// Runs the pass through the manager (which also runs the verifier).
 fn run_pass(m: &mut Module) {
-    let mut pm = rxla_passes::PassManager::from_text(
-        "layout-assignment",
-        &rxla_passes::Registry::standard(),
-    )
-    .unwrap();
+    run_pipeline(m, "layout-assignment");
+}
+
+fn run_pipeline(m: &mut Module, pipeline: &str) {
+    let mut pm =
+        rxla_passes::PassManager::from_text(pipeline, &rxla_passes::Registry::standard()).unwrap();
     pm.run(m).unwrap_or_else(|e| panic!("{e}"));
     rxla_ir::verify_module(m).unwrap_or_else(|e| panic!("{e}\n{}", rxla_ir::print_module(m)));
     verify_layouts(m).unwrap_or_else(|e| panic!("{e}\n{}", rxla_ir::print_module(m)));
@@ -93,25 +94,30 @@ fn column_major_params(m: &mut Module) {
 fn corpus_results_are_unchanged() {
     let mut checked = 0;
     for (name, m, args) in cases() {
-        for column_major in [false, true] {
+        for (column_major, pipeline) in [
+            (false, "layout-assignment"),
+            (true, "layout-assignment"),
+            (false, "layout-assignment{simd-pad=4}"),
+            (true, "layout-assignment{dot-operands=row-major,simd-pad=4}"),
+        ] {
             let mut before = m.clone();
             if column_major {
                 column_major_params(&mut before);
             }
             let want = eval(&before, &args);
             let mut after = before.clone();
-            run_pass(&mut after);
+            run_pipeline(&mut after, pipeline);
             let got = eval(&after, &args);
             assert_eq!(
                 bits(&got),
                 bits(&want),
-                "{name} (column-major params: {column_major}):\n{}",
+                "{name} ({pipeline}, column-major params: {column_major}):\n{}",
                 rxla_ir::print_module(&after)
             );
             checked += 1;
         }
     }
-    assert!(checked >= 40, "only {checked} corpus runs");
+    assert!(checked >= 80, "only {checked} corpus runs");
 }
 
 fn assigned(text: &str) -> (Module, String) {
@@ -266,6 +272,48 @@ fn reduce_prefers_reduced_dims_minor() {
     assert!(printed.contains("f32[8,3]{0,1} iota()"), "{printed}");
     let got = eval(&m, &[]);
     assert_eq!(got.as_slice::<f32>().unwrap(), &[28.0, 28.0, 28.0]);
+}
+
+const SIMD: &str = "HloModule s\nadd {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\nENTRY e {\n  p = f32[8,5]{1,0} parameter(0)\n  i = f32[8,5]{1,0} iota(), iota_dimension=1\n  x = f32[8,5]{1,0} multiply(i, i)\n  e = f32[8,5]{1,0} exponential(x)\n  q = f32[8,5]{1,0} add(p, x)\n  z = f32[] constant(0)\n  r = f32[8]{0} reduce(e, z), dimensions={1}, to_apply=add\n  s = f32[8]{0} reduce(q, z), dimensions={1}, to_apply=add\n  ROOT t = (f32[8]{0}, f32[8]{0}) tuple(r, s)\n}\n";
+
+#[test]
+fn simd_padding_pads_free_clusters_only() {
+    let mut m = common::parse(SIMD);
+    let x = Literal::from_vec(&[8, 5], (0..40).map(|v| v as f32 / 8.0).collect()).unwrap();
+    let want = eval(&m, std::slice::from_ref(&x));
+    let mut pm = rxla_passes::PassManager::from_text(
+        "layout-assignment{simd-pad=4}",
+        &rxla_passes::Registry::standard(),
+    )
+    .unwrap();
+    pm.run(&mut m).unwrap();
+    verify_layouts(&m).unwrap();
+    let printed = rxla_ir::print_module(&m);
+    // `q` reads the parameter, so its cluster (p, x, q, i, e) stays unpadded...
+    assert!(!printed.contains("P("), "{printed}");
+    assert_eq!(bits(&eval(&m, std::slice::from_ref(&x))), bits(&want));
+    // ...without `q` the iota/multiply/exponential cluster is padded to 8.
+    let text = SIMD
+        .replace("  q = f32[8,5]{1,0} add(p, x)\n", "")
+        .replace("reduce(q, z)", "reduce(p, z)");
+    let mut m = common::parse(&text);
+    let want = eval(&m, std::slice::from_ref(&x));
+    let mut pm = rxla_passes::PassManager::from_text(
+        "layout-assignment{simd-pad=4}",
+        &rxla_passes::Registry::standard(),
+    )
+    .unwrap();
+    pm.run(&mut m).unwrap();
+    verify_layouts(&m).unwrap();
+    let printed = rxla_ir::print_module(&m);
+    assert_eq!(printed.matches("{1,0:P(8,8):V(0)}").count(), 3, "{printed}");
+    assert!(printed.contains("f32[8,5]{1,0} parameter(0)"), "{printed}");
+    assert_eq!(bits(&eval(&m, std::slice::from_ref(&x))), bits(&want));
+    assert!(
+        LayoutAssignment::default()
+            .set_option("simd-pad", "-1")
+            .is_err()
+    );
 }
 
 #[test]

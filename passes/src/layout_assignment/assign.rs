@@ -33,6 +33,8 @@ pub struct AssignStats {
     pub transposes_to_bitcast: u64,
     pub reshapes_to_bitcast: u64,
     pub layouts_changed: u64,
+    /// Values given a SIMD-padded layout (`simd-pad`).
+    pub padded: u64,
 }
 
 fn contains(list: &[Shape], s: &Shape) -> bool {

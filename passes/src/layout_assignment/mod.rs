@@ -16,6 +16,7 @@
 
 pub mod assign;
 pub mod constraints;
+pub mod padding;
 pub mod physical;
 pub mod rules;
 
@@ -41,13 +42,22 @@ pub enum DotOperands {
 #[derive(Default)]
 pub struct LayoutAssignment {
     pub dot_operands: DotOperands,
+    /// Pad intermediate minor dims to a multiple of this (0 = off).
+    pub simd_pad: i64,
 }
 
-const OPTIONS: &[PassOption] = &[PassOption {
-    key: "dot-operands",
-    description: "dot operand layouts the emitter accepts: `flexible` (row-major or transposed packing) or `row-major`",
-    default: "flexible",
-}];
+const OPTIONS: &[PassOption] = &[
+    PassOption {
+        key: "dot-operands",
+        description: "dot operand layouts the emitter accepts: `flexible` (row-major or transposed packing) or `row-major`",
+        default: "flexible",
+    },
+    PassOption {
+        key: "simd-pad",
+        description: "pad the minor dim of eligible intermediates to a multiple of N (0 = off)",
+        default: "0",
+    },
+];
 
 impl Pass for LayoutAssignment {
     fn name(&self) -> &'static str {
@@ -66,6 +76,19 @@ impl Pass for LayoutAssignment {
         match (key, value) {
             ("dot-operands", "flexible") => self.dot_operands = DotOperands::Flexible,
             ("dot-operands", "row-major") => self.dot_operands = DotOperands::RowMajor,
+            ("simd-pad", v) => {
+                self.simd_pad = v
+                    .parse::<i64>()
+                    .ok()
+                    .filter(|n| (0..=64).contains(n))
+                    .ok_or_else(|| {
+                        PassError::option(
+                            self.name(),
+                            key,
+                            format!("expected an integer 0..=64, got `{v}`"),
+                        )
+                    })?;
+            }
             ("dot-operands", v) => {
                 return Err(PassError::option(
                     self.name(),
@@ -83,14 +106,23 @@ impl Pass for LayoutAssignment {
             DotOperands::Flexible => "flexible",
             DotOperands::RowMajor => "row-major",
         };
-        vec![("dot-operands".into(), v.into())]
+        vec![
+            ("dot-operands".into(), v.into()),
+            ("simd-pad".into(), self.simd_pad.to_string()),
+        ]
     }
 
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool> {
-        let stats = match self.dot_operands {
+        let mut stats = match self.dot_operands {
             DotOperands::Flexible => assign_layouts(module, &DefaultConstraints)?,
             DotOperands::RowMajor => assign_layouts(module, &RowMajorOperands)?,
         };
+        if self.simd_pad > 0 {
+            for c in &mut module.computations {
+                stats.padded += padding::pad_minor_dims(c, self.simd_pad);
+            }
+            ctx.stat("values padded", stats.padded);
+        }
         ctx.stat("copies inserted", stats.copies);
         ctx.stat("transposes made bitcasts", stats.transposes_to_bitcast);
         ctx.stat("reshapes made bitcasts", stats.reshapes_to_bitcast);
