@@ -77,9 +77,9 @@ fn module(lines: &[String]) -> String {
     s
 }
 
-const FLOATS: [&str; 2] = ["f32", "f64"];
+const FLOATS: [&str; 4] = ["f32", "f64", "f16", "bf16"];
 const INTS: [&str; 5] = ["s8", "s32", "s64", "u8", "u32"];
-const NUMERIC: [&str; 7] = ["f32", "f64", "s8", "s32", "s64", "u8", "u32"];
+const NUMERIC: [&str; 9] = ["f32", "f64", "f16", "bf16", "s8", "s32", "s64", "u8", "u32"];
 const BITS: [&str; 4] = ["pred", "s32", "u8", "s64"];
 
 /// Text of a constant of kind `k` in type `ty` (`None` if the type has
@@ -813,6 +813,64 @@ fn special_i64(r: &mut Rng, bits: u32, signed: bool) -> i64 {
     w as i64
 }
 
+/// Bits of a random f16 (`half`) or bf16 value with specials.
+fn half_bits(r: &mut Rng, half: bool, finite: bool) -> u16 {
+    let specials: [u16; 8] = if half {
+        [
+            0x0000, 0x8000, 0x3c00, 0xbc00, 0x0001, 0x8001, 0x7bff, 0x3800,
+        ]
+    } else {
+        [
+            0x0000, 0x8000, 0x3f80, 0xbf80, 0x0001, 0x8001, 0x7f7f, 0x3f00,
+        ]
+    };
+    let nonfinite: [u16; 4] = if half {
+        [0x7c00, 0xfc00, 0x7e00, 0xfe01]
+    } else {
+        [0x7f80, 0xff80, 0x7fc0, 0xffc1]
+    };
+    if !finite && r.below(5) == 0 {
+        return r.pick(&nonfinite);
+    }
+    if r.coin() {
+        return r.pick(&specials);
+    }
+    // Multiples of 1/8 in [-8, 8): exact in both formats.
+    let v = (r.range(-64, 63) as f32) / 8.0;
+    let b = v.to_bits();
+    if half {
+        // f32 → f16 for these small exact values.
+        if v == 0.0 {
+            return 0;
+        }
+        let sign = ((b >> 16) & 0x8000) as u16;
+        let exp = ((b >> 23) & 0xff) as i32 - 127 + 15;
+        let man = ((b >> 13) & 0x3ff) as u16;
+        sign | ((exp as u16) << 10) | man
+    } else {
+        (b >> 16) as u16
+    }
+}
+
+/// Half-precision elements equal: same bits, both NaN, or (by value)
+/// both zeros.
+fn same_half(a: &[u8], b: &[u8], f16: bool, by_value: bool) -> bool {
+    a.chunks_exact(2).zip(b.chunks_exact(2)).all(|(x, y)| {
+        let (x, y) = (
+            u16::from_le_bytes([x[0], x[1]]),
+            u16::from_le_bytes([y[0], y[1]]),
+        );
+        let nan = |v: u16| {
+            if f16 {
+                v & 0x7c00 == 0x7c00 && v & 0x3ff != 0
+            } else {
+                v & 0x7f80 == 0x7f80 && v & 0x7f != 0
+            }
+        };
+        x == y || (nan(x) && nan(y)) || (by_value && x & 0x7fff == 0 && y & 0x7fff == 0)
+    })
+}
+
 fn random_arg(r: &mut Rng, shape: &Shape, finite: bool) -> Literal {
     let a = shape.as_array().expect("array parameter");
     let n = a.element_count().expect("count");
@@ -836,6 +894,13 @@ fn random_arg(r: &mut Rng, shape: &Shape, finite: bool) -> Literal {
         ElementType::U32 => {
             ArrayData::U32((0..n).map(|_| special_i64(r, 32, false) as u32).collect())
         }
+        ElementType::F16 | ElementType::BF16 => {
+            let half = a.element_type == ElementType::F16;
+            let bytes: Vec<u8> = (0..n)
+                .flat_map(|_| half_bits(r, half, finite).to_le_bytes())
+                .collect();
+            ArrayData::from_le_bytes(a.element_type, &bytes).expect("half data")
+        }
         t => panic!("no random values for {t}"),
     };
     let shape = rxla_ir::ArrayShape::new(a.element_type, dims).expect("shape");
@@ -857,6 +922,12 @@ fn same(a: &Literal, b: &Literal, by_value: bool) -> bool {
                 (ArrayData::F64(p), ArrayData::F64(q)) => p.iter().zip(q).all(|(u, v)| {
                     (u.is_nan() && v.is_nan()) || u.to_bits() == v.to_bits() || (by_value && u == v)
                 }),
+                (p @ ArrayData::F16(_), q @ ArrayData::F16(_)) => {
+                    same_half(&p.to_le_bytes(), &q.to_le_bytes(), true, by_value)
+                }
+                (p @ ArrayData::BF16(_), q @ ArrayData::BF16(_)) => {
+                    same_half(&p.to_le_bytes(), &q.to_le_bytes(), false, by_value)
+                }
                 (p, q) => p == q,
             }
         }

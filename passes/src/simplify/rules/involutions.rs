@@ -1,7 +1,8 @@
-//! Involutions and idempotent unary ops: neg∘neg, not∘not, abs∘neg,
+//! Involutions and idempotent unary ops: neg∘neg, not∘not, abs∘neg (not
+//! unsigned),
 //! f∘f → f for abs, sign, floor, ceil and both roundings.
 
-use super::{RuleDef, add, get, keep};
+use super::{RuleDef, add, get, keep, sh};
 use crate::simplify::lang::Hlo;
 use rxla_ir::UnaryOp;
 
@@ -10,7 +11,9 @@ pub fn rules() -> Vec<RuleDef> {
     let mut v = vec![
         RuleDef::new("neg-neg", f, "(negate (negate ?x))", keep("?x")),
         RuleDef::new("not-not", f, "(not (not ?x))", keep("?x")),
+        // Not for unsigned types, where abs is the identity.
         RuleDef::new("abs-neg", f, "(abs (negate ?x))", |eg, _, s| {
+            sh(eg, s, "?x").filter(|x| !x.ty.is_unsigned_int())?;
             add(eg, Hlo::Abs([get(s, "?x")?]))
         }),
     ];

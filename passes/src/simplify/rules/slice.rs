@@ -47,13 +47,18 @@ pub fn rules() -> Vec<RuleDef> {
             let mut limits = Vec::with_capacity(n);
             let mut strides = Vec::with_capacity(n);
             for i in 0..n {
-                let start = s2[i] + s1[i] * r2[i];
-                let stride = r1[i] * r2[i];
+                // Checked: strides of one-element slices can be huge.
+                let start = s2[i].checked_add(s1[i].checked_mul(r2[i])?)?;
+                let stride = if out[i] <= 1 {
+                    1
+                } else {
+                    r1[i].checked_mul(r2[i])?
+                };
                 starts.push(start);
                 limits.push(if out[i] == 0 {
                     start
                 } else {
-                    start + (out[i] - 1) * stride + 1
+                    start.checked_add((out[i] - 1).checked_mul(stride)?)? + 1
                 });
                 strides.push(stride);
             }
