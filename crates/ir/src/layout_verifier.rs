@@ -88,6 +88,18 @@ pub fn check_bitcast(from: &ArrayShape, to: &ArrayShape) -> std::result::Result<
         ));
     }
     if from.layout.is_padded() || to.layout.is_padded() {
+        let count = |s: &ArrayShape| s.physical_element_count().unwrap_or(usize::MAX);
+        if count(from).max(count(to)) > MASK_LIMIT {
+            // Too large to compare position by position: require the same
+            // physical structure (padded width, logical size) major to minor.
+            return if physical_structure(from) == physical_structure(to) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "bitcast from {from} to {to} reinterprets a padded layout with another physical structure"
+                ))
+            };
+        }
         let mask = |s: &ArrayShape| -> Vec<bool> {
             crate::index::physical_to_logical_map(s)
                 .iter()
@@ -101,6 +113,24 @@ pub fn check_bitcast(from: &ArrayShape, to: &ArrayShape) -> std::result::Result<
         }
     }
     Ok(())
+}
+
+/// Largest physical element count compared position by position.
+const MASK_LIMIT: usize = 1 << 22;
+
+/// (padded width, logical size) of each physical dim, major to minor,
+/// without dims of width 1.
+fn physical_structure(s: &ArrayShape) -> Vec<(i64, i64)> {
+    let p = s.layout.physical_dims(&s.dims);
+    s.layout
+        .minor_to_major
+        .iter()
+        .rev()
+        .filter_map(|&d| {
+            let (w, n) = (*p.get(d as usize)?, *s.dims.get(d as usize)?);
+            (w != 1).then_some((w, n))
+        })
+        .collect()
 }
 
 fn operand_shapes<'c>(c: &'c Computation, instr: &Instruction) -> Vec<&'c Shape> {

@@ -145,8 +145,11 @@ pub fn assign_computation(
     let mut buffers: Vec<Buffer> = Vec::new();
     let mut value_buffer: Vec<usize> = vec![usize::MAX; values.len()];
     let mut free: Vec<usize> = Vec::new();
-    let mut in_use: Vec<bool> = Vec::new();
+    // Live values holding each buffer (two only for an in-place pair at
+    // the position where one dies and the other is born).
+    let mut holders: Vec<usize> = Vec::new();
     let mut in_place = 0usize;
+    let mut bytes_in_use = 0usize;
     let mut peak = 0usize;
     // Values by definition and by death position.
     let mut born: Vec<Vec<usize>> = vec![Vec::new(); schedule.len() + 1];
@@ -159,99 +162,71 @@ pub fn assign_computation(
     }
     for (p, &id) in schedule.iter().enumerate() {
         let instr = c.get(id);
-        let mut taken: Vec<usize> = Vec::new();
         for &v in &born[p] {
             let val = &values[v];
-            let b = match &instr.op {
+            let kind = match &instr.op {
                 Op::Parameter { number } => {
-                    buffers.push(Buffer {
-                        kind: BufferKind::Parameter(usize::try_from(*number).unwrap_or(0)),
-                        size: val.size,
-                        offset: 0,
-                    });
-                    in_use.push(true);
-                    buffers.len() - 1
+                    Some(BufferKind::Parameter(usize::try_from(*number).unwrap_or(0)))
                 }
-                Op::Constant { .. } => {
-                    buffers.push(Buffer {
-                        kind: BufferKind::Constant,
-                        size: val.size,
-                        offset: 0,
-                    });
-                    in_use.push(true);
-                    buffers.len() - 1
-                }
-                _ => {
-                    let reuse = if opts.in_place {
-                        in_place_source(
-                            c,
-                            instr,
-                            val.leaf,
-                            &values,
-                            &leaf_value,
-                            &value_buffer,
-                            &buffers,
-                            &taken,
-                            donate,
-                            p,
-                        )
-                    } else {
-                        None
-                    };
-                    match reuse {
-                        Some(b) => {
-                            in_place += 1;
-                            taken.push(b);
-                            b
-                        }
-                        None => {
-                            // Best fit among free buffers.
-                            let best = free
-                                .iter()
-                                .enumerate()
-                                .filter(|(_, b)| buffers[**b].size >= val.size)
-                                .min_by_key(|(_, b)| (buffers[**b].size, **b))
-                                .map(|(k, _)| k);
-                            match best {
-                                Some(k) => free.swap_remove(k),
-                                None => {
-                                    buffers.push(Buffer {
-                                        kind: BufferKind::Temp,
-                                        size: val.size,
-                                        offset: 0,
-                                    });
-                                    in_use.push(false);
-                                    buffers.len() - 1
-                                }
-                            }
-                        }
-                    }
-                }
+                Op::Constant { .. } => Some(BufferKind::Constant),
+                _ => None,
             };
-            in_use[b] = true;
+            let reuse = match kind {
+                Some(_) => None,
+                None if opts.in_place => in_place_source(
+                    c,
+                    instr,
+                    val.leaf,
+                    &values,
+                    &leaf_value,
+                    &value_buffer,
+                    &buffers,
+                    &holders,
+                    donate,
+                    p,
+                ),
+                None => None,
+            };
+            let b = if let Some(b) = reuse {
+                in_place += 1;
+                b
+            } else {
+                // Best fit among free buffers, else a new one.
+                let best = free
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| kind.is_none() && buffers[**b].size >= val.size)
+                    .min_by_key(|(_, b)| (buffers[**b].size, **b))
+                    .map(|(k, _)| k);
+                let b = match best {
+                    Some(k) => free.swap_remove(k),
+                    None => {
+                        buffers.push(Buffer {
+                            kind: kind.unwrap_or(BufferKind::Temp),
+                            size: val.size,
+                            offset: 0,
+                        });
+                        holders.push(0);
+                        buffers.len() - 1
+                    }
+                };
+                bytes_in_use += buffers[b].size;
+                b
+            };
+            holders[b] += 1;
             value_buffer[v] = b;
         }
-        let bytes: usize = buffers
-            .iter()
-            .zip(&in_use)
-            .filter(|(b, u)| **u || !matches!(b.kind, BufferKind::Temp))
-            .map(|(b, _)| b.size)
-            .sum();
-        peak = peak.max(bytes);
+        peak = peak.max(bytes_in_use);
         for &v in &dies[p] {
             let b = value_buffer[v];
-            if b == usize::MAX || taken.contains(&b) {
+            if b == usize::MAX {
                 continue;
             }
-            // Still held by another live value (an in-place successor)?
-            let shared = values.iter().enumerate().any(|(w, val)| {
-                w != v && value_buffer[w] == b && val.def <= p && (val.live_out || val.last_use > p)
-            });
-            if shared || !writable(&buffers[b], donate) || !in_use[b] {
-                continue;
+            holders[b] -= 1;
+            if holders[b] == 0 && writable(&buffers[b], donate) {
+                bytes_in_use -= buffers[b].size;
+                free.push(b);
             }
-            in_use[b] = false;
-            free.push(b);
         }
     }
     // Lay out the arena.
@@ -295,7 +270,8 @@ pub fn assign_computation(
 /// The buffer of an operand that `instr` may overwrite for result leaf
 /// `leaf`: a layout-preserving op (elementwise, map, the updated operand
 /// of dynamic-update-slice) whose operand has the same layout and size,
-/// dies here, and is writable.
+/// dies here, is not part of the result, is the only value holding its
+/// buffer, and may be written.
 #[allow(clippy::too_many_arguments)]
 fn in_place_source(
     c: &Computation,
@@ -305,7 +281,7 @@ fn in_place_source(
     leaf_value: &[Vec<usize>],
     value_buffer: &[usize],
     buffers: &[Buffer],
-    taken: &[usize],
+    holders: &[usize],
     donate: bool,
     p: usize,
 ) -> Option<usize> {
@@ -325,14 +301,10 @@ fn in_place_source(
         };
         let val = &values[*v];
         let b = *value_buffer.get(*v)?;
-        if b == usize::MAX || val.live_out || val.last_use != p || taken.contains(&b) {
+        if b == usize::MAX || val.live_out || val.last_use != p || holders.get(b) != Some(&1) {
             continue;
         }
-        // No other live value may share the buffer.
-        let shared = values.iter().enumerate().any(|(w, other)| {
-            w != *v && value_buffer[w] == b && (other.live_out || other.last_use > p)
-        });
-        if !shared && writable(&buffers[b], donate) {
+        if writable(&buffers[b], donate) {
             return Some(b);
         }
     }

@@ -83,6 +83,15 @@ pub fn assign_computation(
     let mut uses: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
     for (u, instr) in comp.instructions.iter().enumerate() {
         for (i, o) in instr.operands.iter().enumerate() {
+            if o.index() >= u {
+                return Err(PassError::failed(
+                    "layout-assignment",
+                    format!(
+                        "computation {}: {} uses an operand defined after it",
+                        comp.name, instr.name
+                    ),
+                ));
+            }
             let slot = uses.get_mut(o.index()).ok_or_else(|| {
                 PassError::failed(
                     "layout-assignment",
