@@ -359,7 +359,9 @@ enum FloatWidth {
 /// `1e+30`, `1e-07`.
 fn format_float(v: f64, w: FloatWidth, out: &mut String) {
     if v.is_nan() {
-        out.push_str("nan");
+        // XLA writes a NaN with the sign bit set as `-nan`; the reader
+        // keeps the sign (TOTALORDER compares see it).
+        out.push_str(if v.is_sign_negative() { "-nan" } else { "nan" });
         return;
     }
     if v.is_infinite() {

@@ -276,7 +276,9 @@ mod tests {
         assert_eq!(rt("f32[]", "0"), "0");
         assert_eq!(rt("f32[]", "-inf"), "-inf");
         assert_eq!(rt("f32[]", "nan"), "nan");
-        assert_eq!(rt("f32[]", "-nan"), "nan");
+        assert_eq!(rt("f32[]", "-nan"), "-nan");
+        assert_eq!(rt("bf16[]", "-nan"), "-nan");
+        assert_eq!(rt("f64[]", "-nan"), "-nan");
         assert_eq!(rt("f32[]", "1.5e-07"), "1.5e-7");
         assert_eq!(rt("f64[]", "1e+30"), "1e+30");
         assert_eq!(rt("s32[]", "2147483647"), "2147483647");
