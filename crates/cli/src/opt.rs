@@ -102,7 +102,8 @@ pub struct OptArgs {
     #[arg(long)]
     pub stats: bool,
     /// After the pipeline, run buffer assignment on the result and print
-    /// its total and peak bytes (see docs/LAYOUT.md).
+    /// its total and peak bytes (see docs/LAYOUT.md). Also printed with
+    /// --timing when the pipeline runs buffer-assignment.
     #[arg(long)]
     pub buffer_stats: bool,
     /// Skip these passes (comma list); reported as disabled in --timing.
@@ -158,7 +159,12 @@ pub fn run(args: OptArgs) -> Result<(), Failure> {
             Err(e) => return Err(report_failure(e, file, args.output.as_deref())),
         }
     }
-    if args.buffer_stats {
+    // With --timing, a pipeline that runs buffer-assignment also reports it.
+    let ran_buffers = args
+        .passes
+        .as_deref()
+        .is_some_and(|p| p.contains("buffer-assignment"));
+    if args.buffer_stats || (args.timing && ran_buffers) {
         use rxla_passes::buffer_assignment::{BufferOptions, assign_buffers, summary};
         let a = assign_buffers(&module, &BufferOptions::default())
             .map_err(|e| Failure::input(format!("error: {e}")))?;
