@@ -273,17 +273,19 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub fn emit(&mut self, cb: &mut Cb, op: Op, operands: Vec<InstrId>, shape: Shape) -> InstrId {
         let mut shape = shape;
         let mut op = op;
-        if cb.entry && self.cfg.layouts {
-            if let Shape::Array(a) = &mut shape {
-                if a.element_type != ElementType::Token && a.rank() > 0 && self.chance(1, 5) {
-                    a.layout = self.layout(&a.dims);
-                }
-            }
+        if let Shape::Array(a) = &mut shape
+            && cb.entry
+            && self.cfg.layouts
+            && a.element_type != ElementType::Token
+            && a.rank() > 0
+            && self.chance(1, 5)
+        {
+            a.layout = self.layout(&a.dims);
         }
-        if let (Op::Constant { literal }, Shape::Array(a)) = (&mut op, &shape) {
-            if let Ok(l) = literal.relayout_to(&Shape::Array(a.clone())) {
-                *literal = l;
-            }
+        if let (Op::Constant { literal }, Shape::Array(a)) = (&mut op, &shape)
+            && let Ok(l) = literal.relayout_to(&Shape::Array(a.clone()))
+        {
+            *literal = l;
         }
         let name = self.name(op.opcode());
         cb.comp.push(Instruction::new(name, op, operands, shape))

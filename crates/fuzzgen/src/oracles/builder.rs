@@ -282,7 +282,7 @@ fn call<C: Choices>(c: &mut Calls<C>, b: &mut ComputationBuilder) -> Option<Valu
 
 /// Random builder calls driven by `seed`.
 pub fn check(seed: u64) -> OracleResult {
-    check_with(&mut SplitMix64::new(seed ^ 0xB01D_E5))
+    check_with(&mut SplitMix64::new(seed ^ 0x00B0_1DE5))
 }
 
 /// Random builder calls driven by `choices` (a PRNG or fuzzer bytes).
