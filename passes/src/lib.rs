@@ -14,6 +14,7 @@ pub mod cse;
 pub mod dce;
 pub mod diff;
 pub mod error;
+pub mod fusion;
 pub mod inline;
 pub mod instrument;
 pub mod layout_assignment;

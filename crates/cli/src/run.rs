@@ -16,8 +16,18 @@ use std::time::Instant;
 pub enum Backend {
     /// The reference evaluator.
     Interp,
-    /// The Cranelift JIT (not built yet).
+    /// The Cranelift JIT (instructions without native code run on the
+    /// interpreter, one at a time).
     Jit,
+}
+
+/// What `--emit` prints instead of running.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Emit {
+    /// The Cranelift IR of every JIT kernel.
+    Clif,
+    /// The machine code of every JIT kernel.
+    Asm,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -77,6 +87,9 @@ pub struct RunArgs {
     /// interpreter runs on one thread).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    /// With the JIT: print the kernels' Cranelift IR or assembly and exit.
+    #[arg(long, value_enum)]
+    pub emit: Option<Emit>,
 }
 
 /// splitmix64: a tiny deterministic generator for `--random-args`.
@@ -108,7 +121,9 @@ pub fn random_literal(shape: &Shape, rng: &mut SplitMix) -> Result<Literal, Stri
         Shape::Array(a) => {
             let n = a.element_count().map_err(|e| e.to_string())?;
             if n > (1 << 28) {
-                return Err(format!("parameter of shape {a} is too large for --random-args"));
+                return Err(format!(
+                    "parameter of shape {a} is too large for --random-args"
+                ));
             }
             let f = |r: &mut SplitMix| r.small() as f64 / 4.0;
             let data = match a.element_type {
@@ -118,11 +133,21 @@ pub fn random_literal(shape: &Shape, rng: &mut SplitMix) -> Result<Literal, Stri
                 ElementType::S32 => ArrayData::S32((0..n).map(|_| rng.small() as i32).collect()),
                 ElementType::S64 => ArrayData::S64((0..n).map(|_| rng.small()).collect()),
                 ElementType::U8 => ArrayData::U8((0..n).map(|_| (rng.small() + 8) as u8).collect()),
-                ElementType::U16 => ArrayData::U16((0..n).map(|_| (rng.small() + 8) as u16).collect()),
-                ElementType::U32 => ArrayData::U32((0..n).map(|_| (rng.small() + 8) as u32).collect()),
-                ElementType::U64 => ArrayData::U64((0..n).map(|_| (rng.small() + 8) as u64).collect()),
-                ElementType::F16 => ArrayData::F16((0..n).map(|_| half::f16::from_f64(f(rng) / 2.0)).collect()),
-                ElementType::BF16 => ArrayData::BF16((0..n).map(|_| half::bf16::from_f64(f(rng) / 2.0)).collect()),
+                ElementType::U16 => {
+                    ArrayData::U16((0..n).map(|_| (rng.small() + 8) as u16).collect())
+                }
+                ElementType::U32 => {
+                    ArrayData::U32((0..n).map(|_| (rng.small() + 8) as u32).collect())
+                }
+                ElementType::U64 => {
+                    ArrayData::U64((0..n).map(|_| (rng.small() + 8) as u64).collect())
+                }
+                ElementType::F16 => {
+                    ArrayData::F16((0..n).map(|_| half::f16::from_f64(f(rng) / 2.0)).collect())
+                }
+                ElementType::BF16 => {
+                    ArrayData::BF16((0..n).map(|_| half::bf16::from_f64(f(rng) / 2.0)).collect())
+                }
                 ElementType::F32 => ArrayData::F32((0..n).map(|_| (f(rng) / 2.0) as f32).collect()),
                 ElementType::F64 => ArrayData::F64((0..n).map(|_| f(rng) / 2.0).collect()),
                 ElementType::Token => return Ok(Literal::token()),
@@ -209,10 +234,24 @@ fn make_options(args: &RunArgs) -> Result<RunOptions, Failure> {
     Ok(opts)
 }
 
-/// One execution: per-replica results.
-fn execute(module: &Module, args: &[Literal], run: &RunArgs) -> Result<Vec<Literal>, Failure> {
+/// One execution: per-replica results. The JIT runs single-replica
+/// modules; replicated runs use the evaluator.
+fn execute(
+    module: &Module,
+    args: &[Literal],
+    run: &RunArgs,
+    exe: Option<&rxla_jit::Executable>,
+) -> Result<Vec<Literal>, Failure> {
     let opts = make_options(run)?;
-    let replicas = run.replicas.unwrap_or(module.replica_count().max(1) as usize);
+    let replicas = run
+        .replicas
+        .unwrap_or(module.replica_count().max(1) as usize);
+    if let (Some(exe), 1) = (exe, replicas) {
+        return exe
+            .run_with(args, &opts)
+            .map(|l| vec![l])
+            .map_err(|e| Failure::input(format!("{}: error: {e}", module.name)));
+    }
     let r = if replicas > 1 {
         let per: Vec<Vec<Literal>> = (0..replicas).map(|_| args.to_vec()).collect();
         rxla_eval::evaluate_replicated(module, &per, &opts)
@@ -233,27 +272,87 @@ fn stats(mut ms: Vec<f64>) -> Value {
     json!({"median": median, "min": ms[0], "max": ms[n - 1], "runs": n})
 }
 
-pub fn run(args: RunArgs) -> Result<(), Failure> {
-    if args.backend == Backend::Jit {
-        return Err(Failure::input(
-            "the jit backend is not built yet; use --backend interp",
-        ));
+/// `n` timed `run_into` calls (milliseconds) on buffers prepared once.
+fn time_jit(
+    exe: &rxla_jit::Executable,
+    args: &[Literal],
+    opts: &RunOptions,
+    n: usize,
+) -> Result<Vec<f64>, Failure> {
+    let fail = |e: String| Failure::input(format!("error: {e}"));
+    let mut ins: Vec<Vec<u8>> = Vec::new();
+    for (a, p) in args.iter().zip(exe.parameter_shapes()) {
+        let a = a.relayout_to(p).map_err(|e| fail(e.to_string()))?;
+        for l in a.leaves() {
+            ins.push(l.to_physical_bytes().map_err(|e| fail(e.to_string()))?);
+        }
     }
+    let mut outs: Vec<Vec<u8>> = exe
+        .result_shape()
+        .leaves()
+        .iter()
+        .map(|l| vec![0u8; l.byte_size().unwrap_or(0)])
+        .collect();
+    let ins: Vec<&[u8]> = ins.iter().map(|v| v.as_slice()).collect();
+    let mut outs: Vec<&mut [u8]> = outs.iter_mut().map(|v| v.as_mut_slice()).collect();
+    let mut ms = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t = Instant::now();
+        exe.run_into_with(&ins, &mut outs, opts)
+            .map_err(|e| fail(e.to_string()))?;
+        ms.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(ms)
+}
+
+fn jit_compile(args: &RunArgs, module: &Module) -> Result<rxla_jit::Executable, Failure> {
+    let opts = rxla_jit::CompileOptions {
+        threads: args.threads,
+        keep_clif: args.emit == Some(Emit::Clif),
+        keep_asm: args.emit == Some(Emit::Asm),
+        ..rxla_jit::CompileOptions::default()
+    };
+    rxla_jit::compile(module, &opts)
+        .map_err(|e| Failure::input(format!("{}: error: {e}", module.name)))
+}
+
+pub fn run(args: RunArgs) -> Result<(), Failure> {
     let t0 = Instant::now();
     let mut module = input::load_module(&args.file)?;
     optimize(&args, &mut module)?;
+    let exe = match args.backend {
+        Backend::Jit => Some(jit_compile(&args, &module)?),
+        Backend::Interp => None,
+    };
+    if let (Some(exe), Some(_)) = (&exe, args.emit) {
+        let kernels = if args.emit == Some(Emit::Clif) {
+            &exe.stats().clif
+        } else {
+            &exe.stats().asm
+        };
+        for (name, text) in kernels {
+            crate::emit(&format!("; kernel {name}\n{text}\n"))?;
+        }
+        return Ok(());
+    }
     let compile_ms = t0.elapsed().as_secs_f64() * 1e3;
     let call_args = gather_args(&args, &module)?;
-    let results = execute(&module, &call_args, &args)?;
+    let results = execute(&module, &call_args, &args, exe.as_ref())?;
 
     let timing = match args.time {
         Some(0) => return Err(Failure::usage("--time needs N ≥ 1")),
         Some(n) => {
             let mut ms = Vec::with_capacity(n);
-            for _ in 0..n {
-                let t = Instant::now();
-                execute(&module, &call_args, &args)?;
-                ms.push(t.elapsed().as_secs_f64() * 1e3);
+            match &exe {
+                // The JIT is timed on prepared buffers (run_into), as an embedder calls it.
+                Some(exe) => ms = time_jit(exe, &call_args, &make_options(&args)?, n)?,
+                None => {
+                    for _ in 0..n {
+                        let t = Instant::now();
+                        execute(&module, &call_args, &args, None)?;
+                        ms.push(t.elapsed().as_secs_f64() * 1e3);
+                    }
+                }
             }
             Some(json!({"compile_ms": compile_ms, "run_ms": stats(ms)}))
         }
@@ -285,7 +384,12 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
                 } else {
                     obj.insert(
                         "replicas".into(),
-                        Value::Array(results.iter().map(|r| json!({"outputs": outputs(r)})).collect()),
+                        Value::Array(
+                            results
+                                .iter()
+                                .map(|r| json!({"outputs": outputs(r)}))
+                                .collect(),
+                        ),
                     );
                 }
             }

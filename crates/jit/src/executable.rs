@@ -31,6 +31,16 @@ pub fn compile(module: &Module, opts: &CompileOptions) -> Result<Executable> {
     if module.computations.get(module.entry.index()).is_none() {
         return Err(JitError::input("the module has no ENTRY computation"));
     }
+    let fused;
+    let module = if opts.fusion {
+        let mut m = module.clone();
+        rxla_passes::fusion::fuse_module(&mut m)
+            .map_err(|e| JitError::input(format!("fusion: {e}")))?;
+        fused = m;
+        &fused
+    } else {
+        module
+    };
     let mut planner = Planner {
         module,
         jit: Jit::new(opts)?,

@@ -17,6 +17,9 @@ pub struct CompileOptions {
     pub keep_asm: bool,
     /// Vectorize inner loops (F32X4). Off only for testing the scalar path.
     pub vectorize: bool,
+    /// Run the `fusion` pass on a copy of the module first (each fusion
+    /// becomes one loop nest). Modules already fused are left as they are.
+    pub fusion: bool,
 }
 
 impl Default for CompileOptions {
@@ -27,6 +30,7 @@ impl Default for CompileOptions {
             keep_clif: false,
             keep_asm: false,
             vectorize: true,
+            fusion: true,
         }
     }
 }

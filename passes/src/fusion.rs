@@ -1,0 +1,395 @@
+//! `fusion`: groups producers into their consumers so the JIT computes
+//! each group as one loop nest, printed like XLA as
+//! `fusion(operands...), kind=kLoop|kInput|kOutput, calls=fused_computation`.
+//!
+//! Groups grow from a root (visited from the end of each host computation
+//! — ENTRY and the bodies of while/conditional/call) towards its
+//! producers. Fusible: elementwise ops, broadcast, reshape, transpose,
+//! slice, pad, concatenate, iota, reverse, copy, dynamic-slice, convert,
+//! constants; a single-output `reduce` (kInput) and `dot` (kOutput) only
+//! where each of their elements is read once.
+//!
+//! Cost rule (no duplication of work): a producer joins a group only when
+//! every user of it is already in the group, so nothing is computed twice
+//! — except constants and iotas, which are copied into every group that
+//! reads them. A producer that is expensive per element (reduce, dot,
+//! transcendental or power/atan2/remainder) joins only where its elements
+//! are read at most once per output element: through elementwise ops of
+//! the same dims, reshape, transpose, slice, reverse, copy, convert, pad,
+//! concatenate or a reduce's input — never through a broadcast or a dot
+//! operand. Groups are capped at 256 instructions. Results are unchanged.
+//! This pass never fuses across computations or changes layouts.
+
+use crate::error::Result;
+use crate::pass::{Pass, PassContext};
+use rxla_ir::{CompId, Computation, FusionKind, InstrId, Instruction, Module, Op, Shape, UnaryOp};
+use std::collections::{BTreeMap, HashSet};
+
+/// The fusion pass.
+pub struct Fusion;
+
+const MAX_GROUP: usize = 256;
+
+impl Pass for Fusion {
+    fn name(&self) -> &'static str {
+        "fusion"
+    }
+
+    fn description(&self) -> &'static str {
+        "fuse elementwise and data-movement producers into consumers (kLoop), into reductions (kInput) and elementwise consumers into dots (kOutput); no duplicated work"
+    }
+
+    fn honours_fuel(&self) -> bool {
+        true
+    }
+
+    fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool> {
+        let n = fuse_module_with(module, &mut |what| ctx.consume_fuel(what))?;
+        if n > 0 {
+            ctx.stat("fusions created", n as u64);
+        }
+        Ok(n > 0)
+    }
+}
+
+/// Fuses every host computation of `module`; returns the number of fusion
+/// instructions created.
+pub fn fuse_module(module: &mut Module) -> Result<usize> {
+    fuse_module_with(module, &mut |_| true)
+}
+
+fn fuse_module_with(module: &mut Module, allow: &mut dyn FnMut(&str) -> bool) -> Result<usize> {
+    let names = host_computations(module);
+    let mut created = 0;
+    for name in names {
+        let Some(cid) = module.find_computation(&name) else {
+            continue;
+        };
+        created += fuse_computation(module, cid, allow)?;
+    }
+    Ok(created)
+}
+
+/// Names of ENTRY and the computations it reaches through call, while
+/// and conditional (never reducers, comparators or fused computations).
+fn host_computations(module: &Module) -> Vec<String> {
+    let mut seen: HashSet<CompId> = HashSet::new();
+    let mut stack = vec![module.entry];
+    let mut out = Vec::new();
+    while let Some(c) = stack.pop() {
+        if c.index() >= module.computations.len() || !seen.insert(c) {
+            continue;
+        }
+        out.push(module.comp(c).name.clone());
+        for i in &module.comp(c).instructions {
+            if matches!(
+                i.op,
+                Op::Call { .. } | Op::While { .. } | Op::Conditional { .. }
+            ) {
+                stack.extend(i.op.called_computations());
+            }
+        }
+    }
+    out
+}
+
+fn is_transcendental(op: &Op) -> bool {
+    match op {
+        Op::Unary(u) => matches!(
+            u,
+            UnaryOp::Exp
+                | UnaryOp::Expm1
+                | UnaryOp::Log
+                | UnaryOp::Log1p
+                | UnaryOp::Logistic
+                | UnaryOp::Tanh
+                | UnaryOp::Sin
+                | UnaryOp::Cos
+                | UnaryOp::Tan
+                | UnaryOp::Cbrt
+        ),
+        Op::Binary(b) => matches!(
+            b,
+            rxla_ir::BinaryOp::Power | rxla_ir::BinaryOp::Atan2 | rxla_ir::BinaryOp::Remainder
+        ),
+        _ => false,
+    }
+}
+
+/// Ops a loop fusion can compute per output element.
+fn is_loop_fusible(op: &Op) -> bool {
+    op.is_elementwise()
+        || matches!(
+            op,
+            Op::Broadcast { .. }
+                | Op::Reshape
+                | Op::Transpose { .. }
+                | Op::Slice { .. }
+                | Op::Pad { .. }
+                | Op::Concatenate { .. }
+                | Op::Iota { .. }
+                | Op::Reverse { .. }
+                | Op::Copy
+                | Op::DynamicSlice { .. }
+                | Op::BitcastConvert
+                | Op::Constant { .. }
+        )
+}
+
+fn fusible(instr: &Instruction) -> bool {
+    let array = matches!(&instr.shape, Shape::Array(a) if !a.element_type.is_token());
+    array
+        && (is_loop_fusible(&instr.op)
+            || matches!(instr.op, Op::Reduce { .. }) && instr.operands.len() == 2
+            || matches!(instr.op, Op::Dot { .. }))
+}
+
+fn expensive(op: &Op) -> bool {
+    matches!(op, Op::Reduce { .. } | Op::Dot { .. }) || is_transcendental(op)
+}
+
+fn duplicable(instr: &Instruction) -> bool {
+    match &instr.op {
+        Op::Iota { .. } => true,
+        Op::Constant { .. } => instr
+            .shape
+            .as_array()
+            .is_ok_and(|a| a.dims.iter().product::<i64>() <= 1),
+        _ => false,
+    }
+}
+
+/// Whether operand `k` of `user` is read at most once per element of
+/// `user` (so an expensive producer there is not recomputed).
+fn read_once(comp: &Computation, user: InstrId, k: usize) -> bool {
+    let u = comp.get(user);
+    match &u.op {
+        Op::Reshape | Op::Transpose { .. } | Op::Slice { .. } | Op::Reverse { .. } | Op::Copy => {
+            true
+        }
+        Op::Convert | Op::BitcastConvert => true,
+        Op::Pad { .. } => k == 0,
+        Op::Concatenate { .. } => true,
+        Op::Reduce { .. } => k == 0,
+        op if op.is_elementwise() => {
+            let o = comp.get(u.operands[k]);
+            o.shape.dims() == u.shape.dims()
+        }
+        _ => false,
+    }
+}
+
+struct Group {
+    root: InstrId,
+    members: BTreeMap<InstrId, bool>,
+    /// Duplicated producers (copied in, original kept for other users).
+    copies: HashSet<InstrId>,
+}
+
+fn fuse_computation(
+    module: &mut Module,
+    cid: CompId,
+    allow: &mut dyn FnMut(&str) -> bool,
+) -> Result<usize> {
+    let comp = module.comp(cid).clone();
+    let users = comp.users();
+    let mut owner: Vec<Option<usize>> = vec![None; comp.len()];
+    let mut groups: Vec<Group> = Vec::new();
+    for root in (0..comp.len() as u32).rev().map(InstrId) {
+        if owner[root.index()].is_some() || !fusible(comp.get(root)) || duplicable(comp.get(root)) {
+            continue;
+        }
+        let mut g = Group {
+            root,
+            members: BTreeMap::new(),
+            copies: HashSet::new(),
+        };
+        g.members.insert(root, true);
+        // Grow until no producer can join.
+        let mut changed = true;
+        while changed && g.members.len() < MAX_GROUP {
+            changed = false;
+            let members: Vec<(InstrId, bool)> = g.members.iter().map(|(k, v)| (*k, *v)).collect();
+            for (m, once) in members {
+                for (k, &p) in comp.get(m).operands.iter().enumerate() {
+                    if g.members.contains_key(&p) || owner[p.index()].is_some() {
+                        continue;
+                    }
+                    let pi = comp.get(p);
+                    if !fusible(pi) {
+                        continue;
+                    }
+                    let p_once = once && read_once(&comp, m, k);
+                    if duplicable(pi) {
+                        g.members.insert(p, false);
+                        g.copies.insert(p);
+                        changed = true;
+                        continue;
+                    }
+                    if expensive(&pi.op) && !p_once {
+                        continue;
+                    }
+                    if !users[p.index()].iter().all(|u| g.members.contains_key(u)) {
+                        continue;
+                    }
+                    if !allow(&format!("fuse {} into {}", pi.name, comp.get(g.root).name)) {
+                        continue;
+                    }
+                    g.members.insert(p, p_once);
+                    changed = true;
+                }
+            }
+        }
+        let real = g.members.keys().filter(|m| !g.copies.contains(m)).count();
+        if real + g.copies.len() < 2 {
+            continue;
+        }
+        let gi = groups.len();
+        for m in g.members.keys() {
+            if !g.copies.contains(m) {
+                owner[m.index()] = Some(gi);
+            }
+        }
+        groups.push(g);
+    }
+    if groups.is_empty() {
+        return Ok(0);
+    }
+    let n = groups.len();
+    rewrite(module, cid, &comp, &groups)?;
+    Ok(n)
+}
+
+fn kind_of(comp: &Computation, g: &Group) -> &'static str {
+    let ops = g.members.keys().map(|m| &comp.get(*m).op);
+    let mut kind = "kLoop";
+    for op in ops {
+        match op {
+            Op::Dot { .. } => return "kOutput",
+            Op::Reduce { .. } => kind = "kInput",
+            _ => {}
+        }
+    }
+    kind
+}
+
+/// Builds the fused computations and replaces each group by a fusion.
+fn rewrite(module: &mut Module, cid: CompId, comp: &Computation, groups: &[Group]) -> Result<()> {
+    let mut new_comps: Vec<Computation> = Vec::new();
+    let mut fusion_instrs: Vec<(InstrId, Instruction)> = Vec::new();
+    let mut removed: HashSet<InstrId> = HashSet::new();
+    let mut taken: HashSet<String> = module.computations.iter().map(|c| c.name.clone()).collect();
+    for g in groups {
+        let base = format!("fused_{}", comp.get(g.root).name);
+        let name = crate::util::fresh_name(&mut taken, &base);
+        let mut fc = Computation::new(name.clone());
+        let mut map: BTreeMap<InstrId, InstrId> = BTreeMap::new();
+        let mut params: Vec<InstrId> = Vec::new();
+        for (&m, _) in &g.members {
+            let instr = comp.get(m);
+            let mut ops = Vec::with_capacity(instr.operands.len());
+            for &o in &instr.operands {
+                let id = match map.get(&o) {
+                    Some(&x) => x,
+                    None => {
+                        let k = params.len();
+                        params.push(o);
+                        let p = fc.push(Instruction::new(
+                            format!("param_{k}"),
+                            Op::Parameter { number: k as i64 },
+                            vec![],
+                            comp.get(o).shape.clone(),
+                        ));
+                        map.insert(o, p);
+                        p
+                    }
+                };
+                ops.push(id);
+            }
+            let mut copy = instr.clone();
+            copy.operands = ops;
+            copy.attrs.retain(|(k, _)| k == "metadata");
+            let id = fc.push(copy);
+            map.insert(m, id);
+            if !g.copies.contains(&m) && m != g.root {
+                removed.insert(m);
+            }
+        }
+        fc.root = map[&g.root];
+        fc.topo_sort()?;
+        let root = comp.get(g.root);
+        let mut fusion = Instruction::new(
+            root.name.clone(),
+            Op::Fusion {
+                kind: FusionKind(kind_of(comp, g).to_string()),
+                calls: CompId(u32::MAX),
+            },
+            params,
+            root.shape.clone(),
+        );
+        fusion.attrs = root
+            .attrs
+            .iter()
+            .filter(|(k, _)| k == "metadata")
+            .cloned()
+            .collect();
+        fusion_instrs.push((g.root, fusion));
+        new_comps.push(fc);
+    }
+    // Copied constants/iotas left without users outside their groups go.
+    let users = comp.users();
+    let roots: HashSet<InstrId> = groups.iter().map(|g| g.root).collect();
+    for g in groups {
+        for &c in &g.copies {
+            if users[c.index()]
+                .iter()
+                .all(|u| removed.contains(u) || roots.contains(u))
+                && comp.root != c
+            {
+                removed.insert(c);
+            }
+        }
+    }
+    // Insert the fused computations just before their caller (callees
+    // first), shifting later computation ids.
+    let pos = cid.index();
+    let k = new_comps.len() as u32;
+    let shift = |c: &mut CompId| {
+        if c.0 != u32::MAX && c.index() >= pos {
+            c.0 += k;
+        }
+    };
+    for c in &mut module.computations {
+        for i in &mut c.instructions {
+            for cc in i.op.called_computations_mut() {
+                shift(cc);
+            }
+        }
+    }
+    for c in &mut new_comps {
+        for i in &mut c.instructions {
+            for cc in i.op.called_computations_mut() {
+                shift(cc);
+            }
+        }
+    }
+    shift(&mut module.entry);
+    for (gi, (_, f)) in fusion_instrs.iter_mut().enumerate() {
+        if let Op::Fusion { calls, .. } = &mut f.op {
+            *calls = CompId(pos as u32 + gi as u32);
+        }
+    }
+    let caller = CompId(cid.0 + k);
+    for (j, c) in new_comps.into_iter().enumerate() {
+        module.computations.insert(pos + j, c);
+    }
+    let host = module.comp_mut(caller);
+    for (root, f) in fusion_instrs {
+        *host.get_mut(root) = f;
+    }
+    let keep: Vec<bool> = (0..host.len())
+        .map(|i| !removed.contains(&InstrId(i as u32)))
+        .collect();
+    host.retain(&keep)?;
+    Ok(())
+}
