@@ -222,6 +222,19 @@ fn column_major_elementwise_needs_one_copy_at_most() {
 }
 
 #[test]
+fn conflicting_users_share_one_copy() {
+    // `e` is wanted row-major by one result and column-major by two others:
+    // one copy serves both column-major uses.
+    let text = "HloModule c, entry_computation_layout={(f32[2,3]{1,0})->(f32[2,3]{1,0}, f32[2,3]{0,1}, f32[2,3]{0,1})}\nENTRY e {\n  a = f32[2,3]{1,0} parameter(0)\n  e = f32[2,3]{1,0} exponential(a)\n  ROOT t = (f32[2,3]{1,0}, f32[2,3]{1,0}, f32[2,3]{1,0}) tuple(e, e, e)\n}\n";
+    let (m, printed) = assigned(text);
+    assert_eq!(count(&m, "copy"), 1, "{printed}");
+    assert!(
+        printed.contains("f32[2,3]{1,0} exponential(a)"),
+        "{printed}"
+    );
+}
+
+#[test]
 fn padded_parameter_layouts_are_honoured() {
     let text = "HloModule p, entry_computation_layout={(f32[2,3]{0,1:P(3,5)})->f32[2,3]{1,0}}\nENTRY e {\n  a = f32[2,3]{1,0} parameter(0)\n  ROOT n = f32[2,3]{1,0} negate(a)\n}\n";
     let (m, printed) = assigned(text);

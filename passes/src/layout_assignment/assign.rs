@@ -12,7 +12,8 @@
 //!    disagree with its users keeps its operands' layout when that needs
 //!    fewer copies (one copy of the result instead of one per operand);
 //! 3. rewrite: a `copy` is inserted wherever an operand's layout is still
-//!    not accepted (one per value and layout, shared), transposes and
+//!    not accepted (one per value and layout, shared; a tuple is built in
+//!    the layouts its users want, copying its operands), transposes and
 //!    reshapes that move no data become `bitcast`s, constants are
 //!    relaid, and the root is copied to the required result layout.
 //!
@@ -144,6 +145,10 @@ pub fn assign_computation(
         let ops: Vec<&Shape> = instr.operands.iter().map(|o| &chosen[o.index()]).collect();
         let s = if let Some(f) = rules.fixed_result(cid, instr) {
             f
+        } else if let (Op::Tuple, Some(want)) = (&instr.op, &prov[x]) {
+            // A tuple is built in the layouts its users want; its operands
+            // are copied where they differ (sharing copies per value).
+            want.clone()
         } else if Rules::is_derived(&instr.op) {
             rules
                 .natural(instr, &ops)
@@ -172,7 +177,11 @@ pub fn assign_computation(
         }
         for (i, o) in orig.operands.iter().enumerate() {
             let mut id = new_id[o.index()];
-            if let Some(list) = rules.operand_accepts(comp, orig, i, Some(&chosen[x]))
+            let accepts = match (&orig.op, chosen[x].tuple_elements()) {
+                (Op::Tuple, Some(elems)) => elems.get(i).map(|e| vec![e.clone()]),
+                _ => rules.operand_accepts(comp, orig, i, Some(&chosen[x])),
+            };
+            if let Some(list) = accepts
                 && !contains(&list, &chosen[o.index()])
             {
                 let want = relayout_like(&chosen[o.index()], &list[0]);
