@@ -40,6 +40,7 @@ define_language! {
         "is-finite" = IsFinite([Id; 1]),
         "popcnt" = Popcnt([Id; 1]),
         "count-leading-zeros" = Clz([Id; 1]),
+        "erf" = Erf([Id; 1]),
         "add" = Add([Id; 2]),
         "subtract" = Sub([Id; 2]),
         "multiply" = Mul([Id; 2]),
@@ -261,9 +262,10 @@ impl FromStr for ConstVal {
 }
 
 impl Hlo {
-    /// The node of unary op `u` applied to `x`.
-    pub fn unary(u: UnaryOp, x: Id) -> Hlo {
-        match u {
+    /// The node of unary op `u` applied to `x` (`None` for an op the
+    /// language does not model yet: it is lowered as opaque).
+    pub fn unary(u: UnaryOp, x: Id) -> Option<Hlo> {
+        Some(match u {
             UnaryOp::Not => Hlo::Not([x]),
             UnaryOp::Negate => Hlo::Negate([x]),
             UnaryOp::Abs => Hlo::Abs([x]),
@@ -287,7 +289,10 @@ impl Hlo {
             UnaryOp::IsFinite => Hlo::IsFinite([x]),
             UnaryOp::Popcnt => Hlo::Popcnt([x]),
             UnaryOp::Clz => Hlo::Clz([x]),
-        }
+            UnaryOp::Erf => Hlo::Erf([x]),
+            #[allow(unreachable_patterns)]
+            _ => return None,
+        })
     }
 
     /// The node of binary op `b` applied to `x`, `y`.
@@ -337,6 +342,7 @@ impl Hlo {
             Hlo::IsFinite([x]) => (UnaryOp::IsFinite, *x),
             Hlo::Popcnt([x]) => (UnaryOp::Popcnt, *x),
             Hlo::Clz([x]) => (UnaryOp::Clz, *x),
+            Hlo::Erf([x]) => (UnaryOp::Erf, *x),
             _ => return None,
         })
     }

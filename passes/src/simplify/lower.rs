@@ -179,7 +179,7 @@ fn modeled_node(
     let build = |ops: &[Id], a: Option<Id>| -> Option<Hlo> {
         let n = ops.len();
         Some(match (&instr.op, n) {
-            (Op::Unary(u), 1) => Hlo::unary(*u, ops[0]),
+            (Op::Unary(u), 1) => Hlo::unary(*u, ops[0])?,
             (Op::Binary(b), 2) => Hlo::binary(*b, ops[0], ops[1]),
             (Op::Compare { .. }, 2) => Hlo::Compare([a?, ops[0], ops[1]]),
             (Op::Select, 3) => Hlo::Select([ops[0], ops[1], ops[2]]),

@@ -30,7 +30,7 @@ pub fn rules() -> Vec<RuleDef> {
             format!("{op}-idempotent"),
             f,
             format!("({op} ({op} ?x))"),
-            move |eg, _, s| add(eg, Hlo::unary(u, get(s, "?x")?)),
+            move |eg, _, s| add(eg, Hlo::unary(u, get(s, "?x")?)?),
         ));
     }
     v

@@ -56,7 +56,7 @@ pub fn rules() -> Vec<RuleDef> {
             f,
             format!("({op} (broadcast ?b ?x))"),
             move |eg, _, s| {
-                let inner = add(eg, Hlo::unary(u, get(s, "?x")?))?;
+                let inner = add(eg, Hlo::unary(u, get(s, "?x")?)?)?;
                 add(eg, Hlo::Broadcast([get(s, "?b")?, inner]))
             },
         ));
