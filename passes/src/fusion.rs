@@ -226,7 +226,7 @@ fn fuse_computation(
                         changed = true;
                         continue;
                     }
-                    if expensive(&pi.op) && !p_once {
+                    if (expensive(&pi.op) && !p_once) || p == comp.root {
                         continue;
                     }
                     if !users[p.index()].iter().all(|u| g.members.contains_key(u)) {

@@ -65,6 +65,16 @@ pub fn leaf_bytes(shape: &Shape) -> Result<Vec<usize>> {
         .collect()
 }
 
+/// Same leaves with the same dims and layouts (buffers interchangeable).
+fn same_layouts(a: &Shape, b: &Shape) -> bool {
+    let (la, lb) = (a.leaves(), b.leaves());
+    la.len() == lb.len()
+        && la
+            .iter()
+            .zip(&lb)
+            .all(|(x, y)| x.dims == y.dims && x.layout == y.layout)
+}
+
 fn leaf_count(shape: &Shape) -> usize {
     shape.leaves().len()
 }
@@ -202,11 +212,15 @@ impl Planner<'_> {
                     len: leaf_count(&instr.shape),
                 }
             }
-            Op::OptimizationBarrier => Step::Alias {
-                src: instr.operands[0],
-                start: 0,
-                len: leaf_count(&instr.shape),
-            },
+            Op::OptimizationBarrier
+                if operand_shape(0).is_some_and(|s| same_layouts(s, &instr.shape)) =>
+            {
+                Step::Alias {
+                    src: instr.operands[0],
+                    start: 0,
+                    len: leaf_count(&instr.shape),
+                }
+            }
             Op::Bitcast
                 if operand_shape(0)
                     .is_some_and(|s| s.byte_size().ok() == instr.shape.byte_size().ok()) =>

@@ -109,6 +109,11 @@ fn float_call(
 
 pub fn unary(em: &mut Emitter, op: UnaryOp, et: ElementType, x: Value) -> Result<Value> {
     let ty = storage(et)?;
+    if et == ElementType::F32
+        && let Some(v) = super::approx::scalar_f32(em, op, x)?
+    {
+        return Ok(v);
+    }
     if et.is_float() {
         let b = &mut em.b;
         return Ok(match op {
