@@ -123,7 +123,7 @@ fn candidate(m: &Module, k: usize) -> Option<Module> {
     // 2. Per instruction of every computation: replace uses by zeros, by a
     //    new parameter (ENTRY), or by an operand of the same shape; zero a
     //    constant; inline a call.
-    const EDITS: usize = 4 + 4;
+    const EDITS: usize = 8 + 2 * MAX_RANK;
     let total: usize = m.computations.iter().map(|c| c.len()).sum();
     if k < total * EDITS {
         let (mut idx, edit) = (k / EDITS, k % EDITS);
@@ -209,15 +209,93 @@ fn edit_instruction(m: &Module, cid: CompId, id: InstrId, edit: usize) -> Option
                 inline_call(&mut c, cid, id, to_apply)?;
             }
         }
-        // Replace uses by the root's operand when the instruction is the
-        // root of a called computation: handled by bypass; here, make a
-        // while loop run zero times by replacing it with its init.
+        // Shrink one dimension of an ENTRY leaf (to half, or to 1) and
+        // re-infer the shapes downstream.
+        8.. => {
+            let dim = (edit - 8) / 2;
+            let to_one = (edit - 8) % 2 == 1;
+            if !is_entry {
+                return Some(c);
+            }
+            return Some(shrink_leaf(m, id, dim, to_one).unwrap_or(c));
+        }
+        // Make a while loop run zero times by replacing it with its init.
         _ => {
             if matches!(instr.op, Op::While { .. }) {
                 c.comp_mut(cid).replace_uses(id, instr.operands[0]);
             }
         }
     }
+    Some(c)
+}
+
+/// Highest rank the shape-shrinking edits consider.
+const MAX_RANK: usize = 4;
+
+/// Shrinks dimension `dim` of the ENTRY leaf `id` (a constant, parameter
+/// or iota) to half its size (or to 1) and re-infers every later shape of
+/// the ENTRY computation. None when the edit does not apply or an
+/// instruction no longer type-checks (e.g. a slice whose limits exceed the
+/// new size).
+fn shrink_leaf(m: &Module, id: InstrId, dim: usize, to_one: bool) -> Option<Module> {
+    let mut c = m.clone();
+    let e = c.entry;
+    let instr = c.comp(e).get(id).clone();
+    let Shape::Array(a) = &instr.shape else {
+        return None;
+    };
+    let old = *a.dims.get(dim)?;
+    let new = if to_one { 1 } else { old / 2 };
+    if new >= old
+        || !matches!(
+            instr.op,
+            Op::Constant { .. } | Op::Parameter { .. } | Op::Iota { .. }
+        )
+    {
+        return None;
+    }
+    let mut dims = a.dims.clone();
+    dims[dim] = new;
+    let shape = rxla_ir::ArrayShape::new(a.element_type, dims.clone()).ok()?;
+    let op = match &instr.op {
+        Op::Constant { literal } => {
+            let lit = literal.as_array().ok()?;
+            let keep: Vec<usize> = rxla_ir::index::IndexIter::new(&a.dims)
+                .enumerate()
+                .filter(|(_, ix)| ix[dim] < new)
+                .map(|(i, _)| i)
+                .collect();
+            let data = lit.data.take(&keep);
+            let l = rxla_ir::ArrayLiteral::new(shape.clone(), data).ok()?;
+            Op::Constant {
+                literal: Literal::Array(l),
+            }
+        }
+        other => other.clone(),
+    };
+    {
+        let comp = c.comp_mut(e);
+        let target = comp.get_mut(id);
+        target.op = op;
+        target.shape = Shape::Array(shape);
+    }
+    // Re-infer the shapes of everything after `id`.
+    let n = c.comp(e).len();
+    for i in id.index() + 1..n {
+        let instr = c.comp(e).get(InstrId(i as u32)).clone();
+        let ops: Vec<Shape> = instr
+            .operands
+            .iter()
+            .map(|o| c.comp(e).get(*o).shape.clone())
+            .collect();
+        let refs: Vec<&Shape> = ops.iter().collect();
+        let inferred =
+            rxla_ir::shape_inference::infer_shape(&c, &instr.op, &refs, Some(&instr.shape)).ok()?;
+        if !inferred.compatible(&instr.shape) {
+            c.comp_mut(e).get_mut(InstrId(i as u32)).shape = inferred.with_default_layouts();
+        }
+    }
+    c.entry_layout = None;
     Some(c)
 }
 

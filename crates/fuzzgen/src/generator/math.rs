@@ -40,6 +40,44 @@ pub(super) fn by_name(g: &mut Gen, cb: &mut Cb, name: &str) -> bool {
         "reduce-window" => reduce_window(g, cb),
         "select-and-scatter" => select_and_scatter(g, cb),
         "sort" => sort(g, cb),
+        "reduce-precision" => {
+            let x = g.array_where(cb, |t| t.is_float(), Gen::ty_float, 0);
+            let a = cb
+                .array(x)
+                .cloned()
+                .unwrap_or_else(|| scalar(ElementType::F32));
+            let op = Op::ReducePrecision {
+                exponent_bits: g.range(1, 11),
+                mantissa_bits: g.range(0, 23),
+            };
+            emit_array(g, cb, op, vec![x], a.element_type, a.dims.clone());
+        }
+        "topk" => {
+            let x = g.array_where(cb, |t| !t.is_pred(), Gen::ty_numeric, 1);
+            let a = cb
+                .array(x)
+                .cloned()
+                .unwrap_or_else(|| scalar(ElementType::F32));
+            let Some(&last) = a.dims.last() else {
+                return false;
+            };
+            let k = g.range(0, last);
+            let mut dims = a.dims.clone();
+            if let Some(d) = dims.last_mut() {
+                *d = k;
+            }
+            let shape = Shape::Tuple(vec![
+                Shape::Array(
+                    ArrayShape::new(a.element_type, dims.clone()).unwrap_or_else(|_| a.clone()),
+                ),
+                Shape::Array(
+                    ArrayShape::new(ElementType::S32, dims)
+                        .unwrap_or_else(|_| scalar(ElementType::S32)),
+                ),
+            ]);
+            let largest = g.coin();
+            g.emit(cb, Op::TopK { k, largest }, vec![x], shape);
+        }
         _ => return false,
     }
     true
