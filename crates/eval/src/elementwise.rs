@@ -19,7 +19,7 @@ trait Float: Copy + PartialOrd + PartialEq {
 }
 
 macro_rules! float_impl {
-    ($t:ty, $bits:ty, $sbits:ty) => {
+    ($t:ty, $bits:ty, $sbits:ty, $erf:path) => {
         impl Float for $t {
             fn unary(op: UnaryOp) -> Option<fn($t) -> $t> {
                 Some(match op {
@@ -48,6 +48,7 @@ macro_rules! float_impl {
                     UnaryOp::Sin => |x: $t| x.sin(),
                     UnaryOp::Cos => |x: $t| x.cos(),
                     UnaryOp::Tan => |x: $t| x.tan(),
+                    UnaryOp::Erf => |x: $t| $erf(x),
                     _ => return None,
                 })
             }
@@ -102,8 +103,8 @@ macro_rules! float_impl {
         }
     };
 }
-float_impl!(f32, u32, i32);
-float_impl!(f64, u64, i64);
+float_impl!(f32, u32, i32, libm::erff);
+float_impl!(f64, u64, i64, libm::erf);
 
 fn half_total_key(bits: u16) -> i64 {
     let i = bits as i16;
@@ -861,5 +862,108 @@ mod tests {
             (u8::binary(BinaryOp::ShiftRightArithmetic).unwrap())(0x80, 1),
             0xC0
         );
+    }
+}
+
+// ---------------------------------------------------------- reduce-precision
+
+/// Rounds the IEEE bits `x` of a float with `src_e` exponent and `src_m`
+/// mantissa bits to the nearest value (ties to even) representable with
+/// `e` exponent and `m` mantissa bits, as XLA's reduce-precision does:
+/// values above the reduced range become ±inf, values at or below its
+/// smallest normal become ±0 (no reduced denormals), NaN stays NaN.
+fn reduce_precision_bits(x: u64, src_e: u32, src_m: u32, e: i64, m: i64) -> u64 {
+    let total = 1 + src_e + src_m;
+    let sign_mask = 1u64 << (total - 1);
+    let exp_mask = ((1u64 << src_e) - 1) << src_m;
+    let man_mask = (1u64 << src_m) - 1;
+    let is_nan = (x & exp_mask) == exp_mask && (x & man_mask) != 0;
+    let mut v = x;
+    if m < src_m as i64 {
+        let shift = src_m as i64 - m.max(0);
+        let last_bit_mask = 1u64 << shift;
+        let base_bias = (last_bit_mask >> 1) - 1;
+        let last_bit = (v & last_bit_mask) >> shift;
+        let truncation_mask = !(last_bit_mask - 1);
+        v = v.wrapping_add(last_bit + base_bias) & truncation_mask;
+        v &= (1u64 << total) - 1;
+    }
+    if e < src_e as i64 {
+        let src_bias = (1i64 << (src_e - 1)) - 1;
+        let reduced_bias = (1i64 << (e - 1)) - 1;
+        let max_exp = (src_bias + reduced_bias) as u64;
+        let min_exp = (src_bias - reduced_bias) as u64;
+        let x_exp = v & exp_mask;
+        let signed_zero = v & sign_mask;
+        if x_exp > (max_exp << src_m) {
+            v = signed_zero | exp_mask;
+        } else if x_exp <= (min_exp << src_m) {
+            v = signed_zero;
+        }
+    }
+    if is_nan {
+        if m > 0 {
+            x
+        } else {
+            // No mantissa bit left to mark a NaN: keep a quiet NaN.
+            (x & sign_mask) | exp_mask | (1u64 << (src_m - 1))
+        }
+    } else {
+        v
+    }
+}
+
+/// Elementwise reduce-precision on float data (same type out).
+pub fn reduce_precision(x: &ArrayData, exponent_bits: i64, mantissa_bits: i64) -> Result<ArrayData> {
+    if exponent_bits < 1 || mantissa_bits < 0 {
+        return Err(EvalError::new(format!(
+            "reduce-precision needs exponent_bits >= 1 and mantissa_bits >= 0, got {exponent_bits} and {mantissa_bits}"
+        )));
+    }
+    // Widths at or above the source format's change nothing; clamping keeps
+    // the shifts below in range.
+    let (e, m) = (exponent_bits.min(64), mantissa_bits.min(64));
+    Ok(match x {
+        ArrayData::F16(v) => ArrayData::F16(map1(v, |a| {
+            f16::from_bits(reduce_precision_bits(a.to_bits() as u64, 5, 10, e, m) as u16)
+        })),
+        ArrayData::BF16(v) => ArrayData::BF16(map1(v, |a| {
+            bf16::from_bits(reduce_precision_bits(a.to_bits() as u64, 8, 7, e, m) as u16)
+        })),
+        ArrayData::F32(v) => ArrayData::F32(map1(v, |a| {
+            f32::from_bits(reduce_precision_bits(a.to_bits() as u64, 8, 23, e, m) as u32)
+        })),
+        ArrayData::F64(v) => {
+            ArrayData::F64(map1(v, |a| f64::from_bits(reduce_precision_bits(a.to_bits(), 11, 52, e, m))))
+        }
+        other => {
+            return Err(unsupported(
+                "reduce-precision",
+                "reduce-precision",
+                other.element_type(),
+            ));
+        }
+    })
+}
+
+#[cfg(test)]
+mod reduce_precision_tests {
+    use super::*;
+
+    #[test]
+    fn f32_to_half_format() {
+        // 1 + 2^-11 rounds to 1 (tie to even) with 10 mantissa bits;
+        // 1 + 3*2^-11 rounds up to 1 + 2^-9.
+        let x = ArrayData::F32(vec![1.0 + 2f32.powi(-11), 1.0 + 3.0 * 2f32.powi(-11), 70000.0, 1e-8, -1e-8, f32::NAN]);
+        let ArrayData::F32(r) = reduce_precision(&x, 5, 10).unwrap() else { panic!() };
+        assert_eq!(r[0], 1.0);
+        assert_eq!(r[1], 1.0 + 2f32.powi(-9));
+        assert_eq!(r[2], f32::INFINITY);
+        assert_eq!(r[3].to_bits(), 0);
+        assert_eq!(r[4].to_bits(), 0x8000_0000);
+        assert!(r[5].is_nan());
+        // Every f16 value survives unchanged.
+        let h = ArrayData::F32(vec![0.099975586, 65504.0, -2.5]);
+        assert_eq!(reduce_precision(&h, 5, 10).unwrap(), h);
     }
 }

@@ -14,6 +14,7 @@ pub fn check_custom_calls(module: &Module, opts: &RunOptions) -> Result<()> {
         for instr in &comp.instructions {
             if let Op::CustomCall { target, .. } = &instr.op
                 && !opts.custom_calls.contains(target)
+                && !crate::evaluator::is_builtin_custom_call(target)
             {
                 return Err(EvalError::new(format!(
                     "unknown custom-call target '{target}' in instruction {}",

@@ -536,9 +536,51 @@ impl<'a> Evaluator<'a> {
                 }),
                 _ => Err(EvalError::new("get-tuple-element of a non-tuple")),
             },
+            Op::CustomCall { target, called, .. }
+                if !self.opts.custom_calls.contains(target) && is_builtin_custom_call(target) =>
+            {
+                // XLA:CPU's TopK: operand 0's rows sorted by the comparator
+                // computation, first k kept (k from the result shape).
+                let x = arr(ops, 0)?;
+                let k = match &instr.shape {
+                    Shape::Tuple(t) => t.first().and_then(|s| s.dims().last().copied()),
+                    _ => None,
+                }
+                .ok_or_else(|| EvalError::new("TopK custom call needs a (values, indices) result"))?;
+                let cmp = *called
+                    .first()
+                    .ok_or_else(|| EvalError::new("TopK custom call needs a comparator"))?;
+                // The comparator sees (lhs, rhs) values, and when it takes
+                // four parameters also their s32 indices within the row.
+                let data = &x.data;
+                let row = x.shape.dims.last().copied().unwrap_or(1).max(1) as usize;
+                let with_indices = self.module.comp(cmp).parameters().len() == 4;
+                kernels::topk::top_k(x, k, &mut |a, b| {
+                    let (va, vb) = (data::scalar_at(data, a), data::scalar_at(data, b));
+                    let r = if with_indices {
+                        let ia = Literal::scalar((a % row) as i32);
+                        let ib = Literal::scalar((b % row) as i32);
+                        self.eval_comp(cmp, &[&va, &vb, &ia, &ib])?
+                    } else {
+                        self.eval_comp(cmp, &[&va, &vb])?
+                    };
+                    data::pred_scalar(r.as_array()?, "the TopK comparator result")
+                })
+            }
             Op::CustomCall { target, .. } => {
                 let all = arrays(ops)?;
                 kernels::custom_call::call(&self.opts.custom_calls, target, &all, &instr.shape)
+            }
+            Op::TopK { k, largest } => kernels::topk::top_k_builtin(arr(ops, 0)?, *k, *largest),
+            Op::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => {
+                let out = out_array(instr)?;
+                a(data::array(
+                    out,
+                    elementwise::reduce_precision(&arr(ops, 0)?.data, *exponent_bits, *mantissa_bits)?,
+                )?)
             }
             Op::Infeed { .. } => {
                 let want = instr
@@ -713,4 +755,10 @@ fn start_indices(ops: &[&Literal]) -> Result<Vec<ArrayLiteral>> {
             .collect();
     }
     Ok(all.into_iter().cloned().collect())
+}
+
+/// Custom-call targets the evaluator implements itself when the registry
+/// has no function of that name (XLA:CPU's `TopK`).
+pub fn is_builtin_custom_call(target: &str) -> bool {
+    target == "TopK"
 }

@@ -52,10 +52,12 @@ pub enum UnaryOp {
     IsFinite,
     Popcnt,
     Clz,
+    /// The error function (JAX's `erf`, `gelu(approximate=False)`).
+    Erf,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 23] = [
+    pub const ALL: [UnaryOp; 24] = [
         UnaryOp::Not,
         UnaryOp::Negate,
         UnaryOp::Abs,
@@ -79,6 +81,7 @@ impl UnaryOp {
         UnaryOp::IsFinite,
         UnaryOp::Popcnt,
         UnaryOp::Clz,
+        UnaryOp::Erf,
     ];
 
     pub fn name(self) -> &'static str {
@@ -106,6 +109,7 @@ impl UnaryOp {
             UnaryOp::IsFinite => "is-finite",
             UnaryOp::Popcnt => "popcnt",
             UnaryOp::Clz => "count-leading-zeros",
+            UnaryOp::Erf => "erf",
         }
     }
 
@@ -130,6 +134,7 @@ impl UnaryOp {
                 | UnaryOp::Cos
                 | UnaryOp::Tan
                 | UnaryOp::IsFinite
+                | UnaryOp::Erf
         )
     }
 
@@ -587,6 +592,12 @@ pub enum Op {
     AfterAll,
     /// `opt-barrier(x)`.
     OptimizationBarrier,
+    /// `reduce-precision(x), exponent_bits=E, mantissa_bits=M`: rounds a
+    /// float to the nearest value of a narrower float format (same type).
+    ReducePrecision { exponent_bits: i64, mantissa_bits: i64 },
+    /// `topk(x), k=K, largest=true`: the K largest (or smallest) elements
+    /// along the last dimension and their s32 indices, as a tuple.
+    TopK { k: i64, largest: bool },
     /// Elementwise unary op.
     Unary(UnaryOp),
     /// Elementwise binary op.
@@ -639,6 +650,8 @@ impl Op {
             Op::RngBitGenerator { .. } => "rng-bit-generator",
             Op::AfterAll => "after-all",
             Op::OptimizationBarrier => "opt-barrier",
+            Op::ReducePrecision { .. } => "reduce-precision",
+            Op::TopK { .. } => "topk",
             Op::Unary(u) => u.name(),
             Op::Binary(b) => b.name(),
         }
@@ -690,6 +703,8 @@ impl Op {
             "rng-bit-generator",
             "after-all",
             "opt-barrier",
+            "reduce-precision",
+            "topk",
         ];
         v.extend(UnaryOp::ALL.iter().map(|u| u.name()));
         v.extend(BinaryOp::ALL.iter().map(|b| b.name()));
@@ -760,7 +775,13 @@ impl Op {
     pub fn is_elementwise(&self) -> bool {
         matches!(
             self,
-            Op::Unary(_) | Op::Binary(_) | Op::Compare { .. } | Op::Select | Op::Clamp | Op::Convert
+            Op::Unary(_)
+                | Op::Binary(_)
+                | Op::Compare { .. }
+                | Op::Select
+                | Op::Clamp
+                | Op::Convert
+                | Op::ReducePrecision { .. }
         )
     }
 }

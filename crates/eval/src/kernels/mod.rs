@@ -15,6 +15,7 @@ pub mod rng;
 pub mod scatter;
 pub mod select_and_scatter;
 pub mod sort;
+pub mod topk;
 pub mod util;
 
 /// Sub-computation callback: evaluates a called computation on argument literals (scalars for bodies).

@@ -206,4 +206,23 @@ impl ComputationBuilder<'_> {
     pub fn optimization_barrier(&mut self, x: Value) -> Result<Value> {
         self.push("opt-barrier", Op::OptimizationBarrier, &[x], None)
     }
+
+    /// `reduce-precision(x)`: round floats to a narrower format.
+    pub fn reduce_precision(&mut self, x: Value, exponent_bits: i64, mantissa_bits: i64) -> Result<Value> {
+        self.push(
+            "reduce-precision",
+            Op::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            },
+            &[x],
+            None,
+        )
+    }
+
+    /// `topk(x)`: the k largest (or smallest) along the last dimension and
+    /// their s32 indices, as a tuple.
+    pub fn top_k(&mut self, x: Value, k: i64, largest: bool) -> Result<Value> {
+        self.push("topk", Op::TopK { k, largest }, &[x], None)
+    }
 }

@@ -39,6 +39,22 @@ pub(super) fn unary(ops: &[&Shape], u: UnaryOp) -> Result<Shape> {
     make(ty, a.dims.clone())
 }
 
+/// reduce-precision: a float operand, same shape; at least one exponent
+/// bit, mantissa bits ≥ 0.
+pub(super) fn reduce_precision(ops: &[&Shape], exponent_bits: i64, mantissa_bits: i64) -> Result<Shape> {
+    expect_count(ops, 1)?;
+    let a = array(ops[0], "the operand")?;
+    if !a.element_type.is_float() {
+        return err(format!("expects a floating-point operand, got {}", ash(a)));
+    }
+    if exponent_bits < 1 || mantissa_bits < 0 {
+        return err(format!(
+            "needs exponent_bits >= 1 and mantissa_bits >= 0, got {exponent_bits} and {mantissa_bits}"
+        ));
+    }
+    make(a.element_type, a.dims.clone())
+}
+
 /// Checks two array operands have equal dims and element types.
 fn same_shape<'a>(ops: &[&'a Shape]) -> Result<(&'a ArrayShape, &'a ArrayShape)> {
     expect_count(ops, 2)?;

@@ -122,6 +122,11 @@ fn dispatch(module: &Module, op: &Op, ops: &[&Shape], declared: Option<&Shape>) 
             expect_count(ops, 1)?;
             Ok(ops[0].clone())
         }
+        Op::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => elementwise::reduce_precision(ops, *exponent_bits, *mantissa_bits),
+        Op::TopK { k, .. } => reduction::top_k(ops, *k),
         Op::Unary(u) => elementwise::unary(ops, *u),
         Op::Binary(b) => elementwise::binary(ops, *b),
     }

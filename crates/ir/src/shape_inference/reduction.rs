@@ -242,3 +242,22 @@ pub(super) fn all_reduce(module: &Module, ops: &[&Shape], f: CompId) -> Result<S
         Shape::Tuple(shapes)
     })
 }
+
+/// topk: an array of rank ≥ 1 with k ≤ its last dimension; the result is
+/// `(values, s32 indices)`, each with the last dimension replaced by k.
+pub(super) fn top_k(ops: &[&Shape], k: i64) -> Result<Shape> {
+    expect_count(ops, 1)?;
+    let a = array(ops[0], "the operand")?;
+    let Some(&last) = a.dims.last() else {
+        return err(format!("expects an operand of rank >= 1, got {}", ash(a)));
+    };
+    if k < 0 || k > last {
+        return err(format!("k={k} is not in 0..={last} for operand {}", ash(a)));
+    }
+    let mut dims = a.dims.clone();
+    *dims.last_mut().expect("rank >= 1") = k;
+    Ok(Shape::Tuple(vec![
+        make(a.element_type, dims.clone())?,
+        make(ElementType::S32, dims)?,
+    ]))
+}

@@ -932,6 +932,14 @@ fn build_op(
         }
         "after-all" => Op::AfterAll,
         "opt-barrier" => Op::OptimizationBarrier,
+        "reduce-precision" => Op::ReducePrecision {
+            exponent_bits: a.req_int("exponent_bits")?,
+            mantissa_bits: a.req_int("mantissa_bits")?,
+        },
+        "topk" => Op::TopK {
+            k: a.req_int("k")?,
+            largest: a.flag("largest")?,
+        },
         other => {
             return Err(a
                 .c

@@ -346,6 +346,17 @@ fn typed_attrs(m: &Module, op: &Op, pred_selector: bool) -> Vec<(&'static str, S
             v.push(("replica_groups", fmt_replica_groups(replica_groups)));
             v.push(("to_apply", cn(to_apply)));
         }
+        Op::ReducePrecision {
+            exponent_bits,
+            mantissa_bits,
+        } => {
+            v.push(("exponent_bits", exponent_bits.to_string()));
+            v.push(("mantissa_bits", mantissa_bits.to_string()));
+        }
+        Op::TopK { k, largest } => {
+            v.push(("k", k.to_string()));
+            v.push(("largest", largest.to_string()));
+        }
         Op::Rng { distribution } => v.push(("distribution", distribution.name().to_string())),
         Op::RngBitGenerator { algorithm } => v.push(("algorithm", algorithm.name().to_string())),
         Op::Parameter { .. }
