@@ -616,3 +616,52 @@ fn two_thousand_instructions_stay_fast() {
     let args = inputs(&module, 3);
     assert!(nan_aware_equal(&eval(&module, &args), &eval(&m, &args)));
 }
+
+/// A chain of 1,500 rank-3 transposes collapses to at most one transpose
+/// quickly (composed permutations are hash-consed, so the e-graph stays
+/// small) and a stop reason is reported.
+#[test]
+fn transpose_chain_collapses() {
+    let perms = [[1, 2, 0], [0, 2, 1], [2, 1, 0], [1, 0, 2]];
+    let mut dims = vec![2i64, 3, 4];
+    let mut s = String::from("HloModule chain\nENTRY main {\n  t0 = f32[2,3,4] parameter(0)\n");
+    for i in 1..=1500 {
+        let p = perms[i % perms.len()];
+        dims = p.iter().map(|&d| dims[d]).collect();
+        s.push_str(&format!(
+            "  t{i} = f32[{},{},{}] transpose(t{}), dimensions={{{},{},{}}}\n",
+            dims[0],
+            dims[1],
+            dims[2],
+            i - 1,
+            p[0],
+            p[1],
+            p[2]
+        ));
+    }
+    s.push_str(&format!(
+        "  ROOT r = f32[{},{},{}] copy(t1500)\n}}\n",
+        dims[0], dims[1], dims[2]
+    ));
+    let module = parse(&s);
+    let mut m = module.clone();
+    let mut ctx = PassContext::new();
+    let start = Instant::now();
+    let changed = Simplify::default().run(&mut m, &mut ctx).unwrap();
+    let took = start.elapsed();
+    let stats = ctx.take_stats();
+    let stops: Vec<_> = stats
+        .iter()
+        .filter(|(k, _)| k.starts_with("stop "))
+        .collect();
+    eprintln!(
+        "transpose chain: {took:?}, {} left, {stops:?}",
+        m.instruction_count()
+    );
+    assert!(changed);
+    assert!(m.instruction_count() <= 3, "{}", m.instruction_count());
+    assert_eq!(stops.len(), 1, "{stats:?}");
+    assert!(took.as_secs_f64() < 20.0, "took {took:?}");
+    let args = inputs(&module, 5);
+    assert!(nan_aware_equal(&eval(&module, &args), &eval(&m, &args)));
+}

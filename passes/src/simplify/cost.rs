@@ -111,6 +111,9 @@ pub fn dag_cost(eg: &HloGraph, model: &CostModel, choice: &Choice, roots: &[Id])
     Some(total)
 }
 
+/// Work bound of [`greedy_dag`] (set entries built).
+const MAX_SET_ENTRIES: usize = 30_000_000;
+
 /// A class's best term so far: total cost, the (class, cost) set it
 /// needs (sorted by class), and its node.
 type Best = (f64, Vec<(Id, f64)>, Hlo);
@@ -137,10 +140,14 @@ pub fn greedy_dag(eg: &HloGraph, model: &CostModel) -> Choice {
     }
     let mut steps = 0usize;
     let limit = 50 * eg.total_number_of_nodes() + 1000;
+    // Cost sets grow with the depth of the program (quadratic on long
+    // chains): past this many entries built, give up (the tree extractor
+    // is the fallback).
+    let mut entries = 0usize;
     while let Some((class, node)) = queue.pop() {
         steps += 1;
-        if steps > limit {
-            break;
+        if steps > limit || entries > MAX_SET_ENTRIES {
+            return Choice::new();
         }
         let mut set: Vec<(Id, f64)> = Vec::new();
         let mut ok = true;
@@ -158,6 +165,7 @@ pub fn greedy_dag(eg: &HloGraph, model: &CostModel) -> Choice {
         }
         let own = model.node_cost(eg, class, &node);
         set = union(&set, &[(class, own)]);
+        entries += set.len();
         let total: f64 = set.iter().map(|e| e.1).sum();
         let better = best.get(&class).is_none_or(|(t, _, _)| total < *t - 1e-9);
         if better {
@@ -225,8 +233,82 @@ pub fn tree(eg: &HloGraph, model: &CostModel) -> Choice {
         .collect()
 }
 
+/// Bound on whole-program cost evaluations in [`improve`].
+const MAX_TRIALS: usize = 4000;
+
+/// Local search on top of a choice: switch one class at a time to another
+/// of its nodes when that lowers the exact DAG cost from `roots` (this is
+/// what sees sharing between siblings, which the bottom-up greedy pass
+/// cannot). Cycles are rejected by [`dag_cost`].
+pub fn improve(
+    eg: &HloGraph,
+    model: &CostModel,
+    choice: &mut Choice,
+    roots: &[Id],
+    mut best: f64,
+) -> f64 {
+    let mut trials = 0;
+    for _round in 0..3 {
+        let mut improved = false;
+        let mut classes: Vec<Id> = reachable(eg, choice, roots)
+            .into_iter()
+            .filter(|&c| eg[c].nodes.len() > 1)
+            .collect();
+        classes.sort();
+        for c in classes {
+            for node in &eg[c].nodes {
+                if trials >= MAX_TRIALS {
+                    return best;
+                }
+                if choice.get(&c) == Some(node)
+                    || node
+                        .children()
+                        .iter()
+                        .any(|ch| !choice.contains_key(&eg.find(*ch)))
+                {
+                    continue;
+                }
+                trials += 1;
+                let old = choice.insert(c, node.clone());
+                match dag_cost(eg, model, choice, roots) {
+                    Some(k) if k < best - 1e-9 => {
+                        best = k;
+                        improved = true;
+                    }
+                    _ => {
+                        if let Some(o) = old {
+                            choice.insert(c, o);
+                        }
+                    }
+                }
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    best
+}
+
+/// Classes reachable from `roots` through `choice`.
+fn reachable(eg: &HloGraph, choice: &Choice, roots: &[Id]) -> Vec<Id> {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack: Vec<Id> = roots.iter().map(|&r| eg.find(r)).collect();
+    let mut out = Vec::new();
+    while let Some(c) = stack.pop() {
+        if !seen.insert(c) {
+            continue;
+        }
+        out.push(c);
+        if let Some(n) = choice.get(&c) {
+            stack.extend(n.children().iter().map(|&ch| eg.find(ch)));
+        }
+    }
+    out
+}
+
 /// The best acyclic choice for `roots` among the greedy DAG and tree
-/// extractions, with its DAG cost.
+/// extractions, improved by local search, with its DAG cost.
 pub fn extract(eg: &HloGraph, model: &CostModel, roots: &[Id]) -> Option<(Choice, f64)> {
     let mut best: Option<(Choice, f64)> = None;
     for choice in [greedy_dag(eg, model), tree(eg, model)] {
@@ -236,5 +318,56 @@ pub fn extract(eg: &HloGraph, model: &CostModel, roots: &[Id]) -> Option<(Choice
             best = Some((choice, c));
         }
     }
-    best
+    let (mut choice, cost) = best?;
+    let cost = improve(eg, model, &mut choice, roots, cost);
+    Some((choice, cost))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simplify::analysis::{HloAnalysis, Sh};
+    use egg::{EGraph, Symbol};
+    use rxla_ir::ElementType;
+
+    /// root = add(A, B) with B = abs(S), S = exp(sin(p)) shared, and A
+    /// either negate(S) or tanh(sqrt(p)). Counting S once (DAG), negate(S)
+    /// is cheaper; counting it per use (tree), tanh(sqrt(p)) looks cheaper.
+    #[test]
+    fn extraction_counts_shared_subterms_once() {
+        let mut eg: HloGraph = EGraph::new(HloAnalysis::default());
+        let name = Symbol::from("p");
+        eg.analysis
+            .opaque_shapes
+            .insert(name, Some(Sh::new(ElementType::F32, vec![1000])));
+        let p = eg.add(Hlo::Opaque(name, vec![]));
+        let sin = eg.add(Hlo::Sin([p]));
+        let s = eg.add(Hlo::Exp([sin]));
+        let b = eg.add(Hlo::Abs([s]));
+        let a1 = eg.add(Hlo::Negate([s]));
+        let sq = eg.add(Hlo::Sqrt([p]));
+        let a2 = eg.add(Hlo::Tanh([sq]));
+        eg.union(a1, a2);
+        eg.rebuild();
+        let root = eg.add(Hlo::Add([a1, b]));
+        eg.rebuild();
+        let model = CostModel::default();
+        let (choice, cost) = extract(&eg, &model, &[root]).unwrap();
+        assert!(
+            matches!(choice[&eg.find(a1)], Hlo::Negate(_)),
+            "{:?}",
+            choice[&eg.find(a1)]
+        );
+        // The DAG cost counts p, sin, exp, abs, negate and add once each.
+        let each = 2.0 + 4000.0 + 4000.0 + 1000.0;
+        let want = (1.0 + 4000.0) + 4.0 * each + (2.0 + 4000.0 + 8000.0 + 1000.0);
+        assert!((cost - want).abs() < 1e-6, "{cost} vs {want}");
+        // The tree extractor alone picks the unshared alternative.
+        let t = tree(&eg, &model);
+        assert!(
+            matches!(t[&eg.find(a1)], Hlo::Tanh(_)),
+            "{:?}",
+            t[&eg.find(a1)]
+        );
+    }
 }
