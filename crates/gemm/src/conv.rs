@@ -11,6 +11,7 @@ use crate::dot::{TensorLayout, offsets_of};
 use crate::driver::{CTarget, Gemm, run};
 use crate::epilogue::Epilogue;
 use crate::error::{GemmError, Result};
+use crate::gather::{self, gather_row};
 use crate::mat::Offsets;
 use crate::pack::{Operand, PackB};
 use crate::{Options, run_operands};
@@ -23,8 +24,9 @@ pub struct ConvPlan {
     pub m: usize,
     pub n: usize,
     pub k: usize,
-    /// Group input features.
+    /// Group input features and window positions (`p = c * taps + t`).
     cg: usize,
+    taps: usize,
     fg_out: usize,
     bg_out: usize,
     batch_out: usize,
@@ -297,6 +299,7 @@ impl ConvPlan {
             n,
             k,
             cg,
+            taps,
             fg_out: c_out / fgc,
             bg_out: c_out / bgc,
             batch_out,
@@ -441,7 +444,7 @@ impl ConvPlan {
                         bias_row_base: o,
                         col_base: 0,
                     };
-                    run(&g, kern, blk, threads);
+                    run(&g, kern, blk, threads, opts.parallel_threshold);
                 }
             }
             o = end;
@@ -474,23 +477,93 @@ struct ConvB<'a> {
 // SAFETY: read-only access to the borrowed input.
 unsafe impl Sync for ConvB<'_> {}
 
+/// Per (segment, window position): where the segment's first valid element is for input feature 0.
+#[derive(Clone, Copy)]
+struct TapEntry {
+    /// Outer coordinates inside the input (else the whole segment is zero).
+    valid: bool,
+    /// Offset of the innermost-dim origin (position 0) for feature 0.
+    off: isize,
+    /// Innermost position of the segment's first column.
+    pos0: i64,
+    /// Valid columns `lo..hi` (unit base dilation only).
+    lo: usize,
+    hi: usize,
+}
+
 impl ConvB<'_> {
-    /// Input offset (relative to `ptr`) of the non-innermost coordinates of column `j` for contraction index `p`,
-    /// or None when they fall into padding / dilation holes.
-    #[inline(always)]
-    fn outer(&self, p: usize, j: usize) -> Option<isize> {
+    /// The tap table of the segment starting at column `j` with `len` columns.
+    fn tap_table(&self, j: usize, len: usize, tab: &mut Vec<TapEntry>) {
         let pl = self.plan;
         let ns = pl.in_size.len();
-        let mut off = pl.col_boff[j] + pl.chan[p];
-        for s in 0..ns.saturating_sub(1) {
-            let pos = pl.col_origin[j * ns + s] + pl.tap[p * ns + s];
-            let d = pl.base_dil[s];
-            if pos < 0 || pos % d != 0 || pos / d >= pl.in_size[s] {
-                return None;
+        let l = ns - 1;
+        let (size, dil, ws) = (pl.in_size[l], pl.base_dil[l], pl.wstride[l]);
+        tab.clear();
+        for t in 0..pl.taps {
+            let mut off = pl.col_boff[j];
+            let mut valid = true;
+            for s in 0..l {
+                let pos = pl.col_origin[j * ns + s] + pl.tap[t * ns + s];
+                let d = pl.base_dil[s];
+                let q = if d == 1 {
+                    pos
+                } else if pos >= 0 && pos % d == 0 {
+                    pos / d
+                } else {
+                    -1
+                };
+                if q < 0 || q >= pl.in_size[s] {
+                    valid = false;
+                    break;
+                }
+                off += q as isize * pl.in_stride[s];
             }
-            off += (pos / d) as isize * pl.in_stride[s];
+            let pos0 = pl.col_origin[j * ns + l] + pl.tap[t * ns + l];
+            let (mut lo, mut hi) = (0, len);
+            if dil == 1 {
+                // Valid columns: 0 <= pos0 + c*ws < size. Divisions only at the borders.
+                if pos0 < 0 {
+                    lo = (((-pos0) + ws - 1) / ws).min(len as i64) as usize;
+                }
+                let last = pos0 + (len as i64 - 1) * ws;
+                if last >= size {
+                    hi = if pos0 >= size {
+                        0
+                    } else {
+                        ((size - pos0 + ws - 1) / ws).clamp(0, len as i64) as usize
+                    };
+                }
+                hi = hi.max(lo);
+            }
+            tab.push(TapEntry {
+                valid,
+                off,
+                pos0,
+                lo,
+                hi,
+            });
         }
-        Some(off)
+    }
+
+    /// Packs one segment for one contraction index with base dilation: per-element checks.
+    fn dilated(&self, seg: &mut [f32], off: isize, pos0: i64) {
+        let pl = self.plan;
+        let l = pl.in_size.len() - 1;
+        let (size, st, dil, ws) = (
+            pl.in_size[l],
+            pl.in_stride[l],
+            pl.base_dil[l],
+            pl.wstride[l],
+        );
+        for (t, x) in seg.iter_mut().enumerate() {
+            let pos = pos0 + t as i64 * ws;
+            *x = if pos >= 0 && pos % dil == 0 && pos / dil < size {
+                // SAFETY: inside the input (checked just above).
+                unsafe { *self.ptr.offset(off + (pos / dil) as isize * st) }
+            } else {
+                0.0
+            };
+        }
     }
 }
 
@@ -513,69 +586,44 @@ impl PackB for ConvB<'_> {
             return;
         }
         let l = ns - 1;
-        let (size, st, dil, ws) = (
-            pl.in_size[l],
-            pl.in_stride[l],
-            pl.base_dil[l],
-            pl.wstride[l],
-        );
-        for (p, d) in dst.chunks_exact_mut(nr).enumerate() {
-            let p = p0 + p;
-            let mut q = 0;
-            while q < cols {
-                let j = j0 + q;
-                let len = (cols - q).min(pl.out_last - j % pl.out_last);
+        let (st, dil, ws) = (pl.in_stride[l], pl.base_dil[l], pl.wstride[l]);
+        let step = ws as isize * st;
+        let (taps, sf) = (pl.taps.max(1), pl.s_in_f);
+        let mut tab = Vec::with_capacity(taps);
+        let vec = gather::avx2();
+        // Segments of the panel along the innermost output dim; each gets a tap table, then all p.
+        let mut rem = j0 % pl.out_last;
+        let mut q = 0;
+        while q < cols {
+            let len = (cols - q).min(pl.out_last - rem);
+            self.tap_table(j0 + q, len, &mut tab);
+            let (mut c, mut t) = (p0 / taps, p0 % taps);
+            for d in dst.chunks_exact_mut(nr) {
                 let seg = &mut d[q..q + len];
-                q += len;
-                let Some(off) = self.outer(p, j) else {
+                let e = tab[t];
+                let feat = c as isize * sf;
+                if !e.valid {
                     seg.iter_mut().for_each(|x| *x = 0.0);
-                    continue;
-                };
-                // Position of the segment's first column along the innermost dim; column t is at pos0 + t*ws.
-                let pos0 = pl.col_origin[j * ns + l] + pl.tap[p * ns + l];
-                if dil == 1 {
-                    // Valid t: 0 <= pos0 + t*ws < size.
-                    let lo = if pos0 >= 0 {
-                        0
-                    } else {
-                        ((-pos0) + ws - 1) / ws
-                    };
-                    let hi = if pos0 >= size {
-                        0
-                    } else {
-                        (size - pos0 + ws - 1) / ws
-                    };
-                    let (lo, hi) = ((lo as usize).min(len), (hi.max(0) as usize).min(len));
-                    let hi = hi.max(lo);
-                    seg[..lo].iter_mut().for_each(|x| *x = 0.0);
-                    seg[hi..].iter_mut().for_each(|x| *x = 0.0);
-                    let first = off + (pos0 + lo as i64 * ws) as isize * st;
-                    let out = &mut seg[lo..hi];
-                    if ws == 1 && st == 1 {
-                        // SAFETY: positions lo..hi are inside the input row.
-                        let src = unsafe {
-                            std::slice::from_raw_parts(self.ptr.offset(first), out.len())
-                        };
-                        out.copy_from_slice(src);
-                    } else {
-                        let step = ws as isize * st;
-                        for (t, x) in out.iter_mut().enumerate() {
-                            // SAFETY: as above.
-                            *x = unsafe { *self.ptr.offset(first + t as isize * step) };
-                        }
-                    }
+                } else if dil != 1 {
+                    self.dilated(seg, e.off + feat, e.pos0);
                 } else {
-                    for (t, x) in seg.iter_mut().enumerate() {
-                        let pos = pos0 + t as i64 * ws;
-                        *x = if pos >= 0 && pos % dil == 0 && pos / dil < size {
-                            // SAFETY: inside the input (checked just above).
-                            unsafe { *self.ptr.offset(off + (pos / dil) as isize * st) }
-                        } else {
-                            0.0
-                        };
-                    }
+                    // Column 0 of the segment is at innermost position pos0; columns lo..hi are inside.
+                    let src = self
+                        .ptr
+                        .wrapping_offset(e.off + feat + e.pos0 as isize * st);
+                    // SAFETY: only columns lo..hi (inside the input row) are read.
+                    unsafe { gather_row(seg, src, step, e.lo, e.hi, vec) };
+                }
+                t += 1;
+                if t == taps {
+                    t = 0;
+                    c += 1;
                 }
             }
+            q += len;
+            rem = 0;
+        }
+        for d in dst.chunks_exact_mut(nr) {
             d[cols..].iter_mut().for_each(|x| *x = 0.0);
         }
     }

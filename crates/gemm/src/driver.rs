@@ -112,12 +112,14 @@ impl<A: PackA, B: PackB> Gemm<'_, A, B> {
     }
 }
 
-/// Runs the GEMM with `kernel`, blocking `blk`, on `threads` threads (1 = the calling thread only).
+/// Runs the GEMM with `kernel`, blocking `blk`, on `threads` threads (1 = the calling thread only); products
+/// with fewer than `par_min` multiply-adds run on one thread.
 pub(crate) fn run<A: PackA, B: PackB>(
     g: &Gemm<A, B>,
     kernel: Kernel,
     blk: Blocking,
     threads: usize,
+    par_min: usize,
 ) {
     if g.m == 0 || g.n == 0 {
         return;
@@ -127,12 +129,16 @@ pub(crate) fn run<A: PackA, B: PackB>(
         return;
     }
     let (mr, nr) = (kernel.mr, kernel.nr);
-    let nt = threads.max(1);
+    let work = g.m.saturating_mul(g.n).saturating_mul(g.k);
+    let nt = if work < par_min { 1 } else { threads.max(1) };
     for jc in (0..g.n).step_by(blk.nc) {
         let ncb = blk.nc.min(g.n - jc);
         let panels = ncb.div_ceil(nr);
-        for pc in (0..g.k).step_by(blk.kc) {
-            let kcb = blk.kc.min(g.k - pc);
+        // Balanced kc blocks (576 = 3 x 192 rather than 256 + 256 + 64).
+        let kblocks = g.k.div_ceil(blk.kc);
+        let kc = g.k.div_ceil(kblocks);
+        for pc in (0..g.k).step_by(kc) {
+            let kcb = kc.min(g.k - pc);
             let first = pc == 0;
             let last = pc + kcb == g.k;
             with_scratch(panels * kcb * nr, |bbuf| {

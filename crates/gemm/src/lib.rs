@@ -13,6 +13,7 @@ mod driver;
 mod epilogue;
 mod error;
 pub mod ffi;
+mod gather;
 mod kernel;
 mod mat;
 mod pack;
@@ -43,6 +44,9 @@ pub struct Options {
     pub blocking: Option<Blocking>,
     /// Allow the unpacked matrix-vector / tiny paths (tests turn this off to exercise the packed driver).
     pub unpacked_paths: bool,
+    /// Products with fewer multiply-adds run on one thread (a fork/join costs more than a second core gains
+    /// below about 160^3); tests set 0 to exercise the threaded driver on small shapes.
+    pub parallel_threshold: usize,
 }
 
 impl Default for Options {
@@ -53,6 +57,7 @@ impl Default for Options {
             kernel: KernelKind::detect(),
             blocking: None,
             unpacked_paths: true,
+            parallel_threshold: 1 << 22,
         }
     }
 }
@@ -145,6 +150,6 @@ pub(crate) fn run_operands(g: &Gemm<Operand, Operand>, opts: &Options, what: &st
     if opts.unpacked_paths && small::try_unpacked(g) {
         return Ok(());
     }
-    driver::run(g, kernel, blk, threads);
+    driver::run(g, kernel, blk, threads, opts.parallel_threshold);
     Ok(())
 }

@@ -42,17 +42,25 @@ impl PackA for Operand {
     fn pack_a(&self, i0: usize, rows: usize, p0: usize, kc: usize, mr: usize, dst: &mut [f32]) {
         let dst = &mut dst[..kc * mr];
         match (&self.rows, &self.cols) {
+            (Offsets::Strided(rs), Offsets::Strided(1)) if rows == mr && mr == 6 => {
+                // Row-major A, full panel: six row streams, contiguous 6-wide writes.
+                // SAFETY: rows i0..i0+6, columns p0..p0+kc are inside the operand.
+                let r: [&[f32]; 6] = std::array::from_fn(|i| unsafe {
+                    std::slice::from_raw_parts(
+                        self.ptr.offset((i0 + i) as isize * rs + p0 as isize),
+                        kc,
+                    )
+                });
+                for (p, d) in dst.chunks_exact_mut(6).enumerate() {
+                    d.copy_from_slice(&[r[0][p], r[1][p], r[2][p], r[3][p], r[4][p], r[5][p]]);
+                }
+            }
             (Offsets::Strided(rs), Offsets::Strided(1)) => {
-                for i in 0..rows {
-                    // SAFETY: row i0+i, columns p0..p0+kc are inside the operand.
-                    let src = unsafe {
-                        std::slice::from_raw_parts(
-                            self.ptr.offset((i0 + i) as isize * rs + p0 as isize),
-                            kc,
-                        )
-                    };
-                    for (d, &s) in dst[i..].iter_mut().step_by(mr).zip(src) {
-                        *d = s;
+                for (p, d) in dst.chunks_exact_mut(mr).enumerate() {
+                    for (i, x) in d[..rows].iter_mut().enumerate() {
+                        // SAFETY: row i0+i, column p0+p is inside the operand.
+                        *x =
+                            unsafe { *self.ptr.offset((i0 + i) as isize * rs + (p0 + p) as isize) };
                     }
                 }
             }

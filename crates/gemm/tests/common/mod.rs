@@ -47,6 +47,7 @@ pub fn opts(kernel: KernelKind, threads: usize) -> Options {
         kernel,
         blocking: None,
         unpacked_paths: true,
+        parallel_threshold: 0,
     }
 }
 

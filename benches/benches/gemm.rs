@@ -1,0 +1,167 @@
+//! The Dot/Conv engine (rxla-gemm): sgemm 128..2048 on 1 and 2 threads, the two benchmark convolutions
+//! (/work/shared/bench conv_b8_64_56_k3, conv_stem_224_k7s2), the MLP 784-512-512-10 batch 256 dots with fused
+//! bias+relu, and the FMA-peak probe. Throughput is reported in elements = flops, so criterion's "elem/s"
+//! reads as FLOP/s. `cargo bench -p rxla-benches --bench gemm -- --quick`.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rxla_gemm::{Bias, ConvPlan, Epilogue, MatMut, MatRef, Options, TensorLayout, sgemm};
+use rxla_ir::{ConvDims, Window, WindowDim};
+use std::time::Duration;
+
+fn data(n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| ((i * 7919) % 1000) as f32 * 1e-3 - 0.5)
+        .collect()
+}
+
+fn bench_peak(c: &mut Criterion) {
+    let mut g = c.benchmark_group("fma_peak");
+    g.sample_size(10);
+    let iters = 1u64 << 22;
+    g.throughput(Throughput::Elements(iters));
+    g.bench_function("probe_1thread_gflops", |b| {
+        b.iter(|| rxla_gemm::peak::fma_peak_gflops(Duration::from_millis(50)))
+    });
+    g.finish();
+    for t in [1, 2] {
+        let gf = rxla_gemm::peak::fma_peak_gflops_threads(t, Duration::from_millis(500));
+        println!("fma_peak probe: {t} thread(s) {gf:.1} GFLOP/s");
+    }
+}
+
+fn bench_sgemm(c: &mut Criterion) {
+    let mut g = c.benchmark_group("sgemm");
+    g.sample_size(10);
+    for n in [128usize, 256, 512, 1024, 2048] {
+        let (a, b) = (data(n * n), data(n * n));
+        let mut out = vec![0f32; n * n];
+        g.throughput(Throughput::Elements(2 * (n * n * n) as u64));
+        for t in [1, 2] {
+            let o = Options::with_threads(t);
+            g.bench_with_input(BenchmarkId::new(format!("{t}thr"), n), &n, |bch, &n| {
+                bch.iter(|| {
+                    sgemm(
+                        1.0,
+                        MatRef::row_major(&a, n, n).unwrap(),
+                        MatRef::row_major(&b, n, n).unwrap(),
+                        0.0,
+                        MatMut::row_major(&mut out, n, n).unwrap(),
+                        None,
+                        &o,
+                    )
+                    .unwrap()
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+fn conv_plan(
+    b: usize,
+    ci: usize,
+    hw: usize,
+    co: usize,
+    k: usize,
+    s: i64,
+    pad: i64,
+) -> (ConvPlan, [usize; 3], u64) {
+    let wd = WindowDim {
+        stride: s,
+        pad_low: pad,
+        pad_high: pad,
+        ..WindowDim::new(k as i64)
+    };
+    let out = ((hw as i64 + 2 * pad - k as i64) / s + 1) as usize;
+    let li = TensorLayout::row_major(&[b, ci, hw, hw]);
+    let lk = TensorLayout::row_major(&[co, ci, k, k]);
+    let lo = TensorLayout::row_major(&[b, co, out, out]);
+    let plan = ConvPlan::new(
+        &li,
+        &lk,
+        &lo,
+        &Window {
+            dims: vec![wd.clone(), wd],
+        },
+        &ConvDims::nchw(2),
+        1,
+        1,
+    )
+    .expect("valid convolution");
+    (
+        plan,
+        [li.count(), lk.count(), lo.count()],
+        2 * (b * co * out * out * ci * k * k) as u64,
+    )
+}
+
+fn bench_conv(c: &mut Criterion) {
+    let mut g = c.benchmark_group("conv");
+    g.sample_size(10);
+    for (name, (plan, ext, flops)) in [
+        ("conv_b8_64_56_k3", conv_plan(8, 64, 56, 64, 3, 1, 1)),
+        ("conv_stem_224_k7s2", conv_plan(1, 3, 224, 64, 7, 2, 3)),
+    ] {
+        let (x, w) = (data(ext[0]), data(ext[1]));
+        let mut y = vec![0f32; ext[2]];
+        g.throughput(Throughput::Elements(flops));
+        for t in [1, 2] {
+            let o = Options::with_threads(t);
+            g.bench_function(BenchmarkId::new(format!("{t}thr"), name), |b| {
+                b.iter(|| plan.run_f32(&x, &w, &mut y, None, &o).unwrap())
+            });
+        }
+    }
+    g.finish();
+}
+
+fn bench_mlp(c: &mut Criterion) {
+    let mut g = c.benchmark_group("mlp");
+    g.sample_size(10);
+    let x = data(256 * 784);
+    let (w1, w2, w3) = (data(784 * 512), data(512 * 512), data(512 * 10));
+    let (b1, b2, b3) = (data(512), data(512), data(10));
+    let (mut h1, mut h2, mut y) = (
+        vec![0f32; 256 * 512],
+        vec![0f32; 256 * 512],
+        vec![0f32; 256 * 10],
+    );
+    g.throughput(Throughput::Elements(
+        2 * 256 * (784 * 512 + 512 * 512 + 512 * 10),
+    ));
+    for t in [1, 2] {
+        let o = Options::with_threads(t);
+        let layer =
+            |x: &[f32], w: &[f32], b: &[f32], out: &mut [f32], k: usize, n: usize, relu: bool| {
+                let e = Epilogue {
+                    bias: Some(Bias::PerCol(b)),
+                    relu,
+                    map: None,
+                };
+                sgemm(
+                    1.0,
+                    MatRef::row_major(x, 256, k).unwrap(),
+                    MatRef::row_major(w, k, n).unwrap(),
+                    0.0,
+                    MatMut::row_major(out, 256, n).unwrap(),
+                    Some(&e),
+                    &o,
+                )
+                .unwrap()
+            };
+        g.bench_function(
+            BenchmarkId::new(format!("{t}thr"), "784_512_512_10_b256"),
+            |b| {
+                b.iter(|| {
+                    layer(&x, &w1, &b1, &mut h1, 784, 512, true);
+                    layer(&h1, &w2, &b2, &mut h2, 512, 512, true);
+                    layer(&h2, &w3, &b3, &mut y, 512, 10, false);
+                })
+            },
+        );
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_peak, bench_sgemm, bench_conv, bench_mlp);
+criterion_main!(benches);

@@ -1,0 +1,186 @@
+//! Quick release-mode figures (GFLOP/s and fraction of the measured FMA peak) for sgemm, the two benchmark
+//! convolutions and the MLP dots: `cargo run --release -p rxla-gemm --example gemm_perf [threads...]`.
+//! Best of several runs (env GEMM_MC/GEMM_KC/GEMM_NC override the blocking); the machine is shared, so
+//! numbers are noisy.
+
+use rxla_gemm::{
+    Bias, ConvPlan, Epilogue, KernelKind, MatMut, MatRef, Options, TensorLayout, sgemm,
+};
+use rxla_ir::{ConvDims, Window, WindowDim};
+use std::time::{Duration, Instant};
+
+/// Seconds per run. With `cpu`: the calling thread's on-CPU time per run averaged over at least `min_total`
+/// (leaves out the time other processes on this shared machine held the core); else the best wall-clock run.
+fn best_secs(mut f: impl FnMut(), min_total: Duration, cpu: bool) -> f64 {
+    f();
+    let mut best_wall = f64::MAX;
+    let (start, c0) = (Instant::now(), rxla_gemm::peak::thread_cpu_secs());
+    let mut runs = 0;
+    while runs < 5 || (start.elapsed() < min_total && runs < 1000) {
+        let t = Instant::now();
+        f();
+        best_wall = best_wall.min(t.elapsed().as_secs_f64());
+        runs += 1;
+    }
+    let cpu_per_run = (rxla_gemm::peak::thread_cpu_secs() - c0) / runs as f64;
+    if cpu && cpu_per_run > 0.0 && (rxla_gemm::peak::thread_cpu_secs() - c0) >= 0.5 {
+        cpu_per_run
+    } else {
+        best_wall
+    }
+}
+
+fn data(n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| ((i * 7919) % 1000) as f32 * 1e-3 - 0.5)
+        .collect()
+}
+
+fn conv(
+    b: usize,
+    c: usize,
+    hw: usize,
+    o: usize,
+    k: usize,
+    s: i64,
+    pad: i64,
+) -> (ConvPlan, [usize; 3], f64) {
+    let wd = WindowDim {
+        stride: s,
+        pad_low: pad,
+        pad_high: pad,
+        ..WindowDim::new(k as i64)
+    };
+    let out = ((hw as i64 + 2 * pad - k as i64) / s + 1) as usize;
+    let li = TensorLayout::row_major(&[b, c, hw, hw]);
+    let lk = TensorLayout::row_major(&[o, c, k, k]);
+    let lo = TensorLayout::row_major(&[b, o, out, out]);
+    let plan = ConvPlan::new(
+        &li,
+        &lk,
+        &lo,
+        &Window {
+            dims: vec![wd.clone(), wd],
+        },
+        &ConvDims::nchw(2),
+        1,
+        1,
+    )
+    .unwrap();
+    let flops = 2.0 * (b * o * out * out * c * k * k) as f64;
+    (plan, [li.count(), lk.count(), lo.count()], flops)
+}
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let thread_list = if args.is_empty() { vec![1, 2] } else { args };
+    let peak1 = rxla_gemm::peak::fma_peak_gflops(Duration::from_millis(2000));
+    println!(
+        "kernel {:?}; FMA peak probe: {peak1:.1} GFLOP/s on one thread",
+        KernelKind::detect()
+    );
+    for &t in &thread_list {
+        let peak = if t == 1 {
+            peak1
+        } else {
+            rxla_gemm::peak::fma_peak_gflops_threads(t, Duration::from_millis(300))
+        };
+        println!("\n== {t} thread(s), probe peak {peak:.1} GFLOP/s ==");
+        let mut o = Options::with_threads(t);
+        let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<usize>().ok());
+        if let (Some(mc), Some(kc), Some(nc)) = (env("GEMM_MC"), env("GEMM_KC"), env("GEMM_NC")) {
+            o.blocking = Some(rxla_gemm::Blocking::new(o.kernel, mc, kc, nc));
+        }
+        for n in [128usize, 256, 512, 1024, 2048] {
+            let a = data(n * n);
+            let b = data(n * n);
+            let mut c = vec![0f32; n * n];
+            let secs = best_secs(
+                || {
+                    sgemm(
+                        1.0,
+                        MatRef::row_major(&a, n, n).unwrap(),
+                        MatRef::row_major(&b, n, n).unwrap(),
+                        0.0,
+                        MatMut::row_major(&mut c, n, n).unwrap(),
+                        None,
+                        &o,
+                    )
+                    .unwrap()
+                },
+                Duration::from_millis(if n >= 1024 { 4000 } else { 1500 }),
+                t == 1,
+            );
+            let gf = 2.0 * (n * n * n) as f64 / secs / 1e9;
+            println!(
+                "sgemm {n:>5}: {:>9.1} us  {gf:6.1} GFLOP/s  {:5.1}% of peak",
+                secs * 1e6,
+                100.0 * gf / peak
+            );
+        }
+        for (name, (plan, ext, flops)) in [
+            ("conv_b8_64_56_k3", conv(8, 64, 56, 64, 3, 1, 1)),
+            ("conv_stem_224_k7s2", conv(1, 3, 224, 64, 7, 2, 3)),
+        ] {
+            let (x, w) = (data(ext[0]), data(ext[1]));
+            let mut y = vec![0f32; ext[2]];
+            let secs = best_secs(
+                || plan.run_f32(&x, &w, &mut y, None, &o).unwrap(),
+                Duration::from_millis(3000),
+                t == 1,
+            );
+            let gf = flops / secs / 1e9;
+            println!(
+                "{name}: {:>9.1} us  {gf:6.1} GFLOP/s  {:5.1}% of peak",
+                secs * 1e6,
+                100.0 * gf / peak
+            );
+        }
+        // MLP 784-512-512-10, batch 256, bias + relu fused.
+        let x = data(256 * 784);
+        let (w1, w2, w3) = (data(784 * 512), data(512 * 512), data(512 * 10));
+        let (b1, b2, b3) = (data(512), data(512), data(10));
+        let (mut h1, mut h2, mut y) = (
+            vec![0f32; 256 * 512],
+            vec![0f32; 256 * 512],
+            vec![0f32; 256 * 10],
+        );
+        let layer =
+            |x: &[f32], w: &[f32], b: &[f32], out: &mut [f32], k: usize, n: usize, relu: bool| {
+                let e = Epilogue {
+                    bias: Some(Bias::PerCol(b)),
+                    relu,
+                    map: None,
+                };
+                sgemm(
+                    1.0,
+                    MatRef::row_major(x, 256, k).unwrap(),
+                    MatRef::row_major(w, k, n).unwrap(),
+                    0.0,
+                    MatMut::row_major(out, 256, n).unwrap(),
+                    Some(&e),
+                    &o,
+                )
+                .unwrap()
+            };
+        let secs = best_secs(
+            || {
+                layer(&x, &w1, &b1, &mut h1, 784, 512, true);
+                layer(&h1, &w2, &b2, &mut h2, 512, 512, true);
+                layer(&h2, &w3, &b3, &mut y, 512, 10, false);
+            },
+            Duration::from_millis(1000),
+            t == 1,
+        );
+        let flops = 2.0 * 256.0 * (784.0 * 512.0 + 512.0 * 512.0 + 512.0 * 10.0);
+        let gf = flops / secs / 1e9;
+        println!(
+            "mlp_784_512_512_10_b256: {:>9.1} us  {gf:6.1} GFLOP/s  {:5.1}% of peak",
+            secs * 1e6,
+            100.0 * gf / peak
+        );
+    }
+}

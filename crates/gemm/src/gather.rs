@@ -1,0 +1,153 @@
+//! Vectorised row gathers for the convolution's B packing: `dst[i] = src[i * step]` for `lo <= i < hi`, zero for
+//! the other `i < len` (`len <= 16`, `step` 1 or 2), with AVX2 masked loads so padding borders cost no scalar loop
+//! and no element outside `lo..hi` is ever read. `gather_row` picks the AVX2 version when the host has it.
+//! Must not read outside the valid columns (masked lanes are never touched).
+
+/// Scalar version; always correct.
+///
+/// # Safety
+/// `src + i*step` is readable for `lo <= i < hi`; `dst` holds `len` floats.
+#[inline]
+pub(crate) unsafe fn gather_row_scalar(
+    dst: &mut [f32],
+    src: *const f32,
+    step: isize,
+    lo: usize,
+    hi: usize,
+) {
+    for (i, x) in dst.iter_mut().enumerate() {
+        *x = if i >= lo && i < hi {
+            // SAFETY: caller's contract.
+            unsafe { *src.wrapping_offset(i as isize * step) }
+        } else {
+            0.0
+        };
+    }
+}
+
+/// Whether `gather_row` may use the AVX2 path (checked once per packing call by the caller).
+pub(crate) fn avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// `dst[i] = src[i*step]` for `lo <= i < hi`, else 0, for `i < dst.len()` (at most 16); `use_avx2` from `avx2()`.
+///
+/// # Safety
+/// As for `gather_row_scalar`.
+#[inline]
+pub(crate) unsafe fn gather_row(
+    dst: &mut [f32],
+    src: *const f32,
+    step: isize,
+    lo: usize,
+    hi: usize,
+    use_avx2: bool,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if use_avx2 && dst.len() <= 16 && (step == 1 || step == 2) {
+        // SAFETY: caller's contract; features checked by `avx2()`.
+        unsafe { gather_avx2(dst, src, step, lo, hi) };
+        return;
+    }
+    let _ = use_avx2;
+    // SAFETY: caller's contract.
+    unsafe { gather_row_scalar(dst, src, step, lo, hi) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn gather_avx2(dst: &mut [f32], src: *const f32, step: isize, lo: usize, hi: usize) {
+    use std::arch::x86_64::*;
+    let len = dst.len();
+    let (vlo, vhi) = (
+        _mm256_set1_epi32(lo as i32 - 1),
+        _mm256_set1_epi32(hi as i32),
+    );
+    // Lanes i in lo..hi: i > lo-1 && hi > i.
+    let valid =
+        |idx: __m256i| _mm256_and_si256(_mm256_cmpgt_epi32(idx, vlo), _mm256_cmpgt_epi32(vhi, idx));
+    let i0 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let i1 = _mm256_add_epi32(i0, _mm256_set1_epi32(8));
+    let (v0, v1) = if step == 1 {
+        // SAFETY: masked lanes are not accessed.
+        unsafe {
+            (
+                _mm256_maskload_ps(src, valid(i0)),
+                _mm256_maskload_ps(src.wrapping_add(8), valid(i1)),
+            )
+        }
+    } else {
+        // Input lane k holds column k/2 for even k; odd lanes are masked off.
+        let even = _mm256_setr_epi32(-1, 0, -1, 0, -1, 0, -1, 0);
+        let half = |base: i32| {
+            let cols = _mm256_srli_epi32::<1>(_mm256_add_epi32(i0, _mm256_set1_epi32(base)));
+            _mm256_and_si256(valid(cols), even)
+        };
+        // SAFETY: masked lanes are not accessed.
+        let (a, b, c, d) = unsafe {
+            (
+                _mm256_maskload_ps(src, half(0)),
+                _mm256_maskload_ps(src.wrapping_add(8), half(8)),
+                _mm256_maskload_ps(src.wrapping_add(16), half(16)),
+                _mm256_maskload_ps(src.wrapping_add(24), half(24)),
+            )
+        };
+        // shuffle -> [a0 a2 b0 b2 | a4 a6 b4 b6]; permute 64-bit lanes 0,2,1,3 -> [a0 a2 a4 a6 b0 b2 b4 b6].
+        let ab = _mm256_castpd_ps(_mm256_permute4x64_pd::<0b11_01_10_00>(_mm256_castps_pd(
+            _mm256_shuffle_ps::<0b10_00_10_00>(a, b),
+        )));
+        let cd = _mm256_castpd_ps(_mm256_permute4x64_pd::<0b11_01_10_00>(_mm256_castps_pd(
+            _mm256_shuffle_ps::<0b10_00_10_00>(c, d),
+        )));
+        (ab, cd)
+    };
+    let p = dst.as_mut_ptr();
+    // SAFETY: stores stay within dst (full stores only when dst has 16 / 8 lanes).
+    unsafe {
+        if len == 16 {
+            _mm256_storeu_ps(p, v0);
+            _mm256_storeu_ps(p.add(8), v1);
+        } else {
+            let mut tmp = [0f32; 16];
+            _mm256_storeu_ps(tmp.as_mut_ptr(), v0);
+            _mm256_storeu_ps(tmp.as_mut_ptr().add(8), v1);
+            dst.copy_from_slice(&tmp[..len]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn avx2_gather_equals_scalar_for_every_window() {
+        if !avx2() {
+            eprintln!("note: AVX2 not available; the vector gather is not tested on this host");
+            return;
+        }
+        let src: Vec<f32> = (0..64).map(|i| i as f32 + 1.0).collect();
+        for step in [1isize, 2] {
+            for len in 1..=16usize {
+                for lo in 0..=len {
+                    for hi in lo..=len {
+                        let (mut a, mut b) = (vec![f32::NAN; len], vec![f32::NAN; len]);
+                        // SAFETY: src holds 64 >= 16 * 2 floats.
+                        unsafe {
+                            gather_row(&mut a, src.as_ptr(), step, lo, hi, true);
+                            gather_row_scalar(&mut b, src.as_ptr(), step, lo, hi);
+                        }
+                        assert_eq!(a, b, "step {step} len {len} lo {lo} hi {hi}");
+                    }
+                }
+            }
+        }
+    }
+}
