@@ -13,6 +13,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if let Err(e) = passes::check(&m, seed) {
-        panic!("passes oracle (args seed {seed}): {e}\n{}", rxla_ir::print_module(&m));
+        panic!(
+            "passes oracle (args seed {seed}): {e}\n{}",
+            rxla_ir::print_module(&m)
+        );
     }
 });

@@ -13,9 +13,15 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if let Err(e) = rxla_ir::verify_module(&m) {
-        panic!("the generator made an invalid module: {e}\n{}", rxla_ir::print_module(&m));
+        panic!(
+            "the generator made an invalid module: {e}\n{}",
+            rxla_ir::print_module(&m)
+        );
     }
     if let Err(e) = roundtrip::check(&m, seed) {
-        panic!("roundtrip oracle (args seed {seed}): {e}\n{}", rxla_ir::print_module(&m));
+        panic!(
+            "roundtrip oracle (args seed {seed}): {e}\n{}",
+            rxla_ir::print_module(&m)
+        );
     }
 });
