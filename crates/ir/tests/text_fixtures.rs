@@ -32,10 +32,6 @@ fn xla_dumps_parse_and_round_trip() {
                 assert_eq!(print_module(&m2), p1, "{name}: not a fixed point");
                 assert_eq!(format!("{m:?}"), format!("{m2:?}"), "{name}");
             }
-            // XLA's `topk` opcode (pre-optimisation) is not in the IR.
-            Err(e) if name == "topk.hlo" => {
-                assert!(e.to_string().contains("unknown opcode 'topk'"), "{e}");
-            }
             Err(e) => failures.push(e.to_string()),
         }
     }
