@@ -285,7 +285,7 @@ fn rewrite(module: &mut Module, cid: CompId, comp: &Computation, groups: &[Group
         let mut fc = Computation::new(name.clone());
         let mut map: BTreeMap<InstrId, InstrId> = BTreeMap::new();
         let mut params: Vec<InstrId> = Vec::new();
-        for (&m, _) in &g.members {
+        for &m in g.members.keys() {
             let instr = comp.get(m);
             let mut ops = Vec::with_capacity(instr.operands.len());
             for &o in &instr.operands {

@@ -12,6 +12,9 @@
 //!   with the sign of x.
 //! - logistic: 1/(1 + exp(−x)), as the evaluator defines it.
 
+// The coefficients are quoted as published (Cephes), digits beyond f32 included.
+#![allow(clippy::excessive_precision)]
+
 use super::emit::Emitter;
 use crate::error::Result;
 use cranelift_codegen::ir::condcodes::FloatCC;

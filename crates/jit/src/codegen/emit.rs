@@ -598,7 +598,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.load(base, &arr.shape, idx, lanes)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
     fn reshape(
         &mut self,
         c: CompId,
