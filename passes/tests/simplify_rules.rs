@@ -709,6 +709,65 @@ fn generate(rule: &str, r: &mut Rng) -> Option<String> {
                 format!("r = {t}[{a},3] convert(b)"),
             ])
         }
+        "and-not-self" => elementwise(r, &BITS, 1, &["n = $S not(p0)", "r = $S and(p0, n)"]),
+        "or-not-self" => elementwise(r, &BITS, 1, &["n = $S not(p0)", "r = $S or(p0, n)"]),
+        "int-compare-self" => {
+            let dir = r.pick(&["EQ", "NE", "LT", "LE", "GT", "GE"]);
+            let line = format!("r = $P compare(p0, p0), direction={dir}");
+            elementwise(r, &["s8", "s32", "u8", "u32", "pred"], 1, &[line.as_str()])
+        }
+        "int-not-compare" => {
+            let dir = r.pick(&["EQ", "NE", "LT", "LE", "GT", "GE"]);
+            let line = format!("q = $P compare(p0, p1), direction={dir}");
+            elementwise(
+                r,
+                &["s8", "s32", "u8", "u64", "pred"],
+                2,
+                &[line.as_str(), "r = $P not(q)"],
+            )
+        }
+        "reverse-reverse" => {
+            let dims = r.dims(1, 3);
+            let ty = r.pick(&NUMERIC);
+            let n = dims.len() as i64;
+            let pick = |r: &mut Rng| -> Vec<i64> { (0..n).filter(|_| r.coin()).collect() };
+            let (d, e) = (pick(r), pick(r));
+            let s = sh(ty, &dims);
+            module(&[
+                format!("p0 = {s} parameter(0)"),
+                format!("a = {s} reverse(p0), dimensions={{{}}}", list(&e)),
+                format!("r = {s} reverse(a), dimensions={{{}}}", list(&d)),
+            ])
+        }
+        "reverse-noop" => {
+            let ty = r.pick(&NUMERIC);
+            let a = r.range(1, 4);
+            let d = r.pick(&["0", "2", "0,2", ""]);
+            let s = sh(ty, &[1, a, 1]);
+            module(&[
+                format!("p0 = {s} parameter(0)"),
+                format!("r = {s} reverse(p0), dimensions={{{d}}}"),
+            ])
+        }
+        "concatenate-adjacent-slices" => {
+            let n = r.range(3, 8);
+            let a = r.range(0, n - 2);
+            let b = r.range(a + 1, n - 1);
+            let c = r.range(b + 1, n);
+            let ty = r.pick(&NUMERIC);
+            module(&[
+                format!("p0 = {ty}[2,{n}] parameter(0)"),
+                format!(
+                    "x = {ty}[2,{}] slice(p0), slice={{[0:2], [{a}:{b}]}}",
+                    b - a
+                ),
+                format!(
+                    "y = {ty}[2,{}] slice(p0), slice={{[0:2], [{b}:{c}]}}",
+                    c - b
+                ),
+                format!("r = {ty}[2,{}] concatenate(x, y), dimensions={{1}}", c - a),
+            ])
+        }
         "compare-across-reshape" => {
             let dims = r.dims(1, 3);
             let n: i64 = dims.iter().product();
@@ -893,6 +952,9 @@ fn random_arg(r: &mut Rng, shape: &Shape, finite: bool) -> Literal {
         }
         ElementType::U32 => {
             ArrayData::U32((0..n).map(|_| special_i64(r, 32, false) as u32).collect())
+        }
+        ElementType::U64 => {
+            ArrayData::U64((0..n).map(|_| special_i64(r, 63, false) as u64).collect())
         }
         ElementType::F16 | ElementType::BF16 => {
             let half = a.element_type == ElementType::F16;

@@ -1,5 +1,7 @@
-//! Slices, concatenates and pads: full slice removed, slice∘slice → one
-//! slice, a slice lying inside one operand of a concatenate → a slice of
+//! Slices, concatenates, reverses and pads: full slice removed,
+//! slice∘slice → one slice, concatenate of two adjacent slices of the same
+//! value → one slice, reverse∘reverse → reverse of the symmetric
+//! difference, reverse of size-1 dims removed, a slice lying inside one operand of a concatenate → a slice of
 //! that operand, concatenate of one operand removed, all-zero pad removed,
 //! pad∘pad with the same padding value merged when the outer pad has no
 //! interior padding and neither has negative edges.
@@ -111,6 +113,81 @@ pub fn rules() -> Vec<RuleDef> {
             None
         }),
         RuleDef::new("concatenate-single", f, "(concatenate ?d ?x)", keep_x),
+        RuleDef::new(
+            "concatenate-adjacent-slices",
+            f,
+            "(concatenate ?d (slice ?s ?x) (slice ?t ?x))",
+            |eg, _, s| {
+                let dim = match at(eg, s, "?d")? {
+                    Attr::Ints(d) if d.len() == 1 => usize::try_from(d[0]).ok()?,
+                    _ => return None,
+                };
+                let (s1, l1, r1) = slice_attr(eg, s, "?s")?;
+                let (s2, l2, r2) = slice_attr(eg, s, "?t")?;
+                // Same window on every other dim, stride 1 and touching
+                // on the concatenated one.
+                let n = s1.len();
+                for i in 0..n {
+                    if i != dim && (s1[i] != s2[i] || l1[i] != l2[i] || r1[i] != r2[i]) {
+                        return None;
+                    }
+                }
+                if *r1.get(dim)? != 1 || r2[dim] != 1 || l1[dim] != s2[dim] {
+                    return None;
+                }
+                let mut limits = l1.clone();
+                limits[dim] = l2[dim];
+                let a = add_attr(
+                    eg,
+                    Attr::Slice {
+                        starts: s1,
+                        limits,
+                        strides: r1,
+                    },
+                );
+                add(eg, Hlo::Slice([a, get(s, "?x")?]))
+            },
+        ),
+        RuleDef::new(
+            "reverse-reverse",
+            f,
+            "(reverse ?d (reverse ?e ?x))",
+            |eg, _, s| {
+                let (d, e) = match (at(eg, s, "?d")?, at(eg, s, "?e")?) {
+                    (Attr::Ints(d), Attr::Ints(e)) => (d, e),
+                    _ => return None,
+                };
+                let mut sym: Vec<i64> = d
+                    .iter()
+                    .filter(|x| !e.contains(x))
+                    .chain(e.iter().filter(|x| !d.contains(x)))
+                    .copied()
+                    .collect();
+                sym.sort();
+                sym.dedup();
+                let x = get(s, "?x")?;
+                if sym.is_empty() {
+                    return Some(x);
+                }
+                let a = add_attr(eg, Attr::Ints(sym));
+                add(eg, Hlo::Reverse([a, x]))
+            },
+        ),
+        RuleDef::new("reverse-noop", f, "(reverse ?d ?x)", |eg, _, s| {
+            let d = match at(eg, s, "?d")? {
+                Attr::Ints(d) => d,
+                _ => return None,
+            };
+            let x = sh(eg, s, "?x")?;
+            d.iter()
+                .all(|&i| {
+                    usize::try_from(i)
+                        .ok()
+                        .and_then(|i| x.dims.get(i))
+                        .is_some_and(|&n| n <= 1)
+                })
+                .then(|| get(s, "?x"))?
+        }),
         RuleDef::new("pad-noop", f, "(pad ?c ?x ?v)", |eg, _, s| {
             pad_attr(eg, s, "?c")?
                 .iter()
