@@ -127,14 +127,18 @@ impl Nest<'_> {
         }
         let store = MemFlagsData::new().with_notrap();
         if self.vectorize {
-            // Main vector loop over [lo, lo + (hi-lo)/4*4), then a scalar tail.
+            // Vector loop unrolled twice over [lo, lo + len/8*8) (two
+            // independent chains keep both FMA pipes busy), one vector step
+            // for a remaining 4, then a scalar tail.
             let len = em.b.ins().isub(hi, lo);
+            let len8 = em.b.ins().band_imm_s(len, !7);
             let len4 = em.b.ins().band_imm_s(len, !3);
+            let v8hi = em.b.ins().iadd(lo, len8);
             let vhi = em.b.ins().iadd(lo, len4);
             let mut unit = vec![0i64; rank];
             unit[d] = 1;
             let sym = Sym::Dims(unit);
-            em.for_range(lo, vhi, 4, |em, j| {
+            let step = |em: &mut Emitter, idx: &mut Vec<Value>, j: Value| -> Result<()> {
                 idx[d] = j;
                 let v = em.emit(self.spec.comp, self.spec.root, idx, Some(&sym))?;
                 if em.b.func.dfg.value_type(v) != F32X4 {
@@ -143,7 +147,13 @@ impl Nest<'_> {
                 let a = em.address(self.out_base, self.out, idx)?;
                 em.b.ins().store(store, v, a, 0);
                 Ok(())
+            };
+            em.for_range(lo, v8hi, 8, |em, j| {
+                step(em, idx, j)?;
+                let j4 = em.b.ins().iadd_imm_s(j, 4);
+                step(em, idx, j4)
             })?;
+            em.for_range(v8hi, vhi, 4, |em, j| step(em, idx, j))?;
             return em.for_range(vhi, hi, 1, |em, j| {
                 idx[d] = j;
                 let v = em.emit(self.spec.comp, self.spec.root, idx, None)?;
