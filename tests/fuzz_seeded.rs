@@ -12,12 +12,6 @@ use std::path::{Path, PathBuf};
 /// the failing input, the regression test that tracks it). Remove an entry
 /// when its bug is fixed.
 const KNOWN: &[(&str, &str, &str)] = &[
-    // simplify's slice-slice rule overflows on strided slices of empty arrays.
-    (
-        "panic: attempt to multiply with overflow at passes/src/simplify/rules/slice.rs",
-        "",
-        "regressions::slice_of_empty_overflow",
-    ),
     // The evaluator's reduce-precision shifts a u64 by 64 for f64 operands.
     (
         "panic: attempt to shift left with overflow at crates/eval/src/elementwise.rs",
@@ -138,19 +132,16 @@ mod regressions {
     }
 
     #[test]
-    #[ignore = "open: simplify rewrites abs(negate(x)) to abs(x), wrong for unsigned integers"]
     fn unsigned_abs_negate() {
         regression("unsigned_abs_negate.hlo", Oracle::Passes);
     }
 
     #[test]
-    #[ignore = "open: HLO printer writes NaNs with the sign bit set as `nan` (XLA: `-nan`); TOTALORDER compares see the difference"]
     fn negative_nan_constant() {
         regression("negative_nan_constant.hlo", Oracle::Roundtrip);
     }
 
     #[test]
-    #[ignore = "open: simplify (slice-slice rule) panics with a multiply overflow on a strided slice of an empty array"]
     fn slice_of_empty_overflow() {
         regression("slice_of_empty_overflow.hlo", Oracle::Passes);
     }
