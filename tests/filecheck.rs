@@ -22,7 +22,8 @@ pub fn parse_checks(source: &str) -> Vec<(usize, Check)> {
             continue;
         };
         let rest = rest.trim_start();
-        let pairs: [(&str, fn(String) -> Check); 4] = [
+        type Make = fn(String) -> Check;
+        let pairs: [(&str, Make); 4] = [
             ("CHECK-NEXT:", Check::Next),
             ("CHECK-SAME:", Check::Same),
             ("CHECK-NOT:", Check::Not),

@@ -46,7 +46,7 @@ pub fn top_k(
         return Err(EvalError::new(format!("topk: k={k} is not in 0..={n}")));
     }
     let (n, k) = (n as usize, k as usize);
-    let rows = if n == 0 { 0 } else { operand.data.len() / n };
+    let rows = operand.data.len().checked_div(n).unwrap_or(0);
     let mut picked = Vec::with_capacity(rows * k);
     let mut indices = Vec::with_capacity(rows * k);
     for r in 0..rows {
