@@ -30,6 +30,11 @@ pub enum Step {
         meta: KernelMeta,
         inputs: Vec<InstrId>,
     },
+    /// An f32 dot or convolution on the tiled GEMM engine (`rxla-gemm`).
+    Gemm {
+        plan: Box<GemmPlan>,
+        inputs: [InstrId; 2],
+    },
     Fallback(Box<FallbackCall>),
     Call(Box<Program>),
     While {
@@ -37,6 +42,69 @@ pub enum Step {
         body: Box<Program>,
     },
     Conditional(Vec<Program>),
+}
+
+/// A planned product of the GEMM engine.
+pub enum GemmPlan {
+    Dot(rxla_gemm::DotPlan),
+    Conv(rxla_gemm::ConvPlan),
+}
+
+fn tensor_layout(s: &Shape) -> Option<rxla_gemm::TensorLayout> {
+    let a = s.as_array().ok()?;
+    if a.element_type != rxla_ir::ElementType::F32 || a.layout.is_padded() {
+        return None;
+    }
+    let dims: Vec<usize> = a.dims.iter().map(|&d| d as usize).collect();
+    let m2m: Vec<usize> = a
+        .layout
+        .minor_to_major
+        .iter()
+        .map(|&d| d as usize)
+        .collect();
+    rxla_gemm::TensorLayout::with_minor_to_major(&dims, &m2m).ok()
+}
+
+/// The GEMM engine's plan for an f32 dot or convolution, when it takes it.
+fn gemm_plan(comp: &rxla_ir::Computation, id: InstrId) -> Option<GemmPlan> {
+    let instr = comp.get(id);
+    let (l, r) = (instr.operands.first()?, instr.operands.get(1)?);
+    let lt = tensor_layout(&comp.get(*l).shape)?;
+    let rt = tensor_layout(&comp.get(*r).shape)?;
+    let ot = tensor_layout(&instr.shape)?;
+    match &instr.op {
+        Op::Dot { dims } => rxla_gemm::DotPlan::new(&lt, &rt, dims, &ot)
+            .ok()
+            .map(GemmPlan::Dot),
+        // Padding and input dilation would multiply inserted zeros by the
+        // kernel (0·inf = NaN), which the evaluator never does: those stay
+        // on the other paths.
+        Op::Convolution { window, .. }
+            if window
+                .dims
+                .iter()
+                .any(|w| w.pad_low != 0 || w.pad_high != 0 || w.base_dilation != 1) =>
+        {
+            None
+        }
+        Op::Convolution {
+            window,
+            dims,
+            feature_group_count,
+            batch_group_count,
+        } => rxla_gemm::ConvPlan::new(
+            &lt,
+            &rt,
+            &ot,
+            window,
+            dims,
+            *feature_group_count,
+            *batch_group_count,
+        )
+        .ok()
+        .map(GemmPlan::Conv),
+        _ => None,
+    }
 }
 
 /// The plan of one computation.
@@ -159,7 +227,10 @@ impl Planner<'_> {
                 continue;
             }
             let step = self.step(cid, id)?;
-            if !matches!(step, Step::Kernel { .. } | Step::Fallback(_)) {
+            if !matches!(
+                step,
+                Step::Kernel { .. } | Step::Gemm { .. } | Step::Fallback(_)
+            ) {
                 self.stats.host_steps += 1;
             }
             steps.push(step);
@@ -247,6 +318,24 @@ impl Planner<'_> {
                     .map(|&b| self.program(b))
                     .collect::<Result<_>>()?,
             ),
+            Op::Dot { .. } | Op::Convolution { .. } if gemm_plan(comp, id).is_some() => {
+                Step::Gemm {
+                    plan: Box::new(
+                        gemm_plan(comp, id).ok_or_else(|| JitError::codegen("gemm plan"))?,
+                    ),
+                    inputs: [instr.operands[0], instr.operands[1]],
+                }
+            }
+            // A fusion around an f32 dot/convolution runs its parts: the
+            // product on the GEMM engine, the rest as kernels.
+            Op::Fusion { calls, .. }
+                if self.layouts_agree(cid, id) && {
+                    let fc = self.module.comp(*calls);
+                    fc.ids().any(|i| gemm_plan(fc, i).is_some())
+                } =>
+            {
+                Step::Call(Box::new(self.program(*calls)?))
+            }
             Op::Fusion { calls, .. } => {
                 let fc = self.module.comp(*calls);
                 let mut inputs = Vec::new();

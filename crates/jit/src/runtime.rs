@@ -7,7 +7,7 @@
 
 use crate::codegen::KernelFn;
 use crate::error::{JitError, Result};
-use crate::plan::{Program, Step};
+use crate::plan::{GemmPlan, Program, Step};
 use rayon::prelude::*;
 use rxla_eval::RunOptions;
 use rxla_ir::Shape;
@@ -201,6 +201,33 @@ pub fn run_program(
                     .get(meta.index)
                     .ok_or_else(|| JitError::codegen("kernel index out of range"))?;
                 call_kernel(ctx, f, &ins, o.ptr, meta.outer, meta.elements);
+                vec![o]
+            }
+            Step::Gemm { plan, inputs } => {
+                let o = match out {
+                    Some(o) if i == prog.root.index() && o.len() == 1 && o[0].len == sizes[0] => {
+                        o[0]
+                    }
+                    _ => leaves_of(st, sizes)[0],
+                };
+                let l = vals[inputs[0].index()]
+                    .first()
+                    .copied()
+                    .ok_or_else(|| JitError::input("dot lhs"))?;
+                let r = vals[inputs[1].index()]
+                    .first()
+                    .copied()
+                    .ok_or_else(|| JitError::input("dot rhs"))?;
+                let opts = rxla_gemm::Options::with_threads(ctx.threads);
+                let (lp, rp, op) = (l.ptr as *const f32, r.ptr as *const f32, o.ptr as *mut f32);
+                // SAFETY: the buffers have the planned shapes; the output is distinct from the inputs.
+                let res = unsafe {
+                    match plan.as_ref() {
+                        GemmPlan::Dot(p) => p.run_f32_raw(lp, rp, op, None, &opts),
+                        GemmPlan::Conv(p) => p.run_f32_raw(lp, rp, op, None, &opts),
+                    }
+                };
+                res.map_err(|e| JitError::input(format!("gemm: {e}")))?;
                 vec![o]
             }
             Step::Fallback(call) => {
