@@ -11,14 +11,7 @@ use std::path::{Path, PathBuf};
 /// Open bugs found by the fuzzers: (text in the failure message, text in
 /// the failing input, the regression test that tracks it). Remove an entry
 /// when its bug is fixed.
-const KNOWN: &[(&str, &str, &str)] = &[
-    // The evaluator's reduce-precision shifts a u64 by 64 for f64 operands.
-    (
-        "panic: attempt to shift left with overflow at crates/eval/src/elementwise.rs",
-        "reduce-precision",
-        "regressions::reduce_precision_f64",
-    ),
-];
+const KNOWN: &[(&str, &str, &str)] = &[];
 
 fn env_u64(name: &str) -> Option<u64> {
     std::env::var(name).ok()?.parse().ok()
@@ -147,7 +140,6 @@ mod regressions {
     }
 
     #[test]
-    #[ignore = "open: evaluator: reduce-precision of f64 panics (1u64 << 64 in reduce_precision_bits)"]
     fn reduce_precision_f64() {
         regression("reduce_precision_f64.hlo", Oracle::Roundtrip);
     }
@@ -155,11 +147,17 @@ mod regressions {
     /// A gather collapsing an empty operand dim: must be rejected by the
     /// verifier or evaluate without panicking.
     #[test]
-    #[ignore = "open: shape inference accepts collapsed gather dims with slice size 0 (XLA requires 1); the evaluator then panics in ArrayData::take"]
     fn gather_collapsed_empty_dim() {
         let path = repo().join("regressions/gather_collapsed_empty_dim.hlo");
         let text = std::fs::read_to_string(path).unwrap();
-        let m = rxla_ir::parse_module(&text, "gather_collapsed_empty_dim.hlo").unwrap();
+        // Shape inference (run by the reader) now rejects it, as XLA does.
+        let m = match rxla_ir::parse_module(&text, "gather_collapsed_empty_dim.hlo") {
+            Ok(m) => m,
+            Err(e) => {
+                assert!(e.to_string().contains("must have slice size 1"), "{e}");
+                return;
+            }
+        };
         if rxla_ir::verify_module(&m).is_err() {
             return;
         }

@@ -886,7 +886,7 @@ fn reduce_precision_bits(x: u64, src_e: u32, src_m: u32, e: i64, m: i64) -> u64 
         let last_bit = (v & last_bit_mask) >> shift;
         let truncation_mask = !(last_bit_mask - 1);
         v = v.wrapping_add(last_bit + base_bias) & truncation_mask;
-        v &= (1u64 << total) - 1;
+        v &= u64::MAX >> (64 - total);
     }
     if e < src_e as i64 {
         let src_bias = (1i64 << (src_e - 1)) - 1;
@@ -965,5 +965,21 @@ mod reduce_precision_tests {
         // Every f16 value survives unchanged.
         let h = ArrayData::F32(vec![0.099975586, 65504.0, -2.5]);
         assert_eq!(reduce_precision(&h, 5, 10).unwrap(), h);
+    }
+
+    #[test]
+    fn f64_and_wide_targets_never_panic() {
+        let x = ArrayData::F64(vec![1.0 + 2f64.powi(-30), -3.5, f64::MAX, f64::NAN, 1e-300]);
+        let ArrayData::F64(r) = reduce_precision(&x, 8, 23).unwrap() else { panic!() };
+        assert_eq!(r[0], 1.0);
+        assert_eq!(r[1], -3.5);
+        assert_eq!(r[2], f64::INFINITY);
+        assert!(r[3].is_nan());
+        assert_eq!(r[4], 0.0);
+        // Targets as wide as the source change nothing.
+        let bits = |d: ArrayData| d.to_le_bytes();
+        assert_eq!(bits(reduce_precision(&x, 11, 52).unwrap()), bits(x.clone()));
+        assert_eq!(bits(reduce_precision(&x, 1000, 1000).unwrap()), bits(x.clone()));
+        assert!(reduce_precision(&x, 0, 3).is_err());
     }
 }

@@ -147,9 +147,12 @@ pub(super) fn gather(ops: &[&Shape], dn: &GatherDims, slice_sizes: &[i64]) -> Re
         .iter()
         .chain(&dn.operand_batching_dims)
     {
-        if slice_sizes[d as usize] > 1 {
+        // XLA: a collapsed (or batching) dim is sliced to exactly one
+        // element; a size-0 slice would make the gather read nothing for
+        // elements the result still has.
+        if slice_sizes[d as usize] != 1 {
             return err(format!(
-                "collapsed or batching dimension {d} must have slice size <= 1, got {}",
+                "collapsed or batching dimension {d} must have slice size 1, got {}",
                 slice_sizes[d as usize]
             ));
         }
