@@ -585,12 +585,56 @@ impl PackB for ConvB<'_> {
             }
             return;
         }
+        if gather::avx2() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: AVX2 checked just above.
+            unsafe {
+                self.pack_spatial_avx2(p0, kc, j0, cols, nr, dst)
+            };
+            #[cfg(target_arch = "x86_64")]
+            return;
+        }
+        self.pack_spatial(p0, kc, j0, cols, nr, dst, false);
+    }
+}
+
+impl ConvB<'_> {
+    /// `pack_spatial` compiled with AVX2 enabled, so the row gathers inline into the loop.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn pack_spatial_avx2(
+        &self,
+        p0: usize,
+        kc: usize,
+        j0: usize,
+        cols: usize,
+        nr: usize,
+        dst: &mut [f32],
+    ) {
+        self.pack_spatial(p0, kc, j0, cols, nr, dst, true);
+    }
+
+    /// Packing with at least one spatial dimension: per panel segment a tap table, then every p.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn pack_spatial(
+        &self,
+        p0: usize,
+        kc: usize,
+        j0: usize,
+        cols: usize,
+        nr: usize,
+        dst: &mut [f32],
+        vec: bool,
+    ) {
+        let pl = self.plan;
+        let ns = pl.in_size.len();
+        let dst = &mut dst[..kc * nr];
         let l = ns - 1;
         let (st, dil, ws) = (pl.in_stride[l], pl.base_dil[l], pl.wstride[l]);
         let step = ws as isize * st;
         let (taps, sf) = (pl.taps.max(1), pl.s_in_f);
         let mut tab = Vec::with_capacity(taps);
-        let vec = gather::avx2();
         // Segments of the panel along the innermost output dim; each gets a tap table, then all p.
         let mut rem = j0 % pl.out_last;
         let mut q = 0;

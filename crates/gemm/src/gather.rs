@@ -41,7 +41,7 @@ pub(crate) fn avx2() -> bool {
 ///
 /// # Safety
 /// As for `gather_row_scalar`.
-#[inline]
+#[inline(always)]
 pub(crate) unsafe fn gather_row(
     dst: &mut [f32],
     src: *const f32,
@@ -63,6 +63,7 @@ pub(crate) unsafe fn gather_row(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+#[inline]
 unsafe fn gather_avx2(dst: &mut [f32], src: *const f32, step: isize, lo: usize, hi: usize) {
     use std::arch::x86_64::*;
     let len = dst.len();
@@ -75,7 +76,10 @@ unsafe fn gather_avx2(dst: &mut [f32], src: *const f32, step: isize, lo: usize, 
         |idx: __m256i| _mm256_and_si256(_mm256_cmpgt_epi32(idx, vlo), _mm256_cmpgt_epi32(vhi, idx));
     let i0 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     let i1 = _mm256_add_epi32(i0, _mm256_set1_epi32(8));
-    let (v0, v1) = if step == 1 {
+    let (v0, v1) = if step == 1 && lo == 0 && hi == 16 {
+        // SAFETY: all 16 columns are valid.
+        unsafe { (_mm256_loadu_ps(src), _mm256_loadu_ps(src.add(8))) }
+    } else if step == 1 {
         // SAFETY: masked lanes are not accessed.
         unsafe {
             (
