@@ -115,6 +115,10 @@ pub struct OptArgs {
     /// Do not run the verifier after each pass.
     #[arg(long)]
     pub no_verify: bool,
+    /// Before each `simplify` run, print for every instruction it will
+    /// change the chain of rewrite rules that justifies it (to stderr).
+    #[arg(long)]
+    pub explain: bool,
     /// Register the test-only passes (test-break-names, test-fail).
     #[arg(long, hide = true)]
     pub enable_test_passes: bool,
@@ -250,6 +254,9 @@ fn configure(pm: &mut PassManager, args: &OptArgs) {
     }
     if args.stats {
         pm.add_instrumentation(Box::new(Stats::new(Sink::Stderr)));
+    }
+    if args.explain {
+        pm.add_instrumentation(Box::new(rxla_passes::instrument::Explain::new(Sink::Stderr)));
     }
 }
 

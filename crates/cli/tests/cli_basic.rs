@@ -104,3 +104,16 @@ fn graph_is_dot() {
     assert!(s.contains("add\\nf32[2]{0}"), "{s}");
     assert!(s.contains("n0 -> n1"), "{s}");
 }
+
+#[test]
+fn opt_explain_prints_rule_chains() {
+    let src = "HloModule m\n\nENTRY main {\n  x = f32[2,3]{1,0} parameter(0)\n  t = f32[3,2]{1,0} transpose(x), dimensions={1,0}\n  tt = f32[2,3]{1,0} transpose(t), dimensions={1,0}\n  n = f32[2,3]{1,0} negate(tt)\n  ROOT nn = f32[2,3]{1,0} negate(n)\n}\n";
+    let out = rxla(&["opt", "-", "--passes=simplify,dce", "--explain"], Some(src));
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("// ----- explain simplify: main -----"), "{err}");
+    assert!(err.contains("tt: transpose-transpose"), "{err}");
+    assert!(err.contains("nn: neg-neg > transpose-transpose"), "{err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("ROOT x = f32[2,3]{1,0} parameter(0)"), "{text}");
+}

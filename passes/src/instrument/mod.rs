@@ -4,6 +4,7 @@
 //! observe and report; they never change the module.
 
 pub mod dump;
+pub mod explain;
 pub mod print_ir;
 pub mod sink;
 pub mod stats;
@@ -14,6 +15,7 @@ use rxla_ir::Module;
 use std::time::Duration;
 
 pub use dump::DumpDir;
+pub use explain::Explain;
 pub use print_ir::{PrintIr, PrintIrOptions, Scope, Selection};
 pub use sink::Sink;
 pub use stats::Stats;
