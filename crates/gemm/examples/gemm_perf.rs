@@ -86,7 +86,7 @@ fn main() {
         let peak = if t == 1 {
             peak1
         } else {
-            rxla_gemm::peak::fma_peak_gflops_threads(t, Duration::from_millis(300))
+            rxla_gemm::peak::fma_peak_gflops_threads(t, Duration::from_millis(2000))
         };
         println!("\n== {t} thread(s), probe peak {peak:.1} GFLOP/s ==");
         let mut o = Options::with_threads(t);
