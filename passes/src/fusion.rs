@@ -44,7 +44,9 @@ impl Pass for Fusion {
     }
 
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool> {
-        let n = fuse_module_with(module, &mut |what| ctx.consume_fuel(what))?;
+        let n = fuse_module_with(module, FusionConfig::default(), &mut |what| {
+            ctx.consume_fuel(what)
+        })?;
         if n > 0 {
             ctx.stat("fusions created", n as u64);
         }
@@ -52,20 +54,43 @@ impl Pass for Fusion {
     }
 }
 
+/// What the pass may fuse.
+#[derive(Clone, Copy, Debug)]
+pub struct FusionConfig {
+    /// Fuse dots with their elementwise consumers (kOutput). A backend
+    /// with a separate GEMM engine turns this off so dots stay alone.
+    pub fuse_dots: bool,
+}
+
+impl Default for FusionConfig {
+    fn default() -> Self {
+        FusionConfig { fuse_dots: true }
+    }
+}
+
 /// Fuses every host computation of `module`; returns the number of fusion
 /// instructions created.
 pub fn fuse_module(module: &mut Module) -> Result<usize> {
-    fuse_module_with(module, &mut |_| true)
+    fuse_module_with_config(module, FusionConfig::default())
 }
 
-fn fuse_module_with(module: &mut Module, allow: &mut dyn FnMut(&str) -> bool) -> Result<usize> {
+/// [`fuse_module`] with a configuration.
+pub fn fuse_module_with_config(module: &mut Module, cfg: FusionConfig) -> Result<usize> {
+    fuse_module_with(module, cfg, &mut |_| true)
+}
+
+fn fuse_module_with(
+    module: &mut Module,
+    cfg: FusionConfig,
+    allow: &mut dyn FnMut(&str) -> bool,
+) -> Result<usize> {
     let names = host_computations(module);
     let mut created = 0;
     for name in names {
         let Some(cid) = module.find_computation(&name) else {
             continue;
         };
-        created += fuse_computation(module, cid, allow)?;
+        created += fuse_computation(module, cid, cfg, allow)?;
     }
     Ok(created)
 }
@@ -136,12 +161,12 @@ fn is_loop_fusible(op: &Op) -> bool {
         )
 }
 
-fn fusible(instr: &Instruction) -> bool {
+fn fusible(instr: &Instruction, cfg: FusionConfig) -> bool {
     let array = matches!(&instr.shape, Shape::Array(a) if !a.element_type.is_token());
     array
         && (is_loop_fusible(&instr.op)
             || matches!(instr.op, Op::Reduce { .. }) && instr.operands.len() == 2
-            || matches!(instr.op, Op::Dot { .. }))
+            || cfg.fuse_dots && matches!(instr.op, Op::Dot { .. }))
 }
 
 fn expensive(op: &Op) -> bool {
@@ -189,6 +214,7 @@ struct Group {
 fn fuse_computation(
     module: &mut Module,
     cid: CompId,
+    cfg: FusionConfig,
     allow: &mut dyn FnMut(&str) -> bool,
 ) -> Result<usize> {
     let comp = module.comp(cid).clone();
@@ -196,7 +222,10 @@ fn fuse_computation(
     let mut owner: Vec<Option<usize>> = vec![None; comp.len()];
     let mut groups: Vec<Group> = Vec::new();
     for root in (0..comp.len() as u32).rev().map(InstrId) {
-        if owner[root.index()].is_some() || !fusible(comp.get(root)) || duplicable(comp.get(root)) {
+        if owner[root.index()].is_some()
+            || !fusible(comp.get(root), cfg)
+            || duplicable(comp.get(root))
+        {
             continue;
         }
         let mut g = Group {
@@ -216,7 +245,7 @@ fn fuse_computation(
                         continue;
                     }
                     let pi = comp.get(p);
-                    if !fusible(pi) {
+                    if !fusible(pi, cfg) {
                         continue;
                     }
                     let p_once = once && read_once(&comp, m, k);

@@ -34,8 +34,11 @@ pub fn compile(module: &Module, opts: &CompileOptions) -> Result<Executable> {
     let fused;
     let module = if opts.fusion {
         let mut m = module.clone();
-        rxla_passes::fusion::fuse_module(&mut m)
-            .map_err(|e| JitError::input(format!("fusion: {e}")))?;
+        rxla_passes::fusion::fuse_module_with_config(
+            &mut m,
+            rxla_passes::fusion::FusionConfig { fuse_dots: false },
+        )
+        .map_err(|e| JitError::input(format!("fusion: {e}")))?;
         fused = m;
         &fused
     } else {

@@ -34,6 +34,11 @@ pub enum Step {
     Gemm {
         plan: Box<GemmPlan>,
         inputs: [InstrId; 2],
+        /// For padded or input-dilated convolutions: the GEMM multiplies the
+        /// inserted zeros by the kernel (0·inf = NaN), which the evaluator
+        /// never does, so a kernel with a non-finite value runs this
+        /// evaluator call instead.
+        guard: Option<Box<FallbackCall>>,
     },
     Fallback(Box<FallbackCall>),
     Call(Box<Program>),
@@ -76,17 +81,6 @@ fn gemm_plan(comp: &rxla_ir::Computation, id: InstrId) -> Option<GemmPlan> {
         Op::Dot { dims } => rxla_gemm::DotPlan::new(&lt, &rt, dims, &ot)
             .ok()
             .map(GemmPlan::Dot),
-        // Padding and input dilation would multiply inserted zeros by the
-        // kernel (0·inf = NaN), which the evaluator never does: those stay
-        // on the other paths.
-        Op::Convolution { window, .. }
-            if window
-                .dims
-                .iter()
-                .any(|w| w.pad_low != 0 || w.pad_high != 0 || w.base_dilation != 1) =>
-        {
-            None
-        }
         Op::Convolution {
             window,
             dims,
@@ -319,11 +313,23 @@ impl Planner<'_> {
                     .collect::<Result<_>>()?,
             ),
             Op::Dot { .. } | Op::Convolution { .. } if gemm_plan(comp, id).is_some() => {
+                let guard = match &instr.op {
+                    Op::Convolution { window, .. }
+                        if window
+                            .dims
+                            .iter()
+                            .any(|w| w.pad_low != 0 || w.pad_high != 0 || w.base_dilation != 1) =>
+                    {
+                        Some(Box::new(FallbackCall::new(self.module, cid, id)?))
+                    }
+                    _ => None,
+                };
                 Step::Gemm {
                     plan: Box::new(
                         gemm_plan(comp, id).ok_or_else(|| JitError::codegen("gemm plan"))?,
                     ),
                     inputs: [instr.operands[0], instr.operands[1]],
+                    guard,
                 }
             }
             // A fusion around an f32 dot/convolution runs its parts: the

@@ -205,7 +205,12 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let et = shape.element_type;
         let ty = scalar::storage(et)?;
         let addr = self.address(base, shape, idx)?;
-        let flags = MemFlagsData::new().with_notrap();
+        // Inputs are never written while a kernel runs (outputs are distinct
+        // buffers), so loads may be hoisted out of loops (broadcast operands).
+        let flags = MemFlagsData::new()
+            .with_notrap()
+            .with_readonly()
+            .with_can_move();
         let Some(sym) = lanes else {
             return Ok(self.b.ins().load(ty, flags, addr, 0));
         };

@@ -1,0 +1,76 @@
+//! Quick timing of the shared benchmark modules through `run_into` on one
+//! thread (ignored by default; `cargo test -p rxla-jit --test perf --
+//! --ignored --nocapture`). The criterion benches are the reference.
+
+use rxla_ir::parse_module;
+use rxla_jit::{CompileOptions, compile};
+use std::time::Instant;
+
+fn time(name: &str) {
+    let path = format!(
+        "{}/../../../shared/bench/{name}.hlo",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        println!("{name}: missing {path}");
+        return;
+    };
+    let m = parse_module(&text, &path).expect("parses");
+    let t = Instant::now();
+    let exe = compile(
+        &m,
+        &CompileOptions {
+            threads: Some(1),
+            ..CompileOptions::default()
+        },
+    )
+    .expect("compiles");
+    let compile_ms = t.elapsed().as_secs_f64() * 1e3;
+    let ins: Vec<Vec<u8>> = exe
+        .parameter_shapes()
+        .iter()
+        .map(|s| {
+            (0..s.byte_size().unwrap() / 4)
+                .flat_map(|i| (((i % 17) as f32 - 8.0) * 0.125).to_le_bytes())
+                .collect()
+        })
+        .collect();
+    let mut outs: Vec<Vec<u8>> = exe
+        .result_shape()
+        .leaves()
+        .iter()
+        .map(|l| vec![0u8; l.byte_size().unwrap()])
+        .collect();
+    let ins: Vec<&[u8]> = ins.iter().map(|v| v.as_slice()).collect();
+    let mut ms = Vec::new();
+    for _ in 0..8 {
+        let mut o: Vec<&mut [u8]> = outs.iter_mut().map(|v| v.as_mut_slice()).collect();
+        let t = Instant::now();
+        exe.run_into(&ins, &mut o).expect("runs");
+        ms.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    ms.sort_by(f64::total_cmp);
+    println!(
+        "{name}: compile {compile_ms:.2} ms, run median {:.3} ms (min {:.3}); kernels {}, fallbacks {:?}",
+        ms[4],
+        ms[0],
+        exe.stats().kernels,
+        exe.stats().fallbacks
+    );
+}
+
+#[test]
+#[ignore]
+fn bench_modules() {
+    for name in [
+        "elementwise_4Mi",
+        "reduce_sum_axis1_4096",
+        "softmax_4096",
+        "mlp_784_512_512_10_b256",
+        "chain_200_f32_1024",
+        "matmul_512",
+        "conv_b8_64_56_k3",
+    ] {
+        time(name);
+    }
+}
