@@ -74,3 +74,27 @@ fn bench_modules() {
         time(name);
     }
 }
+
+#[test]
+#[ignore]
+fn dump_asm() {
+    let name = std::env::var("MODULE").unwrap_or_else(|_| "softmax_4096".into());
+    let path = format!(
+        "{}/../../../shared/bench/{name}.hlo",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let m = parse_module(&std::fs::read_to_string(&path).expect("reads"), &path).expect("parses");
+    let exe = compile(
+        &m,
+        &CompileOptions {
+            threads: Some(1),
+            keep_asm: true,
+            keep_clif: true,
+            ..CompileOptions::default()
+        },
+    )
+    .expect("compiles");
+    for (k, text) in exe.stats().clif.iter().chain(&exe.stats().asm) {
+        println!("; kernel {k}\n{text}");
+    }
+}

@@ -27,8 +27,14 @@ fn le() -> MemFlagsData {
 }
 
 fn c(em: &mut Emitter, v: f32) -> Value {
-    let s = em.b.ins().f32const(v);
-    em.b.ins().splat(F32X4, s)
+    em.vconst(v)
+}
+
+/// Makes every constant of the approximations now (before a loop), so
+/// the loop body reuses them.
+pub fn warm(em: &mut Emitter) {
+    let x = em.vconst(0.0);
+    let _ = tanh(em, x);
 }
 
 fn ci(em: &mut Emitter, v: i32) -> Value {

@@ -66,6 +66,10 @@ pub struct Emitter<'a, 'f> {
     /// Reducer parameters bound while a reducer is inlined.
     bound: HashMap<(CompId, InstrId), Value>,
     memo: Vec<HashMap<MemoKey, Value>>,
+    /// Constants per scope (i64 by value, F32X4 splats by bits), so values
+    /// made before a loop are reused inside it.
+    consts_i: Vec<HashMap<i64, Value>>,
+    consts_v: Vec<HashMap<u32, Value>>,
     libs: HashMap<&'static str, FuncRef>,
     /// Constant arrays baked into the kernel (kept alive by the executable).
     pub consts: &'a mut Vec<Box<[u64]>>,
@@ -87,6 +91,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
             inputs: HashMap::new(),
             bound: HashMap::new(),
             memo: vec![HashMap::new()],
+            consts_i: vec![HashMap::new()],
+            consts_v: vec![HashMap::new()],
             libs: HashMap::new(),
             consts,
             vec_reduce: true,
@@ -97,14 +103,82 @@ impl<'a, 'f> Emitter<'a, 'f> {
 
     pub fn push_scope(&mut self) {
         self.memo.push(HashMap::new());
+        self.consts_i.push(HashMap::new());
+        self.consts_v.push(HashMap::new());
     }
 
     pub fn pop_scope(&mut self) {
         self.memo.pop();
+        self.consts_i.pop();
+        self.consts_v.pop();
     }
 
+    /// An i64 constant (reused from an enclosing scope when made there).
     pub fn iconst(&mut self, v: i64) -> Value {
-        self.b.ins().iconst(I64, v)
+        if let Some(&c) = self.consts_i.iter().rev().find_map(|m| m.get(&v)) {
+            return c;
+        }
+        let c = self.b.ins().iconst(I64, v);
+        if let Some(top) = self.consts_i.last_mut() {
+            top.insert(v, c);
+        }
+        c
+    }
+
+    /// An F32X4 splat constant (reused from an enclosing scope).
+    pub fn vconst(&mut self, v: f32) -> Value {
+        if let Some(&c) = self.consts_v.iter().rev().find_map(|m| m.get(&v.to_bits())) {
+            return c;
+        }
+        let s = self.b.ins().f32const(v);
+        let c = self.b.ins().splat(F32X4, s);
+        if let Some(top) = self.consts_v.last_mut() {
+            top.insert(v.to_bits(), c);
+        }
+        c
+    }
+
+    /// Emits, before a loop over the vector lanes' dimension, every
+    /// subexpression of `id` that does not move with the lanes (all lane
+    /// coefficients zero), so the loop body finds it memoized: broadcast
+    /// operands and constants are computed once per row, not per vector.
+    pub fn hoist(&mut self, c: CompId, id: InstrId, idx: &[Value], sym: &Sym) {
+        if sym.is_zero() {
+            let _ = self.emit(c, id, idx, Some(sym));
+            return;
+        }
+        if self.inputs.contains_key(&(c, id)) || self.bound.contains_key(&(c, id)) {
+            return;
+        }
+        let module = self.module;
+        let instr = module.comp(c).get(id);
+        let Ok(shape) = self.array_shape(c, id) else {
+            return;
+        };
+        match &instr.op {
+            op if op.is_elementwise() => {
+                for &o in &instr.operands {
+                    match self.array_shape(c, o) {
+                        Ok(os) if os.rank() == 0 && shape.rank() != 0 => {
+                            let _ = self.emit(c, o, &[], None);
+                        }
+                        Ok(_) => self.hoist(c, o, idx, sym),
+                        Err(_) => {}
+                    }
+                }
+            }
+            Op::Broadcast { dimensions } => {
+                let Ok(cs) = sym.dims(shape.rank()) else {
+                    return;
+                };
+                let oi: Vec<Value> = dimensions.iter().map(|&d| idx[d as usize]).collect();
+                let os = Sym::Dims(dimensions.iter().map(|&d| cs[d as usize]).collect());
+                if let Some(&o) = instr.operands.first() {
+                    self.hoist(c, o, &oi, &os);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// A call to a registered host function.

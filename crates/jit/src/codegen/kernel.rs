@@ -138,6 +138,10 @@ impl Nest<'_> {
             let mut unit = vec![0i64; rank];
             unit[d] = 1;
             let sym = Sym::Dims(unit);
+            // Row-invariant values and constants before the loop.
+            idx[d] = lo;
+            super::approx::warm(em);
+            em.hoist(self.spec.comp, self.spec.root, idx, &sym);
             let step = |em: &mut Emitter, idx: &mut Vec<Value>, j: Value| -> Result<()> {
                 idx[d] = j;
                 let v = em.emit(self.spec.comp, self.spec.root, idx, Some(&sym))?;

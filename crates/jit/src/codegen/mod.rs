@@ -85,7 +85,11 @@ impl Jit {
             f.set(k, v)
                 .map_err(|e| JitError::codegen(format!("flag {k}: {e}")))
         };
-        set(&mut flags, "opt_level", "speed")?;
+        // The emitter places code itself (row-invariant values and
+        // constants before the vector loop, common subexpressions memoized);
+        // Cranelift's egraph pass would sink the hoisted values back into
+        // the loop, so its mid-end optimizer stays off.
+        set(&mut flags, "opt_level", "none")?;
         set(&mut flags, "is_pic", "false")?;
         set(&mut flags, "use_colocated_libcalls", "false")?;
         set(&mut flags, "enable_probestack", "false")?;
