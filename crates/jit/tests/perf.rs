@@ -7,10 +7,14 @@ use rxla_jit::{CompileOptions, compile};
 use std::time::Instant;
 
 fn time(name: &str) {
-    let path = format!(
-        "{}/../../../shared/bench/{name}.hlo",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = if name.ends_with(".hlo") {
+        name.to_string()
+    } else {
+        format!(
+            "{}/../../../shared/bench/{name}.hlo",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    };
     let Ok(text) = std::fs::read_to_string(&path) else {
         println!("{name}: missing {path}");
         return;
@@ -62,6 +66,10 @@ fn time(name: &str) {
 #[test]
 #[ignore]
 fn bench_modules() {
+    if let Ok(f) = std::env::var("RXLA_PERF_FILE") {
+        time(&f);
+        return;
+    }
     for name in [
         "elementwise_4Mi",
         "reduce_sum_axis1_4096",

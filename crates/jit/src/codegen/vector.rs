@@ -125,15 +125,28 @@ pub fn binary(em: &mut Emitter, op: BinaryOp, x: Value, y: Value) -> Result<Valu
         BinaryOp::Multiply => em.b.ins().fmul(x, y),
         BinaryOp::Divide => em.b.ins().fdiv(x, y),
         BinaryOp::Maximum | BinaryOp::Minimum => {
-            let m = if op == BinaryOp::Maximum {
-                em.b.ins().fmax(x, y)
+            // Compare+select: x if it wins, else y (a NaN y comes out);
+            // a NaN x is kept; equal values combine their bits so that
+            // max(-0,+0) = +0 and min(-0,+0) = -0.
+            let max = op == BinaryOp::Maximum;
+            let cc = if max {
+                FloatCC::GreaterThan
             } else {
-                em.b.ins().fmin(x, y)
+                FloatCC::LessThan
             };
-            let yn = nan_mask(em, y);
-            let r = em.b.ins().bitselect(yn, y, m);
+            let wins = em.b.ins().fcmp(cc, x, y);
+            let wins = em.b.ins().bitcast(F32X4, le(), wins);
+            let m = em.b.ins().bitselect(wins, x, y);
+            let eq = em.b.ins().fcmp(FloatCC::Equal, x, y);
+            let eq = em.b.ins().bitcast(F32X4, le(), eq);
+            let both = if max {
+                em.b.ins().band(x, y)
+            } else {
+                em.b.ins().bor(x, y)
+            };
+            let m = em.b.ins().bitselect(eq, both, m);
             let xn = nan_mask(em, x);
-            em.b.ins().bitselect(xn, x, r)
+            em.b.ins().bitselect(xn, x, m)
         }
         BinaryOp::Remainder => per_lane(em, "rx_fmodf", &[x, y])?,
         BinaryOp::Power => per_lane(em, "rx_powf", &[x, y])?,
