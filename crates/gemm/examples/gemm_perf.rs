@@ -1,6 +1,7 @@
 //! Quick release-mode figures (GFLOP/s and fraction of the measured FMA peak) for sgemm, the two benchmark
 //! convolutions and the MLP dots: `cargo run --release -p rxla-gemm --example gemm_perf [threads...]`.
-//! Best of several runs (env GEMM_MC/GEMM_KC/GEMM_NC override the blocking); the machine is shared, so
+//! Best of several runs (env GEMM_MC/GEMM_KC/GEMM_NC override the blocking, GEMM_KERNEL=portable|cranelift the
+//! micro-kernel); the machine is shared, so
 //! numbers are noisy.
 
 use rxla_gemm::{
@@ -91,6 +92,11 @@ fn main() {
         println!("\n== {t} thread(s), probe peak {peak:.1} GFLOP/s ==");
         let mut o = Options::with_threads(t);
         let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<usize>().ok());
+        match std::env::var("GEMM_KERNEL").as_deref() {
+            Ok("portable") => o.kernel = KernelKind::Portable,
+            Ok("cranelift") => o.kernel = KernelKind::Cranelift,
+            _ => {}
+        }
         if let (Some(mc), Some(kc), Some(nc)) = (env("GEMM_MC"), env("GEMM_KC"), env("GEMM_NC")) {
             o.blocking = Some(rxla_gemm::Blocking::new(o.kernel, mc, kc, nc));
         }

@@ -302,3 +302,30 @@ fn bad_arguments_are_errors() {
         );
     }
 }
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn cranelift_kernel_compiles_and_matches_on_x86_64() {
+    assert!(
+        KernelKind::Cranelift.available(),
+        "the Cranelift 6x8 kernel failed to compile"
+    );
+    assert_eq!(
+        (KernelKind::Cranelift.mr(), KernelKind::Cranelift.nr()),
+        (6, 8)
+    );
+    let mut rng = Rng::new(6);
+    let mut o = opts(KernelKind::Cranelift, 1);
+    o.unpacked_paths = false;
+    check(
+        65,
+        67,
+        300,
+        [false, true, false],
+        1.5,
+        0.5,
+        None,
+        &o,
+        &mut rng,
+    );
+}

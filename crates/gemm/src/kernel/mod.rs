@@ -4,6 +4,7 @@
 //! the tile and the panels.
 
 mod avx2;
+mod clif;
 mod portable;
 
 /// `unsafe fn(k, a_panel, b_panel, c, rsc, csc, alpha, beta)`.
@@ -17,6 +18,8 @@ pub enum KernelKind {
     Avx2Fma,
     /// 6x8 portable kernel (plain Rust the compiler vectorises to 128-bit lanes), any host.
     Portable,
+    /// 6x8 Cranelift-generated F32X4+FMA kernel (ISA flags from cranelift-native), compiled on first use.
+    Cranelift,
 }
 
 impl KernelKind {
@@ -34,6 +37,7 @@ impl KernelKind {
         match self {
             KernelKind::Avx2Fma => avx2::available(),
             KernelKind::Portable => true,
+            KernelKind::Cranelift => clif::available(),
         }
     }
 
@@ -58,6 +62,11 @@ impl KernelKind {
                 mr: portable::MR,
                 nr: portable::NR,
                 f: portable::kernel,
+            },
+            KernelKind::Cranelift => Kernel {
+                mr: clif::MR,
+                nr: clif::NR,
+                f: clif::kernel,
             },
         }
     }

@@ -31,6 +31,13 @@ impl Rng {
 /// Kernels to test on this host; prints a message for the ones skipped.
 pub fn kernels() -> Vec<KernelKind> {
     let mut v = vec![KernelKind::Portable];
+    if KernelKind::Cranelift.available() {
+        v.push(KernelKind::Cranelift);
+    } else {
+        eprintln!(
+            "note: the Cranelift micro-kernel did not compile on this host; its tests are skipped"
+        );
+    }
     if KernelKind::Avx2Fma.available() {
         v.push(KernelKind::Avx2Fma);
     } else {
