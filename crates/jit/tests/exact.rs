@@ -65,7 +65,6 @@ fn specials() -> Vec<f32> {
     let (mut xs, mut ys): (Vec<f32>, Vec<f32>) = v.into_iter().unzip();
     xs.push(7.0);
     ys.push(-0.0);
-    let _ = &mut ys;
     xs.iter().zip(&ys).flat_map(|(&x, &y)| [x, y]).collect()
 }
 
@@ -97,7 +96,7 @@ fn float_max_min_compare_bitwise() {
         &format!(
             "HloModule m\nENTRY e {{\n  x = f32[{n}] parameter(0)\n  ROOT r = s32[{n}] convert(x)\n}}\n"
         ),
-        &[x.clone()],
+        std::slice::from_ref(&x),
     );
 }
 
