@@ -22,22 +22,27 @@ pub(crate) unsafe fn kernel(
     alpha: f32,
     beta: f32,
 ) {
-    let mut acc = [[0f32; NR]; MR];
-    // SAFETY: the caller guarantees the panel lengths.
-    let (a, b) = unsafe {
-        (
-            std::slice::from_raw_parts(a, k * MR),
-            std::slice::from_raw_parts(b, k * NR),
-        )
-    };
-    for (ap, bp) in a.chunks_exact(MR).zip(b.chunks_exact(NR)) {
-        let bv: [f32; NR] = bp.try_into().unwrap_or([0.0; NR]);
-        for (row, &av) in acc.iter_mut().zip(ap) {
-            for (x, &y) in row.iter_mut().zip(&bv) {
-                *x += av * y;
-            }
+    // One array per row (a 2-D array defeats the vectoriser and ends up on the stack).
+    let (mut r0, mut r1, mut r2) = ([0f32; NR], [0f32; NR], [0f32; NR]);
+    let (mut r3, mut r4, mut r5) = ([0f32; NR], [0f32; NR], [0f32; NR]);
+    for p in 0..k {
+        // SAFETY: the caller guarantees the panel lengths (k*MR and k*NR floats).
+        let (ap, bp) = unsafe {
+            (
+                *(a.add(p * MR) as *const [f32; MR]),
+                *(b.add(p * NR) as *const [f32; NR]),
+            )
+        };
+        for j in 0..NR {
+            r0[j] += ap[0] * bp[j];
+            r1[j] += ap[1] * bp[j];
+            r2[j] += ap[2] * bp[j];
+            r3[j] += ap[3] * bp[j];
+            r4[j] += ap[4] * bp[j];
+            r5[j] += ap[5] * bp[j];
         }
     }
+    let acc = [r0, r1, r2, r3, r4, r5];
     for (i, row) in acc.iter().enumerate() {
         for (j, &v) in row.iter().enumerate() {
             // SAFETY: inside the tile by the caller's contract.
