@@ -8,7 +8,7 @@ use crate::Failure;
 use clap::Args;
 use rxla_fuzzgen::campaign::{Case, run_case};
 use rxla_fuzzgen::oracles::{Oracle, Verdict};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -125,6 +125,9 @@ pub fn run(args: FuzzArgs) -> Result<(), Failure> {
     let start = Instant::now();
     let mut last_report = Instant::now();
     let mut seen: BTreeSet<&'static str> = BTreeSet::new();
+    // Skips by kind (the reason's text before the first ':', e.g.
+    // "unsupported" for modules the JIT declines to compile).
+    let mut skip_kinds: BTreeMap<String, u64> = BTreeMap::new();
     let (mut done, mut checked, mut skipped, mut failures) = (0u64, 0u64, 0u64, 0usize);
     'outer: for i in 0..args.iterations {
         if limit.is_some_and(|l| start.elapsed() >= l) || failures >= args.max_failures {
@@ -136,7 +139,13 @@ pub fn run(args: FuzzArgs) -> Result<(), Failure> {
             seen.extend(case.opcodes.iter().copied());
             match &case.result {
                 Ok(Verdict::Checked) => checked += 1,
-                Ok(Verdict::Skipped(_)) => skipped += 1,
+                Ok(Verdict::Skipped(why)) => {
+                    skipped += 1;
+                    let kind = why.split(':').next().unwrap_or(why).trim();
+                    *skip_kinds
+                        .entry(format!("{} {kind}", o.name()))
+                        .or_default() += 1;
+                }
                 Err(msg) => {
                     failures += 1;
                     let path = save_failure(&args.out, &case, msg)?;
@@ -177,6 +186,10 @@ pub fn run(args: FuzzArgs) -> Result<(), Failure> {
         all_opcodes.len(),
         start.elapsed().as_secs_f64()
     );
+    if !skip_kinds.is_empty() {
+        let parts: Vec<String> = skip_kinds.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+        println!("skipped: {}", parts.join(", "));
+    }
     if failures == 0 {
         Ok(())
     } else {

@@ -1,7 +1,7 @@
 //! rxla-fuzzgen: differential fuzzing for rxla. A well-typed random program
 //! generator ([`generate`], [`generate_from_seed`]), random arguments with
 //! special values ([`random_args`]), the oracles that check the parser,
-//! printer, passes, builder (and later the JIT) against the evaluator
+//! printer, passes, builder and JIT against the evaluator
 //! ([`oracles`]), and a delta-debugging reducer ([`reduce`]).
 //!
 //! The generator must only produce modules that verify; the oracles must

@@ -5,7 +5,9 @@
 //!    module evaluates identically;
 //! 2. `passes` — every registered pass alone, and the O1/O2 pipelines,
 //!    leave the evaluator's results unchanged;
-//! 3. `jit` — placeholder until the JIT exists (always skipped);
+//! 3. `jit` — the JIT (default options) computes what the evaluator does:
+//!    bit-exact, except a stated tolerance downstream of float
+//!    accumulations and transcendentals (`jit::tolerance`);
 //! 4. `parser` — the parser never panics or hangs on arbitrary or mutated
 //!    text;
 //! 5. `builder` — random builder calls return Ok or Err, never panic.

@@ -1,0 +1,272 @@
+//! The JIT oracle's tolerance policy: which result leaves of a module must
+//! match the evaluator bit for bit and which may differ by rounding, and by
+//! how much. A leaf is *inexact* when an inexact op feeds it (dataflow
+//! through the ENTRY computation; a call, fusion, loop or conditional whose
+//! callees contain an inexact op counts as one). Inexact ops are those on
+//! floating-point values whose evaluation order or approximation may
+//! legitimately differ: reduce, reduce-window, select-and-scatter, dot,
+//! convolution (accumulating), and the transcendental functions. Everything
+//! else — data movement, integer, pred, compare, and the IEEE-exact float
+//! ops (add, multiply, divide, sqrt, ...) — is exact. No I/O, no panics.
+
+use rxla_ir::{ArrayData, ArrayLiteral, CompId, Computation, InstrId, Module, Op, Shape};
+
+/// Transcendental element-wise ops (and those computed from one).
+pub const TRANSCENDENTAL: &[&str] = &[
+    "exponential",
+    "exponential-minus-one",
+    "log",
+    "log-plus-one",
+    "logistic",
+    "tanh",
+    "sine",
+    "cosine",
+    "tan",
+    "atan2",
+    "power",
+    "cbrt",
+    "erf",
+    "rsqrt",
+];
+
+/// Ops that accumulate floating-point values in an order the JIT may
+/// change (or with fused multiply-add).
+pub const ACCUMULATING: &[&str] = &[
+    "reduce",
+    "reduce-window",
+    "select-and-scatter",
+    "dot",
+    "convolution",
+];
+
+/// How far a leaf may be from the evaluator's value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tolerance {
+    /// A transcendental function feeds the leaf.
+    pub transcendental: bool,
+    /// The largest accumulation length feeding the leaf (0: none).
+    pub accumulate: usize,
+}
+
+impl Tolerance {
+    /// `log2(n)` of the accumulation length, at least 1.
+    fn log_factor(&self) -> f64 {
+        (self.accumulate.max(2) as f64).log2().max(1.0)
+    }
+
+    /// The relative tolerance for `ty`'s unit roundoff `u` (2^-mantissa).
+    pub fn rtol(&self, u: f64) -> f64 {
+        let is_f64 = u < 1e-10;
+        let trans = if is_f64 { 1e-12 } else { (4.0 * u).max(1e-5) };
+        let accum = if is_f64 { 1e-12 } else { (8.0 * u).max(1e-4) } * self.log_factor();
+        match (self.transcendental, self.accumulate > 0) {
+            (_, true) => accum.max(if self.transcendental { trans } else { 0.0 }),
+            (true, false) => trans,
+            (false, false) => 0.0,
+        }
+    }
+
+    fn merge(&mut self, other: &Tolerance) {
+        self.transcendental |= other.transcendental;
+        self.accumulate = self.accumulate.max(other.accumulate);
+    }
+}
+
+/// The comparison policy of one result leaf.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LeafPolicy {
+    Exact,
+    Tolerance(Tolerance),
+}
+
+/// The policy of every leaf of the ENTRY result, in `Literal::leaves` order.
+pub fn leaf_policies(module: &Module) -> Vec<LeafPolicy> {
+    let comp_inexact = computation_tolerances(module);
+    let entry = module.entry_computation();
+    let taint = instruction_tolerances(module, entry, &comp_inexact);
+    let mut out = Vec::new();
+    push_leaves(entry, entry.root, &taint, &mut out);
+    out
+}
+
+fn push_leaves(
+    comp: &Computation,
+    id: InstrId,
+    taint: &[Option<Tolerance>],
+    out: &mut Vec<LeafPolicy>,
+) {
+    let instr = comp.get(id);
+    if matches!(instr.op, Op::Tuple) {
+        for &o in &instr.operands {
+            push_leaves(comp, o, taint, out);
+        }
+        return;
+    }
+    let policy = match &taint[id.0 as usize] {
+        None => LeafPolicy::Exact,
+        Some(t) => LeafPolicy::Tolerance(t.clone()),
+    };
+    let n = leaf_count(&instr.shape);
+    out.extend(std::iter::repeat_n(policy, n));
+}
+
+fn leaf_count(s: &Shape) -> usize {
+    s.leaves().len()
+}
+
+/// Whether an op of `instr` in `comp` is itself inexact, and how.
+fn own_tolerance(comp: &Computation, id: InstrId) -> Option<Tolerance> {
+    let instr = comp.get(id);
+    let opcode = instr.opcode();
+    let float = |s: &Shape| s.leaves().iter().any(|a| a.element_type.is_float());
+    let touches_float =
+        float(&instr.shape) || instr.operands.iter().any(|&o| float(&comp.get(o).shape));
+    if !touches_float {
+        return None;
+    }
+    if TRANSCENDENTAL.contains(&opcode) {
+        return Some(Tolerance {
+            transcendental: true,
+            accumulate: 0,
+        });
+    }
+    if ACCUMULATING.contains(&opcode) {
+        let n = instr
+            .operands
+            .iter()
+            .flat_map(|&o| comp.get(o).shape.leaves().into_iter().cloned().collect::<Vec<_>>())
+            .map(|a| a.element_count().unwrap_or(usize::MAX))
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        return Some(Tolerance {
+            transcendental: false,
+            accumulate: n,
+        });
+    }
+    None
+}
+
+/// Per computation: the tolerance of its inexact ops (transitively through
+/// the computations it calls), or `None` when it is exact.
+fn computation_tolerances(module: &Module) -> Vec<Option<Tolerance>> {
+    let mut out: Vec<Option<Tolerance>> = vec![None; module.computations.len()];
+    // Callees come before callers; iterate to a fixed point anyway so the
+    // result does not depend on that order.
+    for _ in 0..module.computations.len().max(1) {
+        let mut changed = false;
+        for (ci, comp) in module.computations.iter().enumerate() {
+            let mut t: Option<Tolerance> = None;
+            for id in comp.ids() {
+                let mut own = own_tolerance(comp, id);
+                for callee in comp.get(id).op.called_computations() {
+                    if let Some(Some(ct)) = out.get(callee.0 as usize) {
+                        own.get_or_insert_with(|| ct.clone()).merge(ct);
+                    }
+                }
+                if let Some(o) = own {
+                    t.get_or_insert_with(|| o.clone()).merge(&o);
+                }
+            }
+            if t != out[ci] {
+                out[ci] = t;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    out
+}
+
+/// Per instruction of `comp`: the tolerance of the inexact ops that feed it.
+fn instruction_tolerances(
+    module: &Module,
+    comp: &Computation,
+    comp_tol: &[Option<Tolerance>],
+) -> Vec<Option<Tolerance>> {
+    let _ = module;
+    let mut taint: Vec<Option<Tolerance>> = vec![None; comp.len()];
+    for id in comp.ids() {
+        let instr = comp.get(id);
+        let mut t = own_tolerance(comp, id);
+        let callees: Vec<CompId> = instr.op.called_computations();
+        let from_callees = callees
+            .iter()
+            .filter_map(|c| comp_tol.get(c.0 as usize).cloned().flatten());
+        let from_operands = instr
+            .operands
+            .iter()
+            .filter_map(|o| taint.get(o.0 as usize).cloned().flatten());
+        for o in from_callees.chain(from_operands) {
+            t.get_or_insert_with(|| o.clone()).merge(&o);
+        }
+        taint[id.0 as usize] = t;
+    }
+    taint
+}
+
+/// Unit roundoff (2^-mantissa bits) of a float leaf, `None` otherwise.
+fn unit_roundoff(d: &ArrayData) -> Option<(f64, f64)> {
+    // (unit roundoff, smallest positive normal)
+    Some(match d {
+        ArrayData::F16(_) => (2f64.powi(-10), 2f64.powi(-14)),
+        ArrayData::BF16(_) => (2f64.powi(-7), 2f64.powi(-126)),
+        ArrayData::F32(_) => (2f64.powi(-23), 2f64.powi(-126)),
+        ArrayData::F64(_) => (2f64.powi(-52), 2f64.powi(-1022)),
+        _ => return None,
+    })
+}
+
+fn floats(d: &ArrayData) -> Option<Vec<(f64, u64)>> {
+    Some(match d {
+        ArrayData::F16(v) => v.iter().map(|x| (x.to_f64(), x.to_bits() as u64)).collect(),
+        ArrayData::BF16(v) => v.iter().map(|x| (x.to_f64(), x.to_bits() as u64)).collect(),
+        ArrayData::F32(v) => v.iter().map(|x| (*x as f64, x.to_bits() as u64)).collect(),
+        ArrayData::F64(v) => v.iter().map(|x| (*x, x.to_bits())).collect(),
+        _ => return None,
+    })
+}
+
+/// Compares a float leaf within `t`: `Some(Ok)` when every element is
+/// bit-identical, both NaN, or `|got - want| <= rtol*|want| + atol` with
+/// `atol = rtol + 4 * smallest normal` (values near zero, cancellation of
+/// O(1) terms); `None` when the leaf is not a float leaf.
+pub fn close(want: &ArrayLiteral, got: &ArrayLiteral, t: &Tolerance) -> Option<Result<(), String>> {
+    let (u, tiny) = unit_roundoff(&want.data)?;
+    if !want.shape.compatible(&got.shape) {
+        return Some(Err(format!(
+            "shape {} vs {}",
+            want.shape.with_default_layout(),
+            got.shape.with_default_layout()
+        )));
+    }
+    let (w, g) = match (floats(&want.data), floats(&got.data)) {
+        (Some(w), Some(g)) if w.len() == g.len() => (w, g),
+        _ => return Some(Err("element types or counts differ".into())),
+    };
+    let rtol = t.rtol(u);
+    let atol = rtol + 4.0 * tiny;
+    for (i, ((wv, wb), (gv, gb))) in w.iter().zip(&g).enumerate() {
+        let ok = wb == gb
+            || (wv.is_nan() && gv.is_nan())
+            || (wv.is_finite() && gv.is_finite() && (gv - wv).abs() <= rtol * wv.abs() + atol);
+        if !ok {
+            return Some(Err(format!(
+                "element {i} (row-major) of {}: expected {wv:e}, got {gv:e} (beyond rtol {rtol:.1e}, atol {atol:.1e}; {})",
+                want.shape.with_default_layout(),
+                describe(t)
+            )));
+        }
+    }
+    Some(Ok(()))
+}
+
+fn describe(t: &Tolerance) -> String {
+    match (t.transcendental, t.accumulate) {
+        (true, 0) => "downstream of a transcendental".into(),
+        (false, n) => format!("downstream of an accumulation over up to {n} elements"),
+        (true, n) => format!("downstream of a transcendental and an accumulation over up to {n}"),
+    }
+}
