@@ -156,9 +156,6 @@ fn build() -> Result<usize, String> {
         b.seal_block(entry);
         b.finalize(frontend);
     }
-    if std::env::var_os("RXLA_GEMM_DUMP_CLIF").is_some() {
-        eprintln!("{}", ctx.func.display());
-    }
     let id = module
         .declare_function("rxla_gemm_clif_6x8", Linkage::Local, &ctx.func.signature)
         .map_err(|e| e.to_string())?;
