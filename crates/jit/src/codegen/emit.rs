@@ -601,6 +601,23 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 self.reduce(c, ops[0], ops[1], dimensions, *to_apply, &shape, idx, lanes)
             }
             Op::Dot { dims } => self.dot(c, ops[0], ops[1], dims, &shape, idx, lanes),
+            Op::ReduceWindow { window, to_apply } => {
+                if ops.len() != 2 {
+                    return Err(JitError::unsupported("variadic reduce-window"));
+                }
+                if lanes.is_some() {
+                    return Err(JitError::unsupported("vector reduce-window"));
+                }
+                self.reduce_window(c, ops[0], ops[1], window, *to_apply, idx)
+            }
+            Op::Gather {
+                dims, slice_sizes, ..
+            } => {
+                if lanes.is_some() {
+                    return Err(JitError::unsupported("vector gather"));
+                }
+                self.gather(c, ops[0], ops[1], dims, slice_sizes, &shape, idx)
+            }
             other => Err(JitError::unsupported(format!("op {}", other.opcode()))),
         }
     }
@@ -975,6 +992,139 @@ impl<'a, 'f> Emitter<'a, 'f> {
             Ok(())
         })?;
         Ok(self.b.use_var(acc))
+    }
+
+    /// `reduce-window` at an output index: the window in row-major order,
+    /// positions on padding or base-dilation holes skipped (as the
+    /// evaluator), reads clamped into the operand.
+    fn reduce_window(
+        &mut self,
+        c: CompId,
+        operand: InstrId,
+        init: InstrId,
+        window: &rxla_ir::Window,
+        reducer: CompId,
+        idx: &[Value],
+    ) -> Result<Value> {
+        let os = self.array_shape(c, operand)?;
+        if window.dims.len() != os.rank() || idx.len() != os.rank() {
+            return Err(JitError::unsupported("reduce-window rank"));
+        }
+        let init_v = self.emit(c, init, &[], None)?;
+        if os.dims.contains(&0) {
+            return Ok(init_v);
+        }
+        let ty = scalar::storage(os.element_type)?;
+        let acc = self.b.declare_var(ty);
+        self.b.def_var(acc, init_v);
+        let extents: Vec<i64> = window.dims.iter().map(|w| w.size).collect();
+        self.nest(&extents, &mut Vec::new(), &mut |em, ks| {
+            let mut valid = em.b.ins().iconst(I8, 1);
+            let mut oi = Vec::with_capacity(ks.len());
+            for (d, w) in window.dims.iter().enumerate() {
+                let a = em.b.ins().imul_imm_s(idx[d], w.stride);
+                let k = em.b.ins().imul_imm_s(ks[d], w.window_dilation);
+                let p = em.b.ins().iadd(a, k);
+                let p = em.b.ins().iadd_imm_s(p, -w.pad_low);
+                let ge = em.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, p, 0);
+                let zero = em.iconst(0);
+                let pp = em.b.ins().smax(p, zero);
+                let (q, ok) = if w.base_dilation <= 1 {
+                    (pp, ge)
+                } else {
+                    let q = em.b.ins().udiv_imm_u(pp, w.base_dilation);
+                    let r = em.b.ins().urem_imm_u(pp, w.base_dilation);
+                    let r0 = em.b.ins().icmp_imm_s(IntCC::Equal, r, 0);
+                    (q, em.b.ins().band(ge, r0))
+                };
+                let lt = em.b.ins().icmp_imm_s(IntCC::SignedLessThan, q, os.dims[d]);
+                let ok = em.b.ins().band(ok, lt);
+                valid = em.b.ins().band(valid, ok);
+                oi.push(em.clamp_idx(q, 0, os.dims[d] - 1));
+            }
+            let v = em.emit(c, operand, &oi, None)?;
+            let a = em.b.use_var(acc);
+            let r = em.inline(reducer, &[a, v], false)?;
+            let r = em.b.ins().select(valid, r, a);
+            em.b.def_var(acc, r);
+            Ok(())
+        })?;
+        Ok(self.b.use_var(acc))
+    }
+
+    /// `gather` at an output index (the evaluator's rules: starts from the
+    /// index vector clamped into the operand, batching dims paired, offset
+    /// dims added; every index stays in bounds).
+    #[allow(clippy::too_many_arguments)]
+    fn gather(
+        &mut self,
+        c: CompId,
+        operand: InstrId,
+        indices: InstrId,
+        dims: &rxla_ir::GatherDims,
+        slice_sizes: &[i64],
+        out: &ArrayShape,
+        idx: &[Value],
+    ) -> Result<Value> {
+        let os = self.array_shape(c, operand)?;
+        let is = self.array_shape(c, indices)?;
+        let bad = || JitError::unsupported("gather dimension numbers");
+        let usz = |v: &[i64]| -> Vec<usize> { v.iter().map(|&d| d as usize).collect() };
+        let (rank, irank) = (os.rank(), is.rank());
+        let ivd = usize::try_from(dims.index_vector_dim).map_err(|_| bad())?;
+        let collapsed = usz(&dims.collapsed_slice_dims);
+        let op_batch = usz(&dims.operand_batching_dims);
+        let idx_batch = usz(&dims.start_indices_batching_dims);
+        let start_map = usz(&dims.start_index_map);
+        let offset_dims = usz(&dims.offset_dims);
+        let window: Vec<usize> = (0..rank)
+            .filter(|d| !collapsed.contains(d) && !op_batch.contains(d))
+            .collect();
+        let batch_dims: Vec<usize> = (0..out.rank())
+            .filter(|d| !offset_dims.contains(d))
+            .collect();
+        let idx_dims: Vec<usize> = (0..irank).filter(|&d| d != ivd).collect();
+        if window.len() != offset_dims.len()
+            || batch_dims.len() != idx_dims.len()
+            || slice_sizes.len() != rank
+            || op_batch.len() != idx_batch.len()
+            || start_map
+                .iter()
+                .chain(&window)
+                .chain(&op_batch)
+                .any(|&d| d >= rank)
+            || offset_dims.iter().any(|&d| d >= out.rank())
+        {
+            return Err(bad());
+        }
+        let zero = self.iconst(0);
+        let mut start = vec![zero; rank];
+        for (k, &d) in start_map.iter().enumerate() {
+            let mut ii = vec![zero; irank];
+            for (j, &o) in batch_dims.iter().enumerate() {
+                ii[idx_dims[j]] = idx[o];
+            }
+            if ivd < irank {
+                ii[ivd] = self.iconst(k as i64);
+            }
+            let v = self.emit(c, indices, &ii, None)?;
+            let v = scalar::to_i64(self, v, is.element_type)?;
+            start[d] = self.clamp_idx(v, 0, (os.dims[d] - slice_sizes[d]).max(0));
+        }
+        for (&ob, &ib) in op_batch.iter().zip(&idx_batch) {
+            let j = idx_dims.iter().position(|&d| d == ib).ok_or_else(bad)?;
+            start[ob] = idx[batch_dims[j]];
+        }
+        let mut oi = start.clone();
+        for (i, &o) in offset_dims.iter().enumerate() {
+            let wd = window[i];
+            let s = self.b.ins().iadd(start[wd], idx[o]);
+            oi[wd] = self.clamp_idx(s, 0, os.dims[wd] - 1);
+        }
+        if os.dims.contains(&0) {
+            return Err(JitError::unsupported("gather from an empty operand"));
+        }
+        self.emit(c, operand, &oi, None)
     }
 
     /// Nested loops `0..extents[k]`, body given the counters.
