@@ -422,3 +422,134 @@ fn rewrite(module: &mut Module, cid: CompId, comp: &Computation, groups: &[Group
     host.retain(&keep)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fused(text: &str) -> (Module, String) {
+        let mut m = rxla_ir::parse_module(text, "t").expect("parses");
+        fuse_module(&mut m).expect("fuses");
+        rxla_ir::verify_module(&m).expect("verifies");
+        let printed = rxla_ir::print_module(&m);
+        (m, printed)
+    }
+
+    const SOFTMAX: &str = "HloModule s
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  ninf = f32[] constant(-inf)
+  mx = f32[8] reduce(x, ninf), dimensions={1}, to_apply=max
+  bm = f32[8,16] broadcast(mx), dimensions={0}
+  d = f32[8,16] subtract(x, bm)
+  ex = f32[8,16] exponential(d)
+  zero = f32[] constant(0)
+  sm = f32[8] reduce(ex, zero), dimensions={1}, to_apply=add
+  bs = f32[8,16] broadcast(sm), dimensions={0}
+  ROOT r = f32[8,16] divide(ex, bs)
+}
+";
+
+    #[test]
+    fn softmax_groups_and_kinds() {
+        let (m, text) = fused(SOFTMAX);
+        let e = m.entry_computation();
+        let kinds: Vec<&str> = e
+            .instructions
+            .iter()
+            .filter_map(|i| match &i.op {
+                Op::Fusion { kind, .. } => Some(kind.0.as_str()),
+                _ => None,
+            })
+            .collect();
+        // reduce-max (kInput), subtract+exp (kLoop; exp has two users so it
+        // is materialized once), reduce-sum (kInput), divide (kLoop).
+        assert_eq!(kinds, vec!["kInput", "kLoop", "kInput", "kLoop"], "{text}");
+        // The reduce results reach their consumers through broadcasts: never fused there.
+        assert!(text.contains("calls=fused_r"), "{text}");
+        let fused_div = &m.computations[m.find_computation("fused_r").expect("fused_r").index()];
+        assert!(
+            !fused_div
+                .instructions
+                .iter()
+                .any(|i| matches!(i.op, Op::Reduce { .. } | Op::Unary(UnaryOp::Exp))),
+            "the divide fusion must not recompute exp or the sum:\n{text}"
+        );
+    }
+
+    #[test]
+    fn dot_with_bias_and_relu_is_one_output_fusion() {
+        let (m, text) = fused(
+            "HloModule d
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  w = f32[8,3] parameter(1)
+  b = f32[3] parameter(2)
+  d = f32[4,3] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[4,3] broadcast(b), dimensions={1}
+  a = f32[4,3] add(d, bb)
+  z = f32[] constant(0)
+  zb = f32[4,3] broadcast(z), dimensions={}
+  ROOT r = f32[4,3] maximum(a, zb)
+}
+",
+        );
+        let e = m.entry_computation();
+        assert_eq!(e.len(), 4, "{text}");
+        assert!(text.contains("kind=kOutput"), "{text}");
+    }
+
+    #[test]
+    fn no_dots_config_keeps_the_dot_alone() {
+        let mut m = rxla_ir::parse_module(
+            "HloModule d
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  w = f32[8,3] parameter(1)
+  d = f32[4,3] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  n = f32[4,3] negate(d)
+  ROOT r = f32[4,3] exponential(n)
+}
+",
+            "t",
+        )
+        .expect("parses");
+        fuse_module_with_config(&mut m, FusionConfig { fuse_dots: false }).expect("fuses");
+        let text = rxla_ir::print_module(&m);
+        assert!(text.contains("dot(x, w)"), "{text}");
+        assert!(text.contains("kind=kLoop"), "{text}");
+    }
+
+    #[test]
+    fn expensive_producer_behind_a_broadcast_is_not_duplicated() {
+        let (m, text) = fused(
+            "HloModule b
+ENTRY e {
+  x = f32[8] parameter(0)
+  t = f32[8] tanh(x)
+  b = f32[8,100] broadcast(t), dimensions={0}
+  ROOT r = f32[8,100] negate(b)
+}
+",
+        );
+        // tanh would be recomputed 100 times per element inside the
+        // broadcast's group: it stays outside.
+        let e = m.entry_computation();
+        assert!(
+            e.instructions
+                .iter()
+                .any(|i| matches!(i.op, Op::Unary(UnaryOp::Tanh))),
+            "{text}"
+        );
+    }
+}
