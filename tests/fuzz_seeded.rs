@@ -11,7 +11,18 @@ use std::path::{Path, PathBuf};
 /// Open bugs found by the fuzzers: (text in the failure message, text in
 /// the failing input, the regression test that tracks it). Remove an entry
 /// when its bug is fixed.
-const KNOWN: &[(&str, &str, &str)] = &[];
+const KNOWN: &[(&str, &str, &str)] = &[
+    (
+        "emit.rs:262",
+        "bitcast-convert",
+        "regressions::jit_bitcast_convert_rank",
+    ),
+    (
+        "jit run fails: jit: buffer of",
+        ":P(",
+        "regressions::jit_padded_constant_in_while",
+    ),
+];
 
 fn env_u64(name: &str) -> Option<u64> {
     std::env::var(name).ok()?.parse().ok()
@@ -77,9 +88,7 @@ fn seeded(oracle: Oracle, n: u64) {
         oracle.name(),
         failures.join("\n")
     );
-    if oracle != Oracle::Jit {
-        assert!(checked > 0, "{}: nothing was checked", oracle.name());
-    }
+    assert!(checked > 0, "{}: nothing was checked", oracle.name());
 }
 
 #[test]
@@ -93,8 +102,38 @@ fn passes_oracle() {
 }
 
 #[test]
-fn jit_oracle_is_a_placeholder() {
-    seeded(Oracle::Jit, 5);
+fn jit_oracle() {
+    seeded(Oracle::Jit, 200);
+}
+
+/// The JIT oracle on modules without random layouts (the open layout
+/// bugs, see `mod regressions`, hide everything else): a triage helper;
+/// `RXLA_FUZZ_SEED` / `RXLA_FUZZ_ITERATIONS` choose the seeds.
+#[test]
+#[ignore = "triage helper"]
+fn jit_oracle_without_layouts() {
+    let cfg = rxla_fuzzgen::GenConfig {
+        layouts: false,
+        ..Oracle::Jit.config()
+    };
+    let first = env_u64("RXLA_FUZZ_SEED").unwrap_or(0);
+    let n = env_u64("RXLA_FUZZ_ITERATIONS").unwrap_or(1000);
+    let mut failures = Vec::new();
+    for seed in first..first + n {
+        let m = rxla_fuzzgen::generate_from_seed(seed, &cfg);
+        if let Err(e) = Oracle::Jit.check(&m, seed) {
+            eprintln!("seed {seed}: {e}");
+            if std::env::var_os("RXLA_PRINT").is_some() {
+                eprintln!("{}", rxla_ir::print_module(&m));
+            }
+            failures.push(seed);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures: {failures:?}",
+        failures.len()
+    );
 }
 
 #[test]
@@ -122,6 +161,50 @@ mod regressions {
         if let Err(e) = oracle.check(&m, 0) {
             panic!("{file}: {} oracle: {e}", oracle.name());
         }
+    }
+
+    /// Checks the module at `$RXLA_JIT_FILE` with the JIT oracle
+    /// (`RXLA_FUZZ_SEED` for the arguments): a triage helper.
+    #[test]
+    #[ignore = "triage helper: set RXLA_JIT_FILE"]
+    fn jit_check_file() {
+        let path = std::env::var("RXLA_JIT_FILE").expect("RXLA_JIT_FILE");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let m = rxla_ir::parse_module(&text, &path).unwrap_or_else(|e| panic!("{e}"));
+        let seed = super::env_u64("RXLA_FUZZ_SEED").unwrap_or(0);
+        let r = Oracle::Jit.check(&m, seed);
+        eprintln!("{path}: {r:?}");
+        assert!(r.is_ok());
+    }
+
+    #[test]
+    #[ignore = "open: rxla-jit: bitcast-convert to a narrower type panics (emit.rs:262)"]
+    fn jit_bitcast_convert_rank() {
+        regression("jit_bitcast_convert_rank.hlo", Oracle::Jit);
+    }
+
+    #[test]
+    #[ignore = "open: rxla-jit: a get-tuple-element/root with another layout than its operand reinterprets the bytes"]
+    fn jit_layout_changing_gte() {
+        regression("jit_layout_changing_gte.hlo", Oracle::Jit);
+    }
+
+    #[test]
+    #[ignore = "open: rxla-jit: bitcast of a padded layout ignores the padding value"]
+    fn jit_bitcast_padding_value() {
+        regression("jit_bitcast_padding_value.hlo", Oracle::Jit);
+    }
+
+    #[test]
+    #[ignore = "open: rxla-jit: padded constant in a while loop state: wrong buffer size"]
+    fn jit_padded_constant_in_while() {
+        regression("jit_padded_constant_in_while.hlo", Oracle::Jit);
+    }
+
+    #[test]
+    #[ignore = "open: rxla-jit: f32 tanh(-0) gives +0"]
+    fn jit_tanh_negative_zero() {
+        regression("jit_tanh_negative_zero.hlo", Oracle::Jit);
     }
 
     #[test]

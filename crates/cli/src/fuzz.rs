@@ -187,7 +187,10 @@ pub fn run(args: FuzzArgs) -> Result<(), Failure> {
         start.elapsed().as_secs_f64()
     );
     if !skip_kinds.is_empty() {
-        let parts: Vec<String> = skip_kinds.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+        let parts: Vec<String> = skip_kinds
+            .iter()
+            .map(|(k, n)| format!("{k}: {n}"))
+            .collect();
         println!("skipped: {}", parts.join(", "));
     }
     if failures == 0 {

@@ -71,7 +71,11 @@ pub fn compare(module: &Module, want: &Literal, got: &Literal) -> OracleResult {
     Ok(Verdict::Checked)
 }
 
-fn compare_leaf(want: &ArrayLiteral, got: &ArrayLiteral, policy: &LeafPolicy) -> Result<(), String> {
+fn compare_leaf(
+    want: &ArrayLiteral,
+    got: &ArrayLiteral,
+    policy: &LeafPolicy,
+) -> Result<(), String> {
     let exact = || same_values(&Literal::Array(want.clone()), &Literal::Array(got.clone()));
     match policy {
         LeafPolicy::Exact => exact(),
@@ -106,7 +110,8 @@ mod tests {
 
     #[test]
     fn a_wrong_value_is_caught_exactly() {
-        let text = "HloModule m\nENTRY e {\n  p = s32[3] parameter(0)\n  ROOT a = s32[3] add(p, p)\n}\n";
+        let text =
+            "HloModule m\nENTRY e {\n  p = s32[3] parameter(0)\n  ROOT a = s32[3] add(p, p)\n}\n";
         let m = rxla_ir::parse_module(text, "t").unwrap();
         let want = Literal::vec1(vec![2i32, 4, 6]);
         assert_eq!(compare(&m, &want, &want.clone()), Ok(Verdict::Checked));
@@ -117,13 +122,17 @@ mod tests {
 
     #[test]
     fn exact_floats_distinguish_signed_zero() {
-        let text = "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT a = f32[2] add(p, p)\n}\n";
+        let text =
+            "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT a = f32[2] add(p, p)\n}\n";
         let m = rxla_ir::parse_module(text, "t").unwrap();
         let want = Literal::vec1(vec![0.0f32, 1.0]);
         let got = Literal::vec1(vec![-0.0f32, 1.0]);
         assert!(compare(&m, &want, &got).is_err());
         let got = Literal::vec1(vec![0.0f32, f32::from_bits(1.0f32.to_bits() + 1)]);
-        assert!(compare(&m, &want, &got).is_err(), "one ulp off an add is a failure");
+        assert!(
+            compare(&m, &want, &got).is_err(),
+            "one ulp off an add is a failure"
+        );
     }
 
     #[test]

@@ -134,7 +134,14 @@ fn own_tolerance(comp: &Computation, id: InstrId) -> Option<Tolerance> {
         let n = instr
             .operands
             .iter()
-            .flat_map(|&o| comp.get(o).shape.leaves().into_iter().cloned().collect::<Vec<_>>())
+            .flat_map(|&o| {
+                comp.get(o)
+                    .shape
+                    .leaves()
+                    .into_iter()
+                    .cloned()
+                    .collect::<Vec<_>>()
+            })
             .map(|a| a.element_count().unwrap_or(usize::MAX))
             .max()
             .unwrap_or(1)
