@@ -132,3 +132,44 @@ fn integer_edge_cases() {
         );
     }
 }
+
+#[test]
+fn half_types_round_like_the_evaluator() {
+    use half::{bf16, f16};
+    let xs: Vec<f64> = vec![
+        0.1,
+        -0.0,
+        65504.0,
+        70000.0,
+        1e-8,
+        -3.3333,
+        f64::NAN,
+        2.5,
+        1.0009765625,
+        1e30,
+    ];
+    let n = xs.len();
+    let x64 = Literal::vec1(xs.clone());
+    for ty in ["f16", "bf16"] {
+        same(
+            &format!(
+                "HloModule m\nENTRY e {{\n  x = f64[{n}] parameter(0)\n  h = {ty}[{n}] convert(x)\n  s = {ty}[{n}] add(h, h)\n  m = {ty}[{n}] multiply(s, h)\n  i = s32[{n}] convert(m)\n  j = {ty}[{n}] convert(i)\n  k = {ty}[{n}] add(j, m)\n  ROOT r = f32[{n}] convert(k)\n}}\n"
+            ),
+            std::slice::from_ref(&x64),
+        );
+    }
+    let h = Literal::vec1(xs.iter().map(|&v| f16::from_f64(v)).collect::<Vec<_>>());
+    same(
+        &format!(
+            "HloModule m\nENTRY e {{\n  x = f16[{n}] parameter(0)\n  ROOT r = f16[{n}] divide(x, x)\n}}\n"
+        ),
+        std::slice::from_ref(&h),
+    );
+    let b = Literal::vec1(xs.iter().map(|&v| bf16::from_f64(v)).collect::<Vec<_>>());
+    same(
+        &format!(
+            "HloModule m\nENTRY e {{\n  x = bf16[{n}] parameter(0)\n  ROOT r = bf16[{n}] subtract(x, x)\n}}\n"
+        ),
+        std::slice::from_ref(&b),
+    );
+}

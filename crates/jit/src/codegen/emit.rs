@@ -113,6 +113,21 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.consts_v.pop();
     }
 
+    /// Stores one element of type `et` (half types as their bits).
+    pub fn store_elem(&mut self, v: Value, addr: Value, et: ElementType) -> Result<()> {
+        let v = if scalar::is_half(et)
+            && self.b.func.dfg.value_type(v) == cranelift_codegen::ir::types::F32
+        {
+            scalar::half_to_bits(self, v, et)?
+        } else {
+            v
+        };
+        self.b
+            .ins()
+            .store(MemFlagsData::new().with_notrap(), v, addr, 0);
+        Ok(())
+    }
+
     /// An i64 constant (reused from an enclosing scope when made there).
     pub fn iconst(&mut self, v: i64) -> Value {
         if let Some(&c) = self.consts_i.iter().rev().find_map(|m| m.get(&v)) {
@@ -277,7 +292,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         lanes: Option<&Sym>,
     ) -> Result<Value> {
         let et = shape.element_type;
-        let ty = scalar::storage(et)?;
+        let ty = scalar::memory(et)?;
         let addr = self.address(base, shape, idx)?;
         // Inputs are never written while a kernel runs (outputs are distinct
         // buffers), so loads may be hoisted out of loops (broadcast operands).
@@ -286,7 +301,12 @@ impl<'a, 'f> Emitter<'a, 'f> {
             .with_readonly()
             .with_can_move();
         let Some(sym) = lanes else {
-            return Ok(self.b.ins().load(ty, flags, addr, 0));
+            let v = self.b.ins().load(ty, flags, addr, 0);
+            return if scalar::is_half(et) {
+                scalar::half_from_bits(self, v, et)
+            } else {
+                Ok(v)
+            };
         };
         if et != ElementType::F32 {
             return Err(JitError::unsupported("vector loads of non-f32 data"));
@@ -329,7 +349,16 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 return Ok(v);
             }
         }
-        let v = self.emit_uncached(c, id, idx, lanes)?;
+        let mut v = self.emit_uncached(c, id, idx, lanes)?;
+        let instr = self.module.comp(c).get(id);
+        if lanes.is_none()
+            && !self.inputs.contains_key(&(c, id))
+            && matches!(instr.op, Op::Unary(_) | Op::Binary(_) | Op::Iota { .. })
+            && instr.shape.element_type().is_some_and(scalar::is_half)
+        {
+            let et = instr.shape.element_type().unwrap_or(ElementType::F16);
+            v = scalar::round_half(self, v, et)?;
+        }
         if let Some(top) = self.memo.last_mut() {
             top.insert(key, v);
         }
@@ -566,6 +595,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 }
                 if matches!(instr.op, Op::Convert) {
                     scalar::convert(self, x, from, et)
+                } else if scalar::is_half(from) || scalar::is_half(et) {
+                    Err(JitError::unsupported("bitcast-convert of half types"))
                 } else if from.byte_size() == et.byte_size() {
                     let to = scalar::storage(et)?;
                     Ok(if scalar::storage(from)? == to {
@@ -1264,7 +1295,11 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let ls = self.array_shape(c, lhs)?;
         let rs = self.array_shape(c, rhs)?;
         let et = out.element_type;
-        if ls.element_type != et || rs.element_type != et || et == ElementType::Pred {
+        if ls.element_type != et
+            || rs.element_type != et
+            || et == ElementType::Pred
+            || scalar::is_half(et)
+        {
             return Err(JitError::unsupported("mixed-type or pred dot"));
         }
         let free = |s: &ArrayShape, b: &[i64], k: &[i64]| -> Vec<usize> {

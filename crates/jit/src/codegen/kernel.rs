@@ -73,8 +73,7 @@ pub fn build(
     if elements > 0 {
         if rank == 0 {
             let v = em.emit(spec.comp, spec.root, &[], None)?;
-            em.b.ins()
-                .store(MemFlagsData::new().with_notrap(), v, out_base, 0);
+            em.store_elem(v, out_base, out.element_type)?;
         } else {
             let zero = em.iconst(0);
             let mut idx = vec![zero; rank];
@@ -125,7 +124,6 @@ impl Nest<'_> {
                 self.level(em, level + 1, idx, lo, hi)
             });
         }
-        let store = MemFlagsData::new().with_notrap();
         if self.vectorize {
             // Vector loop unrolled twice over [lo, lo + len/8*8) (two
             // independent chains keep both FMA pipes busy), one vector step
@@ -149,7 +147,7 @@ impl Nest<'_> {
                     return Err(JitError::unsupported("vector root of another type"));
                 }
                 let a = em.address(self.out_base, self.out, idx)?;
-                em.b.ins().store(store, v, a, 0);
+                em.store_elem(v, a, self.out.element_type)?;
                 Ok(())
             };
             em.for_range(lo, v8hi, 8, |em, j| {
@@ -162,7 +160,7 @@ impl Nest<'_> {
                 idx[d] = j;
                 let v = em.emit(self.spec.comp, self.spec.root, idx, None)?;
                 let a = em.address(self.out_base, self.out, idx)?;
-                em.b.ins().store(store, v, a, 0);
+                em.store_elem(v, a, self.out.element_type)?;
                 Ok(())
             });
         }
@@ -170,7 +168,7 @@ impl Nest<'_> {
             idx[d] = j;
             let v = em.emit(self.spec.comp, self.spec.root, idx, None)?;
             let a = em.address(self.out_base, self.out, idx)?;
-            em.b.ins().store(store, v, a, 0);
+            em.store_elem(v, a, self.out.element_type)?;
             Ok(())
         })
     }

@@ -13,10 +13,12 @@ use cranelift_codegen::ir::types::{F32, F64, I8, I16, I32, I64};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value};
 use rxla_ir::{ArrayData, BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
 
-/// The Cranelift type holding one element of `et` (half types are not
-/// native yet).
+/// The Cranelift type holding one element of `et` in a register. Half
+/// types (f16, bf16) are held as the f32 of their value (exact) and
+/// rounded back after every arithmetic op, as the evaluator computes them.
 pub fn storage(et: ElementType) -> Result<Type> {
     Ok(match et {
+        ElementType::F16 | ElementType::BF16 => F32,
         ElementType::Pred | ElementType::S8 | ElementType::U8 => I8,
         ElementType::S16 | ElementType::U16 => I16,
         ElementType::S32 | ElementType::U32 => I32,
@@ -27,9 +29,48 @@ pub fn storage(et: ElementType) -> Result<Type> {
     })
 }
 
+pub fn is_half(et: ElementType) -> bool {
+    matches!(et, ElementType::F16 | ElementType::BF16)
+}
+
+/// The type of one element in memory (half types are 16-bit patterns).
+pub fn memory(et: ElementType) -> Result<Type> {
+    if is_half(et) { Ok(I16) } else { storage(et) }
+}
+
+/// A half value's f32 from its bits.
+pub fn half_from_bits(em: &mut Emitter, bits: Value, et: ElementType) -> Result<Value> {
+    em.call(
+        if et == ElementType::BF16 {
+            "rx_bf16_to_f32"
+        } else {
+            "rx_f16_to_f32"
+        },
+        &[bits],
+    )
+}
+
+/// The bits of the half nearest to an f32.
+pub fn half_to_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
+    em.call(
+        if et == ElementType::BF16 {
+            "rx_f32_to_bf16"
+        } else {
+            "rx_f32_to_f16"
+        },
+        &[v],
+    )
+}
+
+/// Rounds an f32 to the nearest value of half type `et` (held as f32).
+pub fn round_half(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
+    let b = half_to_bits(em, v, et)?;
+    half_from_bits(em, b, et)
+}
+
 pub fn zero(em: &mut Emitter, et: ElementType) -> Result<Value> {
     Ok(match et {
-        ElementType::F32 => em.b.ins().f32const(0.0),
+        ElementType::F32 | ElementType::F16 | ElementType::BF16 => em.b.ins().f32const(0.0),
         ElementType::F64 => em.b.ins().f64const(0.0),
         _ => em.b.ins().iconst(storage(et)?, 0),
     })
@@ -59,7 +100,9 @@ pub fn literal_value(em: &mut Emitter, d: &ArrayData, i: usize) -> Result<Value>
         ArrayData::U64(v) => em.b.ins().iconst(I64, *v.get(i).ok_or_else(oob)? as i64),
         ArrayData::F32(v) => em.b.ins().f32const(*v.get(i).ok_or_else(oob)?),
         ArrayData::F64(v) => em.b.ins().f64const(*v.get(i).ok_or_else(oob)?),
-        _ => return Err(JitError::unsupported("half or token constant")),
+        ArrayData::F16(v) => em.b.ins().f32const(v.get(i).ok_or_else(oob)?.to_f32()),
+        ArrayData::BF16(v) => em.b.ins().f32const(v.get(i).ok_or_else(oob)?.to_f32()),
+        _ => return Err(JitError::unsupported("token constant")),
     })
 }
 
@@ -67,7 +110,9 @@ pub fn literal_value(em: &mut Emitter, d: &ArrayData, i: usize) -> Result<Value>
 pub fn from_i64(em: &mut Emitter, i: Value, et: ElementType) -> Result<Value> {
     let ty = storage(et)?;
     Ok(match et {
-        ElementType::F32 | ElementType::F64 => em.b.ins().fcvt_from_sint(ty, i),
+        ElementType::F32 | ElementType::F64 | ElementType::F16 | ElementType::BF16 => {
+            em.b.ins().fcvt_from_sint(ty, i)
+        }
         ElementType::Pred => em.b.ins().icmp_imm_s(IntCC::NotEqual, i, 0),
         _ if ty == I64 => i,
         _ => em.b.ins().ireduce(ty, i),
@@ -325,6 +370,9 @@ pub fn compare(
     b: Value,
 ) -> Result<Value> {
     let ty = storage(et)?;
+    if is_half(et) && kind == Some(ComparisonType::TotalOrder) {
+        return Err(JitError::unsupported("total-order compare of half types"));
+    }
     if et.is_float() && kind == Some(ComparisonType::TotalOrder) {
         let ka = total_key(em, a, ty);
         let kb = total_key(em, b, ty);
@@ -361,11 +409,36 @@ pub fn int_cc(dir: ComparisonDirection, signed: bool) -> IntCC {
 
 /// `convert` (Rust `as` semantics, as the evaluator).
 pub fn convert(em: &mut Emitter, x: Value, from: ElementType, to: ElementType) -> Result<Value> {
-    let fty = storage(from)?;
-    let tty = storage(to)?;
     if from == to {
         return Ok(x);
     }
+    // Half values are exact f32s: convert from them as from f32.
+    let from = if is_half(from) {
+        ElementType::F32
+    } else {
+        from
+    };
+    if is_half(to) {
+        // The evaluator rounds f32 sources once, f64 and integer sources
+        // through f64 once (no double rounding).
+        let wide = match from {
+            ElementType::F32 => return round_half(em, x, to),
+            ElementType::F64 => x,
+            _ => convert(em, x, from, ElementType::F64)?,
+        };
+        let name = if to == ElementType::BF16 {
+            "rx_f64_to_bf16"
+        } else {
+            "rx_f64_to_f16"
+        };
+        let bits = em.call(name, &[wide])?;
+        return half_from_bits(em, bits, to);
+    }
+    if from == to {
+        return Ok(x);
+    }
+    let fty = storage(from)?;
+    let tty = storage(to)?;
     let b = &mut em.b;
     if to.is_pred() {
         return Ok(if from.is_float() {
