@@ -214,16 +214,24 @@ fn instruction_tolerances(
     taint
 }
 
-/// Unit roundoff (2^-mantissa bits) of a float leaf, `None` otherwise.
-fn unit_roundoff(d: &ArrayData) -> Option<(f64, f64)> {
-    // (unit roundoff, smallest positive normal)
+/// `(unit roundoff, smallest positive normal, largest finite)` of a float
+/// leaf, `None` otherwise.
+fn type_limits(d: &ArrayData) -> Option<(f64, f64, f64)> {
     Some(match d {
-        ArrayData::F16(_) => (2f64.powi(-10), 2f64.powi(-14)),
-        ArrayData::BF16(_) => (2f64.powi(-7), 2f64.powi(-126)),
-        ArrayData::F32(_) => (2f64.powi(-23), 2f64.powi(-126)),
-        ArrayData::F64(_) => (2f64.powi(-52), 2f64.powi(-1022)),
+        ArrayData::F16(_) => (2f64.powi(-10), 2f64.powi(-14), 65504.0),
+        ArrayData::BF16(_) => (2f64.powi(-7), 2f64.powi(-126), 3.3895313892515355e38),
+        ArrayData::F32(_) => (2f64.powi(-23), 2f64.powi(-126), f32::MAX as f64),
+        ArrayData::F64(_) => (2f64.powi(-52), 2f64.powi(-1022), f64::MAX),
         _ => return None,
     })
+}
+
+/// Whether `a` and `b` may differ only because an overflow happened in a
+/// different order (or not at all, with a fused multiply-add): one of them
+/// is inf or NaN and the other is inf, NaN or within 2^16 of overflowing.
+fn overflow_divergence(a: f64, b: f64, max: f64) -> bool {
+    let near = |x: f64| !x.is_finite() || x.abs() >= max * 2f64.powi(-16);
+    (!a.is_finite() || !b.is_finite()) && near(a) && near(b)
 }
 
 fn floats(d: &ArrayData) -> Option<Vec<(f64, u64)>> {
@@ -239,9 +247,11 @@ fn floats(d: &ArrayData) -> Option<Vec<(f64, u64)>> {
 /// Compares a float leaf within `t`: `Some(Ok)` when every element is
 /// bit-identical, both NaN, or `|got - want| <= rtol*|want| + atol` with
 /// `atol = rtol + 4 * smallest normal` (values near zero, cancellation of
-/// O(1) terms); `None` when the leaf is not a float leaf.
+/// O(1) terms), or an overflow reached in another order (inf/NaN against
+/// inf, NaN or a value within 2^16 of the type's maximum); `None` when the
+/// leaf is not a float leaf.
 pub fn close(want: &ArrayLiteral, got: &ArrayLiteral, t: &Tolerance) -> Option<Result<(), String>> {
-    let (u, tiny) = unit_roundoff(&want.data)?;
+    let (u, tiny, max) = type_limits(&want.data)?;
     if !want.shape.compatible(&got.shape) {
         return Some(Err(format!(
             "shape {} vs {}",
@@ -258,7 +268,8 @@ pub fn close(want: &ArrayLiteral, got: &ArrayLiteral, t: &Tolerance) -> Option<R
     for (i, ((wv, wb), (gv, gb))) in w.iter().zip(&g).enumerate() {
         let ok = wb == gb
             || (wv.is_nan() && gv.is_nan())
-            || (wv.is_finite() && gv.is_finite() && (gv - wv).abs() <= rtol * wv.abs() + atol);
+            || (wv.is_finite() && gv.is_finite() && (gv - wv).abs() <= rtol * wv.abs() + atol)
+            || overflow_divergence(*wv, *gv, max);
         if !ok {
             return Some(Err(format!(
                 "element {i} (row-major) of {}: expected {wv:e}, got {gv:e} (beyond rtol {rtol:.1e}, atol {atol:.1e}; {})",
@@ -275,5 +286,47 @@ fn describe(t: &Tolerance) -> String {
         (true, 0) => "downstream of a transcendental".into(),
         (false, n) => format!("downstream of an accumulation over up to {n} elements"),
         (true, n) => format!("downstream of a transcendental and an accumulation over up to {n}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rxla_ir::Literal;
+
+    fn leaf(v: Vec<f32>) -> ArrayLiteral {
+        match Literal::vec1(v) {
+            Literal::Array(a) => a,
+            Literal::Tuple(_) => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn accumulation_bounds() {
+        let t = Tolerance {
+            transcendental: false,
+            accumulate: 256,
+        };
+        assert!((t.rtol(2f64.powi(-23)) - 8e-4).abs() < 1e-12);
+        let want = leaf(vec![1.0, f32::NAN, 1e-30, f32::MAX, f32::INFINITY]);
+        let got = leaf(vec![1.0005, f32::NAN, 0.0, f32::INFINITY, f32::NAN]);
+        assert_eq!(close(&want, &got, &t), Some(Ok(())));
+        let got = leaf(vec![1.01, f32::NAN, 0.0, f32::INFINITY, f32::NAN]);
+        assert!(close(&want, &got, &t).unwrap().is_err());
+        // A NaN where a modest value is expected is never tolerated.
+        let got = leaf(vec![f32::NAN, f32::NAN, 0.0, f32::INFINITY, f32::NAN]);
+        assert!(close(&want, &got, &t).unwrap().is_err());
+    }
+
+    #[test]
+    fn policies_follow_the_dataflow() {
+        let text = "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  p = f32[8] parameter(0)\n  z = f32[] constant(0)\n  r = f32[] reduce(p, z), dimensions={0}, to_apply=add\n  n = f32[8] negate(p)\n  c = pred[] compare(r, z), direction=LT\n  ROOT t = (f32[], f32[8], pred[]) tuple(r, n, c)\n}\n";
+        let m = rxla_ir::parse_module(text, "t").unwrap();
+        let p = leaf_policies(&m);
+        let acc = LeafPolicy::Tolerance(Tolerance {
+            transcendental: false,
+            accumulate: 8,
+        });
+        assert_eq!(p, vec![acc.clone(), LeafPolicy::Exact, acc]);
     }
 }
