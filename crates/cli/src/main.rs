@@ -16,7 +16,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "rxla", version, about = "rxla: an optimizing tensor compiler for XLA's HLO")]
+#[command(
+    name = "rxla",
+    version,
+    about = "rxla: an optimizing tensor compiler for XLA's HLO"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -96,6 +100,8 @@ pub fn emit(text: &str) -> Result<(), Failure> {
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure::input(format!("error: cannot write to stdout: {e}"))),
+        Err(e) => Err(Failure::input(format!(
+            "error: cannot write to stdout: {e}"
+        ))),
     }
 }

@@ -61,18 +61,24 @@ pub fn read_npy(path: &Path) -> Result<Literal, String> {
     let shape = ArrayShape::new(ty, dims).map_err(|e| format!("{name}: {e}"))?;
     let lit = if order == Order::Fortran && shape.rank() > 1 {
         // The file holds the column-major physical buffer.
-        let cm = ArrayShape::with_layout(ty, shape.dims.clone(), Layout::column_major(shape.rank()))
-            .map_err(|e| format!("{name}: {e}"))?;
+        let cm =
+            ArrayShape::with_layout(ty, shape.dims.clone(), Layout::column_major(shape.rank()))
+                .map_err(|e| format!("{name}: {e}"))?;
         let a = ArrayLiteral::from_physical_bytes(cm, &data.to_le_bytes())
             .map_err(|e| format!("{name}: {e}"))?;
-        a.relayout(shape.layout.clone()).map_err(|e| format!("{name}: {e}"))?
+        a.relayout(shape.layout.clone())
+            .map_err(|e| format!("{name}: {e}"))?
     } else {
         ArrayLiteral::new(shape, data).map_err(|e| format!("{name}: {e}"))?
     };
     Ok(Literal::Array(lit))
 }
 
-fn write_vec<T: npyz::AutoSerialize + Copy>(path: &Path, dims: &[u64], v: &[T]) -> std::io::Result<()> {
+fn write_vec<T: npyz::AutoSerialize + Copy>(
+    path: &Path,
+    dims: &[u64],
+    v: &[T],
+) -> std::io::Result<()> {
     let file = std::io::BufWriter::new(std::fs::File::create(path)?);
     let mut w = WriteOptions::new()
         .default_dtype()

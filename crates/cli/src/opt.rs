@@ -256,7 +256,9 @@ fn configure(pm: &mut PassManager, args: &OptArgs) {
         pm.add_instrumentation(Box::new(Stats::new(Sink::Stderr)));
     }
     if args.explain {
-        pm.add_instrumentation(Box::new(rxla_passes::instrument::Explain::new(Sink::Stderr)));
+        pm.add_instrumentation(Box::new(rxla_passes::instrument::Explain::new(
+            Sink::Stderr,
+        )));
     }
 }
 

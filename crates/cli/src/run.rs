@@ -42,8 +42,10 @@ pub enum OutputFormat {
 pub struct RunArgs {
     /// HLO text file, or `-` for stdin.
     pub file: String,
-    /// Execution backend.
-    #[arg(long, value_enum, default_value = "interp")]
+    /// Execution backend: the Cranelift JIT (default; compiled after the O2
+    /// pipeline unless --passes/--pipeline say otherwise) or the reference
+    /// interpreter (runs the module as written unless told to optimize).
+    #[arg(long, value_enum, default_value = "jit")]
     pub backend: Backend,
     /// Arguments as corpus JSON: `{"inputs": [{"dtype","shape","data"}, ...]}`.
     #[arg(long, value_name = "F")]
@@ -73,7 +75,8 @@ pub struct RunArgs {
     /// Run this pass pipeline first (see `rxla opt --help`).
     #[arg(long, value_name = "PIPELINE", conflicts_with = "pipeline")]
     pub passes: Option<String>,
-    /// Run a named pipeline first (O0, O1, O2).
+    /// Run a named pipeline first (O0, O1, O2; default O2 with the JIT,
+    /// none with the interpreter).
     #[arg(long, value_name = "NAME")]
     pub pipeline: Option<String>,
     /// Time N runs after a warm-up and report median/min/max (with
@@ -210,10 +213,11 @@ fn gather_args(args: &RunArgs, module: &Module) -> Result<Vec<Literal>, Failure>
 
 fn optimize(args: &RunArgs, module: &mut Module) -> Result<(), Failure> {
     let registry = rxla_passes::Registry::standard();
-    let pm = match (&args.passes, &args.pipeline) {
-        (Some(p), _) => Some(rxla_passes::PassManager::from_text(p, &registry)),
-        (None, Some(n)) => Some(rxla_passes::PassManager::named(n, &registry)),
-        (None, None) => None,
+    let pm = match (&args.passes, &args.pipeline, args.backend) {
+        (Some(p), _, _) => Some(rxla_passes::PassManager::from_text(p, &registry)),
+        (None, Some(n), _) => Some(rxla_passes::PassManager::named(n, &registry)),
+        (None, None, Backend::Jit) => Some(rxla_passes::PassManager::named("O2", &registry)),
+        (None, None, Backend::Interp) => None,
     };
     if let Some(pm) = pm {
         let mut pm = pm.map_err(|e| Failure::usage(e.to_string()))?;
