@@ -20,11 +20,12 @@ use rxla_ir::{ArrayLiteral, Literal, Module};
 use rxla_jit::{CompileOptions, JitError, compile};
 use tolerance::{LeafPolicy, leaf_policies};
 
-/// The compile options of the oracle: the JIT's defaults, on one thread
-/// (the fuzzer runs one case at a time; results must not depend on it).
+/// The compile options of the oracle: the JIT's defaults (as `rxla run
+/// --backend jit`), with two worker threads whatever the machine, so that
+/// the parallel paths run and a seed behaves the same everywhere.
 pub fn options() -> CompileOptions {
     CompileOptions {
-        threads: Some(1),
+        threads: Some(2),
         ..CompileOptions::default()
     }
 }
