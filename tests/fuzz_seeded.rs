@@ -22,11 +22,7 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "TOTALORDER",
         "regressions::jit_reduce_totalorder_vector",
     ),
-    (
-        "3.1415927",
-        " tanh(",
-        "regressions::jit_tanh_negative_zero",
-    ),
+    ("3.1415927", " tanh(", "regressions::jit_tanh_negative_zero"),
     (
         "jit run fails: jit: buffer of",
         ":P(",
