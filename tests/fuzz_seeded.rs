@@ -13,16 +13,10 @@ use std::path::{Path, PathBuf};
 /// when its bug is fixed.
 const KNOWN: &[(&str, &str, &str)] = &[
     (
-        "at crates/jit/src/codegen/emit.rs:",
-        "bitcast-convert",
-        "regressions::jit_bitcast_convert_rank",
-    ),
-    (
         "jit compile fails: jit: codegen:",
         "TOTALORDER",
         "regressions::jit_reduce_totalorder_vector",
     ),
-    ("3.1415927", " tanh(", "regressions::jit_tanh_negative_zero"),
     (
         "jit run fails: jit: buffer of",
         ":P(",
@@ -184,7 +178,6 @@ mod regressions {
     }
 
     #[test]
-    #[ignore = "open: rxla-jit: bitcast-convert that changes the rank panics (codegen/emit.rs)"]
     fn jit_bitcast_convert_rank() {
         regression("jit_bitcast_convert_rank.hlo", Oracle::Jit);
     }
@@ -221,7 +214,6 @@ mod regressions {
     }
 
     #[test]
-    #[ignore = "open: rxla-jit: f32 tanh(-0) gives +0"]
     fn jit_tanh_negative_zero() {
         regression("jit_tanh_negative_zero.hlo", Oracle::Jit);
     }

@@ -138,6 +138,11 @@ pub fn tanh(em: &mut Emitter, x: Value) -> Value {
     let sx = em.b.ins().band(xi, sign);
     let li = em.b.ins().bor(ti, sx);
     let large = em.b.ins().bitcast(F32X4, le(), li);
+    // tanh is odd: the small branch keeps x's sign too (fma(pz, -0, -0)
+    // would give +0 for x = -0).
+    let si = em.b.ins().bitcast(I32X4, le(), small);
+    let si = em.b.ins().bor(si, sx);
+    let small = em.b.ins().bitcast(F32X4, le(), si);
     let lim = c(em, 0.625);
     let m = em.b.ins().fcmp(FloatCC::LessThan, ax, lim);
     let m = em.b.ins().bitcast(F32X4, le(), m);

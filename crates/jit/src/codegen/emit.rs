@@ -585,6 +585,11 @@ impl<'a, 'f> Emitter<'a, 'f> {
             }
             Op::Convert | Op::BitcastConvert => {
                 let from = op_shape(0)?.element_type;
+                // A width-changing bitcast-convert also changes the rank:
+                // the operand cannot be indexed with this op's index.
+                if matches!(instr.op, Op::BitcastConvert) && from.byte_size() != et.byte_size() {
+                    return Err(JitError::unsupported("width-changing bitcast-convert"));
+                }
                 let x = self.emit(c, ops[0], idx, lanes)?;
                 if lanes.is_some() {
                     return if from == et {
