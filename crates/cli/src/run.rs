@@ -42,11 +42,14 @@ pub enum OutputFormat {
 pub struct RunArgs {
     /// HLO text file, or `-` for stdin.
     pub file: String,
-    /// Execution backend: the Cranelift JIT (default; compiled after the O2
-    /// pipeline unless --passes/--pipeline say otherwise) or the reference
-    /// interpreter (runs the module as written unless told to optimize).
-    #[arg(long, value_enum, default_value = "jit")]
-    pub backend: Backend,
+    /// Execution backend: the Cranelift JIT (compiled after the O2 pipeline
+    /// unless --passes/--pipeline say otherwise) or the reference interpreter
+    /// (runs the module as written unless told to optimize). Without this
+    /// flag the JIT is used, and if it fails to compile or run a module the
+    /// interpreter runs it instead (with a warning on stderr); with
+    /// `--backend jit` a JIT failure is an error.
+    #[arg(long, value_enum)]
+    pub backend: Option<Backend>,
     /// Arguments as corpus JSON: `{"inputs": [{"dtype","shape","data"}, ...]}`.
     #[arg(long, value_name = "F")]
     pub args_json: Option<String>,
@@ -216,8 +219,8 @@ fn optimize(args: &RunArgs, module: &mut Module) -> Result<(), Failure> {
     let pm = match (&args.passes, &args.pipeline, args.backend) {
         (Some(p), _, _) => Some(rxla_passes::PassManager::from_text(p, &registry)),
         (None, Some(n), _) => Some(rxla_passes::PassManager::named(n, &registry)),
-        (None, None, Backend::Jit) => Some(rxla_passes::PassManager::named("O2", &registry)),
-        (None, None, Backend::Interp) => None,
+        (None, None, Some(Backend::Interp)) => None,
+        (None, None, _) => Some(rxla_passes::PassManager::named("O2", &registry)),
     };
     if let Some(pm) = pm {
         let mut pm = pm.map_err(|e| Failure::usage(e.to_string()))?;
@@ -251,10 +254,19 @@ fn execute(
         .replicas
         .unwrap_or(module.replica_count().max(1) as usize);
     if let (Some(exe), 1) = (exe, replicas) {
-        return exe
-            .run_with(args, &opts)
-            .map(|l| vec![l])
-            .map_err(|e| Failure::input(format!("{}: error: {e}", module.name)));
+        let r =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| exe.run_with(args, &opts)))
+                .unwrap_or_else(|_| Err(rxla_jit::JitError::unsupported("the JIT panicked")));
+        match r {
+            Ok(l) => return Ok(vec![l]),
+            Err(e) if run.backend.is_some() => {
+                return Err(Failure::input(format!("{}: error: {e}", module.name)));
+            }
+            Err(e) => eprintln!(
+                "rxla: warning: the JIT failed to run {} ({e}); running it on the reference interpreter",
+                module.name
+            ),
+        }
     }
     let r = if replicas > 1 {
         let per: Vec<Vec<Literal>> = (0..replicas).map(|_| args.to_vec()).collect();
@@ -316,8 +328,15 @@ fn jit_compile(args: &RunArgs, module: &Module) -> Result<rxla_jit::Executable, 
         keep_asm: args.emit == Some(Emit::Asm),
         ..rxla_jit::CompileOptions::default()
     };
-    rxla_jit::compile(module, &opts)
-        .map_err(|e| Failure::input(format!("{}: error: {e}", module.name)))
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rxla_jit::compile(module, &opts)
+    }))
+    .unwrap_or_else(|_| {
+        Err(rxla_jit::JitError::unsupported(
+            "the JIT panicked while compiling",
+        ))
+    })
+    .map_err(|e| Failure::input(format!("{}: error: {e}", module.name)))
 }
 
 pub fn run(args: RunArgs) -> Result<(), Failure> {
@@ -325,8 +344,18 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
     let mut module = input::load_module(&args.file)?;
     optimize(&args, &mut module)?;
     let exe = match args.backend {
-        Backend::Jit => Some(jit_compile(&args, &module)?),
-        Backend::Interp => None,
+        Some(Backend::Interp) => None,
+        Some(Backend::Jit) => Some(jit_compile(&args, &module)?),
+        None => match jit_compile(&args, &module) {
+            Ok(exe) => Some(exe),
+            Err(f) => {
+                eprintln!(
+                    "rxla: warning: {}; running on the reference interpreter",
+                    f.message.trim_end()
+                );
+                None
+            }
+        },
     };
     if let (Some(exe), Some(_)) = (&exe, args.emit) {
         let kernels = if args.emit == Some(Emit::Clif) {
