@@ -60,7 +60,11 @@ pub fn run_checks(checks: &[(usize, Check)], text: &str) -> Result<(), String> {
         for (dl, pat) in nots.drain(..) {
             for (li, l) in lines.iter().enumerate().take(to.0 + 1).skip(from.0) {
                 let start = if li == from.0 { from.1.min(l.len()) } else { 0 };
-                let end = if li == to.0 { to.1.min(l.len()) } else { l.len() };
+                let end = if li == to.0 {
+                    to.1.min(l.len())
+                } else {
+                    l.len()
+                };
                 if start <= end && l[start..end].contains(pat.as_str()) {
                     return Err(format!(
                         "line {dl}: CHECK-NOT: '{pat}' found on output line {}: {l}",
@@ -157,11 +161,23 @@ mod tests {
     #[test]
     fn plain_next_not() {
         let out = "a = add(x, y)\nb = mul(a, a)\nROOT c = neg(b)\n";
-        assert!(run_checks(&checks("// CHECK: add\n// CHECK-NEXT: mul\n// CHECK: ROOT"), out).is_ok());
+        assert!(
+            run_checks(
+                &checks("// CHECK: add\n// CHECK-NEXT: mul\n// CHECK: ROOT"),
+                out
+            )
+            .is_ok()
+        );
         assert!(run_checks(&checks("// CHECK: mul\n// CHECK: add"), out).is_err());
         assert!(run_checks(&checks("// CHECK: add\n// CHECK-NEXT: neg"), out).is_err());
         assert!(run_checks(&checks("// CHECK-NOT: sub\n// CHECK: neg"), out).is_ok());
-        assert!(run_checks(&checks("// CHECK: add\n// CHECK-NOT: mul\n// CHECK: neg"), out).is_err());
+        assert!(
+            run_checks(
+                &checks("// CHECK: add\n// CHECK-NOT: mul\n// CHECK: neg"),
+                out
+            )
+            .is_err()
+        );
         assert!(run_checks(&checks("// CHECK: b = \n// CHECK-SAME: (a, a)"), out).is_ok());
         assert!(run_checks(&checks("// CHECK-NOT: mul"), out).is_err());
     }

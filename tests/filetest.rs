@@ -71,7 +71,9 @@ fn parse_run(line: usize, body: &str) -> Result<RunLine, String> {
     } else if let Some((l, r)) = body.split_once("==") {
         (l, r, false)
     } else {
-        return Err(format!("line {line}: run line needs `== expected` or `~= expected`"));
+        return Err(format!(
+            "line {line}: run line needs `== expected` or `~= expected`"
+        ));
     };
     let lhs = lhs.trim();
     let inner = lhs
@@ -187,7 +189,8 @@ fn check_runs(t: &FileTest, module: &Module, what: &str) -> Result<(), String> {
             .map(|(a, s)| parse_value(a, s))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("line {}: {e}", r.line))?;
-        let want = parse_value(&r.expected, &sig.result).map_err(|e| format!("line {}: {e}", r.line))?;
+        let want =
+            parse_value(&r.expected, &sig.result).map_err(|e| format!("line {}: {e}", r.line))?;
         let got = rxla_eval::evaluate(module, &args, &rxla_eval::RunOptions::default())
             .map_err(|e| format!("line {} ({what}): evaluation failed: {e}", r.line))?;
         let ok = if r.approx {
@@ -220,7 +223,9 @@ pub fn run_filetest(name: &str, source: &str) -> Result<(), String> {
             .map_err(|e| format!("{name}: printed text does not parse: {e}"))?;
         let twice = rxla_ir::print_module(&again);
         if once != twice {
-            return Err(format!("{name}: print → parse → print is not a fixed point"));
+            return Err(format!(
+                "{name}: print → parse → print is not a fixed point"
+            ));
         }
     }
     if t.interp {
@@ -240,7 +245,9 @@ pub fn run_filetest(name: &str, source: &str) -> Result<(), String> {
             .map_err(|e| format!("{name}: {e}\n--- output ---\n{text}"))?;
     }
     if !t.interp && !t.roundtrip && t.opt.is_none() && t.checks.is_empty() {
-        return Err(format!("{name}: declares no test (`// test: interp|roundtrip|opt ...`)"));
+        return Err(format!(
+            "{name}: declares no test (`// test: interp|roundtrip|opt ...`)"
+        ));
     }
     Ok(())
 }

@@ -23,7 +23,11 @@ fn filetests() {
     let mut files = Vec::new();
     collect(&root, &mut files);
     files.sort();
-    assert!(files.len() >= 20, "expected the filetests, found {}", files.len());
+    assert!(
+        files.len() >= 20,
+        "expected the filetests, found {}",
+        files.len()
+    );
     let mut failures = Vec::new();
     for f in &files {
         let name = f.strip_prefix(&root).unwrap_or(f).display().to_string();

@@ -17,8 +17,11 @@ fn bench_eval(c: &mut Criterion) {
     });
     let k = 256;
     let m = parse_module(&rxla_benches::matmul(k), "matmul").expect("parses");
-    let a = Literal::from_vec(&[k as i64, k as i64], (0..k * k).map(|i| (i % 7) as f32).collect())
-        .expect("literal");
+    let a = Literal::from_vec(
+        &[k as i64, k as i64],
+        (0..k * k).map(|i| (i % 7) as f32).collect(),
+    )
+    .expect("literal");
     g.bench_function("dot_256_f32", |b| {
         b.iter(|| rxla_eval::evaluate(&m, &[a.clone(), a.clone()], &opts).expect("runs"))
     });

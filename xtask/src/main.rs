@@ -15,9 +15,7 @@ fn cargo(args: &[&str]) -> bool {
 }
 
 fn usage() -> ExitCode {
-    eprintln!(
-        "usage: cargo xtask <ci | fuzz <target> [--time SECS] | bench [criterion args...]>"
-    );
+    eprintln!("usage: cargo xtask <ci | fuzz <target> [--time SECS] | bench [criterion args...]>");
     ExitCode::from(2)
 }
 
@@ -70,5 +68,9 @@ fn main() -> ExitCode {
         }
         _ => return usage(),
     };
-    if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

@@ -67,10 +67,10 @@ fn header_oracle(text: &str) -> Option<Oracle> {
 /// What identifies "the same failure": for panics the location, else the
 /// message up to the first ':'.
 pub fn failure_signature(msg: &str) -> String {
-    if let Some(rest) = msg.strip_prefix("panic: ") {
-        if let Some(at) = rest.rfind(" at ") {
-            return rest[at + 1..].to_string();
-        }
+    if let Some(rest) = msg.strip_prefix("panic: ")
+        && let Some(at) = rest.rfind(" at ")
+    {
+        return rest[at + 1..].to_string();
     }
     msg.split(':').next().unwrap_or(msg).to_string()
 }

@@ -914,7 +914,11 @@ fn reduce_precision_bits(x: u64, src_e: u32, src_m: u32, e: i64, m: i64) -> u64 
 }
 
 /// Elementwise reduce-precision on float data (same type out).
-pub fn reduce_precision(x: &ArrayData, exponent_bits: i64, mantissa_bits: i64) -> Result<ArrayData> {
+pub fn reduce_precision(
+    x: &ArrayData,
+    exponent_bits: i64,
+    mantissa_bits: i64,
+) -> Result<ArrayData> {
     if exponent_bits < 1 || mantissa_bits < 0 {
         return Err(EvalError::new(format!(
             "reduce-precision needs exponent_bits >= 1 and mantissa_bits >= 0, got {exponent_bits} and {mantissa_bits}"
@@ -933,9 +937,9 @@ pub fn reduce_precision(x: &ArrayData, exponent_bits: i64, mantissa_bits: i64) -
         ArrayData::F32(v) => ArrayData::F32(map1(v, |a| {
             f32::from_bits(reduce_precision_bits(a.to_bits() as u64, 8, 23, e, m) as u32)
         })),
-        ArrayData::F64(v) => {
-            ArrayData::F64(map1(v, |a| f64::from_bits(reduce_precision_bits(a.to_bits(), 11, 52, e, m))))
-        }
+        ArrayData::F64(v) => ArrayData::F64(map1(v, |a| {
+            f64::from_bits(reduce_precision_bits(a.to_bits(), 11, 52, e, m))
+        })),
         other => {
             return Err(unsupported(
                 "reduce-precision",
@@ -954,8 +958,17 @@ mod reduce_precision_tests {
     fn f32_to_half_format() {
         // 1 + 2^-11 rounds to 1 (tie to even) with 10 mantissa bits;
         // 1 + 3*2^-11 rounds up to 1 + 2^-9.
-        let x = ArrayData::F32(vec![1.0 + 2f32.powi(-11), 1.0 + 3.0 * 2f32.powi(-11), 70000.0, 1e-8, -1e-8, f32::NAN]);
-        let ArrayData::F32(r) = reduce_precision(&x, 5, 10).unwrap() else { panic!() };
+        let x = ArrayData::F32(vec![
+            1.0 + 2f32.powi(-11),
+            1.0 + 3.0 * 2f32.powi(-11),
+            70000.0,
+            1e-8,
+            -1e-8,
+            f32::NAN,
+        ]);
+        let ArrayData::F32(r) = reduce_precision(&x, 5, 10).unwrap() else {
+            panic!()
+        };
         assert_eq!(r[0], 1.0);
         assert_eq!(r[1], 1.0 + 2f32.powi(-9));
         assert_eq!(r[2], f32::INFINITY);
@@ -970,7 +983,9 @@ mod reduce_precision_tests {
     #[test]
     fn f64_and_wide_targets_never_panic() {
         let x = ArrayData::F64(vec![1.0 + 2f64.powi(-30), -3.5, f64::MAX, f64::NAN, 1e-300]);
-        let ArrayData::F64(r) = reduce_precision(&x, 8, 23).unwrap() else { panic!() };
+        let ArrayData::F64(r) = reduce_precision(&x, 8, 23).unwrap() else {
+            panic!()
+        };
         assert_eq!(r[0], 1.0);
         assert_eq!(r[1], -3.5);
         assert_eq!(r[2], f64::INFINITY);
@@ -979,7 +994,10 @@ mod reduce_precision_tests {
         // Targets as wide as the source change nothing.
         let bits = |d: ArrayData| d.to_le_bytes();
         assert_eq!(bits(reduce_precision(&x, 11, 52).unwrap()), bits(x.clone()));
-        assert_eq!(bits(reduce_precision(&x, 1000, 1000).unwrap()), bits(x.clone()));
+        assert_eq!(
+            bits(reduce_precision(&x, 1000, 1000).unwrap()),
+            bits(x.clone())
+        );
         assert!(reduce_precision(&x, 0, 3).is_err());
     }
 }

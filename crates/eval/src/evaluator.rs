@@ -546,7 +546,9 @@ impl<'a> Evaluator<'a> {
                     Shape::Tuple(t) => t.first().and_then(|s| s.dims().last().copied()),
                     _ => None,
                 }
-                .ok_or_else(|| EvalError::new("TopK custom call needs a (values, indices) result"))?;
+                .ok_or_else(|| {
+                    EvalError::new("TopK custom call needs a (values, indices) result")
+                })?;
                 let cmp = *called
                     .first()
                     .ok_or_else(|| EvalError::new("TopK custom call needs a comparator"))?;
@@ -579,7 +581,11 @@ impl<'a> Evaluator<'a> {
                 let out = out_array(instr)?;
                 a(data::array(
                     out,
-                    elementwise::reduce_precision(&arr(ops, 0)?.data, *exponent_bits, *mantissa_bits)?,
+                    elementwise::reduce_precision(
+                        &arr(ops, 0)?.data,
+                        *exponent_bits,
+                        *mantissa_bits,
+                    )?,
                 )?)
             }
             Op::Infeed { .. } => {

@@ -190,18 +190,9 @@ pub fn literal_to_json(lit: &ArrayLiteral) -> Value {
         ArrayData::U16(v) => v.iter().map(|&x| Value::from(x)).collect(),
         ArrayData::U32(v) => v.iter().map(|&x| Value::from(x)).collect(),
         ArrayData::U64(v) => v.iter().map(|&x| Value::from(x)).collect(),
-        ArrayData::F16(v) => v
-            .iter()
-            .map(|x| float_json(x.to_f64()))
-            .collect(),
-        ArrayData::BF16(v) => v
-            .iter()
-            .map(|x| float_json(x.to_f64()))
-            .collect(),
-        ArrayData::F32(v) => v
-            .iter()
-            .map(|&x| float_json(x as f64))
-            .collect(),
+        ArrayData::F16(v) => v.iter().map(|x| float_json(x.to_f64())).collect(),
+        ArrayData::BF16(v) => v.iter().map(|x| float_json(x.to_f64())).collect(),
+        ArrayData::F32(v) => v.iter().map(|&x| float_json(x as f64)).collect(),
         ArrayData::F64(v) => v.iter().map(|&x| float_json(x)).collect(),
         ArrayData::Token(_) => Vec::new(),
     };

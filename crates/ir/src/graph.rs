@@ -54,8 +54,7 @@ pub fn topological_order(c: &Computation) -> Result<Vec<InstrId>> {
         let stuck = (0..n).find(|&i| indeg[i] > 0).unwrap_or(0);
         return Err(IrError::verify(format!(
             "computation {}: cycle through instruction {}",
-            c.name,
-            c.instructions[stuck].name
+            c.name, c.instructions[stuck].name
         )));
     }
     Ok(out)

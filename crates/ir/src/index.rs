@@ -111,7 +111,11 @@ impl IndexIter {
         let empty = dims.contains(&0);
         IndexIter {
             dims: dims.to_vec(),
-            next: if empty { None } else { Some(vec![0; dims.len()]) },
+            next: if empty {
+                None
+            } else {
+                Some(vec![0; dims.len()])
+            },
         }
     }
 }
@@ -198,7 +202,9 @@ mod tests {
             .collect();
         assert_eq!(
             got,
-            ["a", "d", "0", "b", "e", "0", "c", "f", "0", "0", "0", "0", "0", "0", "0"]
+            [
+                "a", "d", "0", "b", "e", "0", "c", "f", "0", "0", "0", "0", "0", "0", "0"
+            ]
         );
         assert_eq!(multi_to_linear(&s, &[1, 2]), 7);
         assert_eq!(linear_to_multi(&s, 2), None);

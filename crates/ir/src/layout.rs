@@ -182,7 +182,15 @@ mod tests {
         assert_eq!(p.to_string(), "{0,1:P(3,5):V(-1)}");
         assert!(p.validate(&[2, 3]).is_ok());
         assert!(p.validate(&[4, 3]).is_err());
-        assert!(Layout::from_minor_to_major(vec![0, 0]).validate(&[2, 2]).is_err());
-        assert!(Layout::from_minor_to_major(vec![0]).validate(&[2, 2]).is_err());
+        assert!(
+            Layout::from_minor_to_major(vec![0, 0])
+                .validate(&[2, 2])
+                .is_err()
+        );
+        assert!(
+            Layout::from_minor_to_major(vec![0])
+                .validate(&[2, 2])
+                .is_err()
+        );
     }
 }

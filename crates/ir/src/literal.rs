@@ -242,10 +242,12 @@ impl ArrayData {
             _ => {
                 macro_rules! go {
                     ($v:ident, $f:ident) => {
-                        idx.iter().map(|i| match i {
-                            Some(j) => $v[*j],
-                            None => $f[0],
-                        }).collect()
+                        idx.iter()
+                            .map(|i| match i {
+                                Some(j) => $v[*j],
+                                None => $f[0],
+                            })
+                            .collect()
                     };
                 }
                 match (self, fill) {
@@ -262,7 +264,11 @@ impl ArrayData {
                     (ArrayData::BF16(v), ArrayData::BF16(f)) => ArrayData::BF16(go!(v, f)),
                     (ArrayData::F32(v), ArrayData::F32(f)) => ArrayData::F32(go!(v, f)),
                     (ArrayData::F64(v), ArrayData::F64(f)) => ArrayData::F64(go!(v, f)),
-                    _ => panic!("take_or: fill type {:?} differs from data type {:?}", fill.element_type(), self.element_type()),
+                    _ => panic!(
+                        "take_or: fill type {:?} differs from data type {:?}",
+                        fill.element_type(),
+                        self.element_type()
+                    ),
                 }
             }
         }
@@ -466,7 +472,10 @@ impl ArrayLiteral {
         }
         let n = shape.element_count()?;
         let mut idx = vec![0usize; n];
-        for (p, l) in index::physical_to_logical_map(&shape).into_iter().enumerate() {
+        for (p, l) in index::physical_to_logical_map(&shape)
+            .into_iter()
+            .enumerate()
+        {
             if let Some(l) = l {
                 idx[l] = p;
             }
@@ -567,7 +576,10 @@ impl Literal {
                 Ok(Literal::Array(a.relayout(s.layout.clone())?))
             }
             (Literal::Tuple(t), Shape::Tuple(s)) if t.len() == s.len() => Ok(Literal::Tuple(
-                t.iter().zip(s).map(|(l, s)| l.relayout_to(s)).collect::<Result<_>>()?,
+                t.iter()
+                    .zip(s)
+                    .map(|(l, s)| l.relayout_to(s))
+                    .collect::<Result<_>>()?,
             )),
             _ => Err(IrError::literal(format!(
                 "cannot relayout a literal of shape {} to {shape}",
@@ -696,8 +708,7 @@ mod tests {
         assert_eq!(
             phys,
             ArrayData::F32(vec![
-                1.0, 4.0, -1.0, 2.0, 5.0, -1.0, 3.0, 6.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0,
-                -1.0
+                1.0, 4.0, -1.0, 2.0, 5.0, -1.0, 3.0, 6.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0
             ])
         );
         let back = ArrayLiteral::from_physical_bytes(padded.shape.clone(), &bytes).unwrap();

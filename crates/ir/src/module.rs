@@ -215,8 +215,10 @@ impl Computation {
         for (new, old) in order.iter().enumerate() {
             pos[old.index()] = new as u32;
         }
-        let mut old: Vec<Option<Instruction>> =
-            std::mem::take(&mut self.instructions).into_iter().map(Some).collect();
+        let mut old: Vec<Option<Instruction>> = std::mem::take(&mut self.instructions)
+            .into_iter()
+            .map(Some)
+            .collect();
         for id in &order {
             let mut instr = old[id.index()].take().expect("each id once");
             for o in &mut instr.operands {

@@ -513,7 +513,10 @@ pub enum Op {
         batch_group_count: i64,
     },
     /// `reduce(x..., init...), dimensions={...}, to_apply=f`.
-    Reduce { dimensions: Vec<i64>, to_apply: CompId },
+    Reduce {
+        dimensions: Vec<i64>,
+        to_apply: CompId,
+    },
     /// `reduce-window(x..., init...), window=..., to_apply=f`.
     ReduceWindow { window: Window, to_apply: CompId },
     /// `select-and-scatter(operand, source, init), window=..., select=s,
@@ -533,7 +536,10 @@ pub enum Op {
         kind: Option<ComparisonType>,
     },
     /// `map(x...), dimensions={...}, to_apply=f`.
-    Map { dimensions: Vec<i64>, to_apply: CompId },
+    Map {
+        dimensions: Vec<i64>,
+        to_apply: CompId,
+    },
     /// `sort(x...), dimensions={d}, is_stable=true, to_apply=cmp`.
     Sort {
         dimension: i64,
@@ -594,7 +600,10 @@ pub enum Op {
     OptimizationBarrier,
     /// `reduce-precision(x), exponent_bits=E, mantissa_bits=M`: rounds a
     /// float to the nearest value of a narrower float format (same type).
-    ReducePrecision { exponent_bits: i64, mantissa_bits: i64 },
+    ReducePrecision {
+        exponent_bits: i64,
+        mantissa_bits: i64,
+    },
     /// `topk(x), k=K, largest=true`: the K largest (or smallest) elements
     /// along the last dimension and their s32 indices, as a tuple.
     TopK { k: i64, largest: bool },

@@ -204,7 +204,9 @@ impl Shape {
     pub fn as_array(&self) -> Result<&ArrayShape> {
         match self {
             Shape::Array(a) => Ok(a),
-            Shape::Tuple(_) => Err(IrError::shape(format!("expected an array shape, got {self}"))),
+            Shape::Tuple(_) => Err(IrError::shape(format!(
+                "expected an array shape, got {self}"
+            ))),
         }
     }
 

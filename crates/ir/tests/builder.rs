@@ -1381,16 +1381,27 @@ fn erf_reduce_precision_and_top_k_shapes() {
     let mut mb = rxla_ir::builder::ModuleBuilder::new("m");
     let mut b = mb.computation("main");
     let x = b
-        .parameter(0, rxla_ir::Shape::array(rxla_ir::ElementType::F32, vec![2, 5]).unwrap(), "x")
+        .parameter(
+            0,
+            rxla_ir::Shape::array(rxla_ir::ElementType::F32, vec![2, 5]).unwrap(),
+            "x",
+        )
         .unwrap();
     let e = b.erf(x).unwrap();
     let r = b.reduce_precision(e, 5, 10).unwrap();
     let t = b.top_k(r, 3, true).unwrap();
-    assert_eq!(b.shape(t).unwrap().to_string(), "(f32[2,3]{1,0}, s32[2,3]{1,0})");
+    assert_eq!(
+        b.shape(t).unwrap().to_string(),
+        "(f32[2,3]{1,0}, s32[2,3]{1,0})"
+    );
     let err = b.top_k(r, 6, true).unwrap_err().to_string();
     assert!(err.contains("k=6"), "{err}");
     let i = b
-        .parameter(1, rxla_ir::Shape::array(rxla_ir::ElementType::S32, vec![2]).unwrap(), "i")
+        .parameter(
+            1,
+            rxla_ir::Shape::array(rxla_ir::ElementType::S32, vec![2]).unwrap(),
+            "i",
+        )
         .unwrap();
     assert!(b.erf(i).unwrap_err().to_string().contains("floating-point"));
     assert!(b.reduce_precision(i, 5, 10).is_err());

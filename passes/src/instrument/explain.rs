@@ -58,7 +58,10 @@ mod tests {
         let mut m2 = m.clone();
         pm.run(&mut m2).unwrap();
         let text = out.borrow().clone();
-        assert!(text.contains("// ----- explain simplify: main -----"), "{text}");
+        assert!(
+            text.contains("// ----- explain simplify: main -----"),
+            "{text}"
+        );
         assert!(text.contains("nn"), "{text}");
     }
 }

@@ -67,7 +67,10 @@ pub fn top_k(
         ArrayShape::new(ElementType::S32, out_dims)?,
         ArrayData::S32(indices),
     )?;
-    Ok(Literal::Tuple(vec![Literal::Array(values), Literal::Array(idx)]))
+    Ok(Literal::Tuple(vec![
+        Literal::Array(values),
+        Literal::Array(idx),
+    ]))
 }
 
 /// The builtin `topk` op: largest (or smallest) first in total order, ties
@@ -76,7 +79,11 @@ pub fn top_k_builtin(operand: &ArrayLiteral, k: i64, largest: bool) -> Result<Li
     let data = &operand.data;
     top_k(operand, k, &mut |a, b| {
         let o = total_order(data, a, b);
-        Ok(if largest { o == Ordering::Greater } else { o == Ordering::Less })
+        Ok(if largest {
+            o == Ordering::Greater
+        } else {
+            o == Ordering::Less
+        })
     })
 }
 
@@ -86,8 +93,11 @@ mod tests {
 
     #[test]
     fn largest_and_smallest_with_ties_and_nan() {
-        let x = Literal::from_vec(&[2, 4], vec![1.0f32, 3.0, 3.0, f32::NAN, -0.0, 0.0, -1.0, 2.0])
-            .unwrap();
+        let x = Literal::from_vec(
+            &[2, 4],
+            vec![1.0f32, 3.0, 3.0, f32::NAN, -0.0, 0.0, -1.0, 2.0],
+        )
+        .unwrap();
         let x = x.as_array().unwrap();
         let Literal::Tuple(t) = top_k_builtin(x, 2, true).unwrap() else {
             panic!("tuple")

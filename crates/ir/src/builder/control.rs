@@ -208,7 +208,12 @@ impl ComputationBuilder<'_> {
     }
 
     /// `reduce-precision(x)`: round floats to a narrower format.
-    pub fn reduce_precision(&mut self, x: Value, exponent_bits: i64, mantissa_bits: i64) -> Result<Value> {
+    pub fn reduce_precision(
+        &mut self,
+        x: Value,
+        exponent_bits: i64,
+        mantissa_bits: i64,
+    ) -> Result<Value> {
         self.push(
             "reduce-precision",
             Op::ReducePrecision {

@@ -41,7 +41,11 @@ pub(super) fn unary(ops: &[&Shape], u: UnaryOp) -> Result<Shape> {
 
 /// reduce-precision: a float operand, same shape; at least one exponent
 /// bit, mantissa bits ≥ 0.
-pub(super) fn reduce_precision(ops: &[&Shape], exponent_bits: i64, mantissa_bits: i64) -> Result<Shape> {
+pub(super) fn reduce_precision(
+    ops: &[&Shape],
+    exponent_bits: i64,
+    mantissa_bits: i64,
+) -> Result<Shape> {
     expect_count(ops, 1)?;
     let a = array(ops[0], "the operand")?;
     if !a.element_type.is_float() {
