@@ -13,11 +13,6 @@ use std::path::{Path, PathBuf};
 /// when its bug is fixed.
 const KNOWN: &[(&str, &str, &str)] = &[
     (
-        "jit compile fails: jit: codegen:",
-        "TOTALORDER",
-        "regressions::jit_reduce_totalorder_vector",
-    ),
-    (
         "jit run fails: jit: buffer of",
         ":P(",
         "regressions::jit_padded_constant_in_while",
@@ -201,7 +196,6 @@ mod regressions {
     }
 
     #[test]
-    #[ignore = "open: rxla-jit: vectorized reduce with a TOTALORDER compare fails the Cranelift verifier"]
     fn jit_reduce_totalorder_vector() {
         regression("jit_reduce_totalorder_vector.hlo", Oracle::Jit);
     }

@@ -11,7 +11,7 @@ use super::scalar;
 use super::vector;
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{F32, F32X4, I8, I64};
+use cranelift_codegen::ir::types::{F32, F32X4, I8, I32X4, I64};
 use cranelift_codegen::ir::{FuncRef, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
@@ -19,6 +19,11 @@ use cranelift_module::{Linkage, Module as _};
 use rxla_ir::index::{physical_strides, row_major_strides};
 use rxla_ir::{ArrayShape, BinaryOp, CompId, ElementType, InstrId, Literal, Module, Op};
 use std::collections::HashMap;
+
+/// Flags of a lane-reinterpreting bitcast between vector types.
+fn vector_flags() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little)
+}
 
 /// How the lanes of a vector move through an instruction's index space:
 /// per-dimension coefficients (lane k reads index + k·coef), or a
@@ -546,11 +551,11 @@ impl<'a, 'f> Emitter<'a, 'f> {
             Op::Select => {
                 let ps = op_shape(0)?;
                 let pi: Vec<Value> = if ps.rank() == 0 { vec![] } else { idx.to_vec() };
+                // A scalar predicate of an array select is the same for
+                // every lane; inside an inlined computation (everything
+                // rank 0) it moves with the lanes like the other operands.
                 let psym = match lanes {
-                    Some(s) if ps.rank() == 0 => {
-                        let _ = s;
-                        None
-                    }
+                    Some(_) if ps.rank() == 0 && shape.rank() != 0 => None,
                     Some(s) => Some(s.clone()),
                     None => None,
                 };
@@ -577,7 +582,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 }
                 let a = self.elementwise_operand(c, ops[0], &shape, idx, lanes)?;
                 let b = self.elementwise_operand(c, ops[1], &shape, idx, lanes)?;
-                if lanes.is_some() {
+                if lanes.is_some() && *kind == Some(rxla_ir::ComparisonType::TotalOrder) {
+                    Ok(self.vector_total_order(*direction, a, b))
+                } else if lanes.is_some() {
                     vector::compare(self, *direction, *kind, a, b)
                 } else {
                     scalar::compare(self, *direction, *kind, ot, a, b)
@@ -1383,6 +1390,26 @@ impl<'a, 'f> Emitter<'a, 'f> {
             Ok(())
         })?;
         Ok(self.b.use_var(acc))
+    }
+
+    /// Total-order compare of F32X4 lanes: each lane's bits as a signed
+    /// integer, the magnitude bits flipped for negative values (so
+    /// -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN), then an integer
+    /// compare; an I32X4 mask like the other vector compares.
+    fn vector_total_order(
+        &mut self,
+        dir: rxla_ir::ComparisonDirection,
+        a: Value,
+        b: Value,
+    ) -> Value {
+        let key = |em: &mut Self, x: Value| {
+            let i = em.b.ins().bitcast(I32X4, vector_flags(), x);
+            let s = em.b.ins().sshr_imm_s(i, 31);
+            let m = em.b.ins().ushr_imm_s(s, 1);
+            em.b.ins().bxor(i, m)
+        };
+        let (ka, kb) = (key(self, a), key(self, b));
+        self.b.ins().icmp(scalar::int_cc(dir, true), ka, kb)
     }
 
     /// A loop variable of type `ty`.
