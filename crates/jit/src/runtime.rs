@@ -83,11 +83,10 @@ fn call_kernel(
     ctx: &Ctx,
     f: KernelFn,
     ins: &[*const u8],
-    out: *mut u8,
+    outs: &[*mut u8],
     outer: i64,
     elements: usize,
 ) {
-    let outs = [out];
     let p = SendPtrs(ins.as_ptr(), outs.as_ptr());
     match ctx.pool {
         Some(pool) if ctx.threads > 1 && elements >= PARALLEL_MIN_ELEMENTS && outer >= 2 => {
@@ -181,12 +180,18 @@ pub fn run_program(
                 len: 0,
             }],
             Step::Kernel { meta, inputs } => {
-                let o = match out {
-                    Some(o) if i == prog.root.index() && o.len() == 1 && o[0].len == sizes[0] => {
-                        o[0]
+                // One output buffer per leaf (tuple results: variadic reduce).
+                let os = match out {
+                    Some(o)
+                        if i == prog.root.index()
+                            && o.len() == sizes.len()
+                            && o.iter().zip(sizes).all(|(l, &n)| l.len == n) =>
+                    {
+                        o.to_vec()
                     }
-                    _ => leaves_of(st, sizes)[0],
+                    _ => leaves_of(st, sizes),
                 };
+                let outs: Vec<*mut u8> = os.iter().map(|l| l.ptr).collect();
                 let ins: Vec<*const u8> = inputs
                     .iter()
                     .map(|id| {
@@ -200,8 +205,8 @@ pub fn run_program(
                     .fns
                     .get(meta.index)
                     .ok_or_else(|| JitError::codegen("kernel index out of range"))?;
-                call_kernel(ctx, f, &ins, o.ptr, meta.outer, meta.elements);
-                vec![o]
+                call_kernel(ctx, f, &ins, &outs, meta.outer, meta.elements);
+                os
             }
             Step::Gemm {
                 plan,
