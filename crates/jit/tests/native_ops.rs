@@ -7,14 +7,16 @@
 //! values (NaN, ±0, ±inf, out-of-range indices).
 
 use rxla_eval::{RunOptions, evaluate};
+use rxla_fuzzgen::oracles::compare::same_values;
 use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, ElementType, Literal, Shape, parse_module};
 use rxla_jit::{CompileOptions, compile};
 
-fn bits(l: &Literal) -> Vec<Vec<u8>> {
-    l.leaves()
-        .iter()
-        .map(|a| a.to_physical_bytes().unwrap())
-        .collect()
+/// Bit-exact equality of values (NaNs of any sign or payload are equal:
+/// x86 makes a negative default NaN where Rust code may keep another).
+fn check(want: &Literal, got: &Literal, what: &str, text: &str) {
+    if let Err(e) = same_values(want, got) {
+        panic!("{what}: {e}\n{text}\ngot  {got}\nwant {want}");
+    }
 }
 
 /// Compiles `text` vectorized and scalar, fused and unfused; every
@@ -41,10 +43,11 @@ fn same(text: &str, args: &[Literal]) -> usize {
             vectorized = exe.stats().vectorized_kernels;
         }
         let got = exe.run(args).expect("runs");
-        assert_eq!(
-            bits(&got),
-            bits(&want),
-            "vectorize={vectorize} fusion={fusion}\n{text}\ngot  {got}\nwant {want}"
+        check(
+            &want,
+            &got,
+            &format!("vectorize={vectorize} fusion={fusion}"),
+            text,
         );
     }
     // Two threads (kernels with many output elements split their rows).
@@ -57,7 +60,7 @@ fn same(text: &str, args: &[Literal]) -> usize {
     )
     .expect("compiles");
     let got = exe.run(args).expect("runs");
-    assert_eq!(bits(&got), bits(&want), "2 threads\n{text}");
+    check(&want, &got, "2 threads", text);
     vectorized
 }
 
@@ -128,7 +131,6 @@ fn arg(shape: &str, seed: u64, special: bool) -> Literal {
 }
 
 /// Integers in `lo..hi` for `shape` (any integer type).
-#[allow(dead_code)]
 fn ints(shape: &str, lo: i64, hi: i64, seed: u64) -> Literal {
     let n = parse_shape(shape).element_count().unwrap();
     let mut x = seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1;
@@ -165,4 +167,171 @@ fn total_order_combiner_vectorizes() {
     // Lanes along the kept minor dimension: the kernel vectorizes.
     let text = "HloModule m\n\nr {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = pred[] compare(b, a), direction=GT, type=TOTALORDER\n  ROOT s = f32[] select(c, b, a)\n}\n\nENTRY e {\n  x = f32[7,32] parameter(0)\n  i = f32[] constant(0)\n  ROOT y = f32[32] reduce(x, i), dimensions={0}, to_apply=r\n}\n";
     assert!(same(text, &[arg("f32[7,32]", 5, true)]) > 0);
+}
+
+// ------------------------------------------------------------------- map
+
+#[test]
+fn map_inlines_its_computation() {
+    // Binary with a constant and a compare/select, on f32 (vectorizes).
+    for shape in ["f32[0]", "f32[7]", "f32[5,9]{0,1}", "f32[2,3,17]"] {
+        let text = format!(
+            "HloModule m\n\nf {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  k = f32[] constant(0.5)\n  s = f32[] multiply(a, k)\n  t = f32[] maximum(s, b)\n  c = pred[] compare(a, b), direction=LT\n  ROOT r = f32[] select(c, t, a)\n}}\n\nENTRY e {{\n  x = {shape} parameter(0)\n  y = {shape} parameter(1)\n  ROOT m = {shape} map(x, y), dimensions={{{}}}, to_apply=f\n}}\n",
+            (0..parse_shape(shape).rank())
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        same(&text, &[arg(shape, 1, true), arg(shape, 2, true)]);
+    }
+    // Mixed types: s32 and f16 operands, bf16 result (half rounding per op).
+    let text = "HloModule m\n\nf {\n  a = s32[] parameter(0)\n  b = f16[] parameter(1)\n  c = bf16[] convert(a)\n  d = bf16[] convert(b)\n  ROOT r = bf16[] divide(c, d)\n}\n\nENTRY e {\n  x = s32[4,5]{0,1} parameter(0)\n  y = f16[4,5] parameter(1)\n  ROOT m = bf16[4,5] map(x, y), dimensions={0,1}, to_apply=f\n}\n";
+    same(
+        text,
+        &[ints("s32[4,5]{0,1}", -9, 9, 3), arg("f16[4,5]", 4, true)],
+    );
+    // Unary on integers.
+    let text = "HloModule m\n\nf {\n  a = u8[] parameter(0)\n  k = u8[] constant(3)\n  ROOT r = u8[] remainder(a, k)\n}\n\nENTRY e {\n  x = u8[11] parameter(0)\n  ROOT m = u8[11] map(x), dimensions={0}, to_apply=f\n}\n";
+    same(text, &[ints("u8[11]", 0, 255, 5)]);
+}
+
+// ------------------------------------------------------ reduce-precision
+
+#[test]
+fn reduce_precision_matches_bits() {
+    let widths = [
+        (1, 0),
+        (2, 1),
+        (5, 10),
+        (8, 7),
+        (8, 23),
+        (4, 3),
+        (11, 52),
+        (3, 30),
+        (9, 2),
+    ];
+    for ty in ["f32", "f64", "f16", "bf16"] {
+        for shape in [
+            format!("{ty}[0]"),
+            format!("{ty}[13]"),
+            format!("{ty}[3,8]{{0,1}}"),
+        ] {
+            for (e, m) in widths {
+                let text = format!(
+                    "HloModule m\n\nENTRY e {{\n  x = {shape} parameter(0)\n  ROOT r = {shape} reduce-precision(x), exponent_bits={e}, mantissa_bits={m}\n}}\n"
+                );
+                // Values near rounding boundaries and range limits.
+                let n = parse_shape(&shape).element_count().unwrap();
+                let v: Vec<f64> = (0..n)
+                    .map(|i| match i % 13 {
+                        0 => f64::NAN,
+                        1 => -0.0,
+                        2 => f64::INFINITY,
+                        3 => -1.0e30,
+                        4 => 1.0 + 1.0 / 1024.0 + 1.0 / 2048.0,
+                        5 => 65504.0 * (i as f64),
+                        6 => 1.5e-5,
+                        7 => -3.0e-39,
+                        8 => 0.1 * i as f64,
+                        9 => f64::NEG_INFINITY,
+                        10 => 1.0 + 3.0 / 16.0,
+                        11 => -2.5,
+                        _ => 1e-310,
+                    })
+                    .collect();
+                same(&text, &[lit(&shape, &v)]);
+            }
+        }
+    }
+    // Fused with elementwise f32 math: still one vectorized kernel.
+    let text = "HloModule m\n\nENTRY e {\n  x = f32[64] parameter(0)\n  y = f32[64] multiply(x, x)\n  r = f32[64] reduce-precision(y), exponent_bits=5, mantissa_bits=10\n  ROOT z = f32[64] add(r, x)\n}\n";
+    assert!(same(text, &[arg("f32[64]", 9, true)]) > 0);
+}
+
+// -------------------------------------------------------------------- dot
+
+#[test]
+fn mixed_and_half_dots_accumulate_like_the_evaluator() {
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "f16[3,5]",
+            "f16[5,4]",
+            "f16[3,4]",
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        ),
+        (
+            "bf16[2,7]",
+            "bf16[7,3]{0,1}",
+            "bf16[2,3]",
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        ),
+        (
+            "f16[4,33]",
+            "f16[33]",
+            "f16[4]",
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        ),
+        (
+            "f16[3,5]",
+            "f32[5,4]",
+            "f32[3,4]",
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        ),
+        (
+            "s8[3,5]",
+            "f32[5,2]",
+            "f32[3,2]",
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        ),
+        (
+            "s8[3,6]",
+            "s8[6,2]",
+            "s32[3,2]",
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        ),
+        (
+            "f32[3,6]",
+            "f32[6,2]",
+            "s32[3,2]",
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        ),
+        (
+            "f32[2,3,4]",
+            "f16[2,4,5]",
+            "f64[2,3,5]",
+            "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}",
+        ),
+        (
+            "pred[3,4]",
+            "f32[4,2]",
+            "pred[3,2]",
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        ),
+        (
+            "f16[3,0]",
+            "f16[0,2]",
+            "f16[3,2]",
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        ),
+        (
+            "u8[0,5]",
+            "u8[5,3]",
+            "u8[0,3]",
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        ),
+        (
+            "bf16[2,3,4]{0,2,1}",
+            "bf16[4,3]",
+            "bf16[2]",
+            "lhs_contracting_dims={1,2}, rhs_contracting_dims={1,0}",
+        ),
+    ];
+    for &(l, r, o, dims) in cases {
+        let text = format!(
+            "HloModule m\n\nENTRY e {{\n  a = {l} parameter(0)\n  b = {r} parameter(1)\n  ROOT d = {o} dot(a, b), {dims}\n}}\n"
+        );
+        same(&text, &[arg(l, 11, true), arg(r, 12, true)]);
+        // Without specials (finite sums that round differently per order).
+        same(&text, &[arg(l, 13, false), arg(r, 14, false)]);
+    }
 }

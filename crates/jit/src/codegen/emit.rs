@@ -255,14 +255,16 @@ impl<'a, 'f> Emitter<'a, 'f> {
         Ok(())
     }
 
-    fn clamp_idx(&mut self, v: Value, lo: i64, hi: i64) -> Value {
+    /// `v` clamped into `[lo, max(hi, lo)]`.
+    pub fn clamp_idx(&mut self, v: Value, lo: i64, hi: i64) -> Value {
         let l = self.iconst(lo);
         let h = self.iconst(hi.max(lo));
         let a = self.b.ins().smax(v, l);
         self.b.ins().smin(a, h)
     }
 
-    fn array_shape(&self, c: CompId, id: InstrId) -> Result<ArrayShape> {
+    /// The array shape of an instruction (tuples are unsupported).
+    pub fn array_shape(&self, c: CompId, id: InstrId) -> Result<ArrayShape> {
         let i = self.module.comp(c).get(id);
         Ok(i.shape
             .as_array()
@@ -661,6 +663,29 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 }
                 self.gather(c, ops[0], ops[1], dims, slice_sizes, &shape, idx)
             }
+            Op::Map { to_apply, .. } => {
+                // The mapped computation inlined on the operands' elements.
+                let cc = module.comp(*to_apply);
+                if cc.instructions.iter().any(|i| {
+                    i.shape
+                        .as_array()
+                        .map_or(true, |a| a.rank() != 0 || a.element_type.is_token())
+                }) {
+                    return Err(JitError::unsupported("map of a non-scalar computation"));
+                }
+                let mut args = Vec::with_capacity(ops.len());
+                for &o in ops {
+                    args.push(self.emit(c, o, idx, lanes)?);
+                }
+                self.inline(*to_apply, &args, lanes.is_some())
+            }
+            Op::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => {
+                let x = self.emit(c, ops[0], idx, lanes)?;
+                super::reduce_precision::emit(self, x, et, *exponent_bits, *mantissa_bits)
+            }
             other => Err(JitError::unsupported(format!("op {}", other.opcode()))),
         }
     }
@@ -921,6 +946,48 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.push_scope();
         let sym = Sym::Dims(vec![]);
         let r = self.emit(comp, cc.root, &[], if vector { Some(&sym) } else { None });
+        self.pop_scope();
+        for &p in &params {
+            self.bound.remove(&(comp, p));
+        }
+        r
+    }
+
+    /// Inlines a scalar computation whose root is a tuple (variadic
+    /// reducers, scatter updates) on `args` (scalar mode); returns the
+    /// value of each tuple element. A non-tuple root gives one value.
+    pub fn inline_multi(&mut self, comp: CompId, args: &[Value]) -> Result<Vec<Value>> {
+        let cc = self.module.comp(comp);
+        let params = cc.parameters();
+        if params.len() != args.len() {
+            return Err(JitError::unsupported(format!(
+                "computation {} arity",
+                cc.name
+            )));
+        }
+        let root = cc.root_instruction();
+        let outs: Vec<InstrId> = match root.op {
+            Op::Tuple => root.operands.clone(),
+            _ => vec![cc.root],
+        };
+        for (&p, &a) in params.iter().zip(args) {
+            self.bound.insert((comp, p), a);
+        }
+        self.push_scope();
+        let mut r = Ok(Vec::with_capacity(outs.len()));
+        for o in outs {
+            match self.emit(comp, o, &[], None) {
+                Ok(v) => {
+                    if let Ok(vs) = &mut r {
+                        vs.push(v);
+                    }
+                }
+                Err(e) => {
+                    r = Err(e);
+                    break;
+                }
+            }
+        }
         self.pop_scope();
         for &p in &params {
             self.bound.remove(&(comp, p));
@@ -1307,12 +1374,18 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let ls = self.array_shape(c, lhs)?;
         let rs = self.array_shape(c, rhs)?;
         let et = out.element_type;
-        if ls.element_type != et
-            || rs.element_type != et
-            || et == ElementType::Pred
-            || scalar::is_half(et)
+        // The evaluator's computation type: f32 for half results (rounded
+        // once at the end), else the result type; operands are converted
+        // to it first (`as` casts; pred is `!= 0`); pred is (or, and).
+        let ct = if scalar::is_half(et) {
+            ElementType::F32
+        } else {
+            et
+        };
+        if lanes.is_some()
+            && (ls.element_type != ElementType::F32 || rs.element_type != ElementType::F32)
         {
-            return Err(JitError::unsupported("mixed-type or pred dot"));
+            return Err(JitError::unsupported("vector dot of non-f32 operands"));
         }
         let free = |s: &ArrayShape, b: &[i64], k: &[i64]| -> Vec<usize> {
             (0..s.rank())
@@ -1357,8 +1430,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
             .map(|&d| ls.dims[d as usize])
             .collect();
         let vector = lanes.is_some();
-        let ty = if vector { F32X4 } else { scalar::storage(et)? };
-        let z = scalar::zero(self, et)?;
+        let ty = if vector { F32X4 } else { scalar::storage(ct)? };
+        let z = scalar::zero(self, ct)?;
         let z = if vector {
             self.b.ins().splat(F32X4, z)
         } else {
@@ -1380,16 +1453,31 @@ impl<'a, 'f> Emitter<'a, 'f> {
             let a = em.emit(c, lhs, &li2, lsym.as_ref())?;
             let b = em.emit(c, rhs, &ri2, rsym.as_ref())?;
             let s = em.b.use_var(acc);
+            // A rounded multiply, then a rounded add (no fused
+            // multiply-add), as the evaluator.
             let r = if vector {
-                em.b.ins().fma(a, b, s)
+                let p = em.b.ins().fmul(a, b);
+                em.b.ins().fadd(s, p)
             } else {
-                let p = em.binary(BinaryOp::Multiply, et, a, b, false)?;
-                em.binary(BinaryOp::Add, et, s, p, false)?
+                let a = scalar::convert(em, a, ls.element_type, ct)?;
+                let b = scalar::convert(em, b, rs.element_type, ct)?;
+                if ct == ElementType::Pred {
+                    let p = em.b.ins().band(a, b);
+                    em.b.ins().bor(s, p)
+                } else {
+                    let p = em.binary(BinaryOp::Multiply, ct, a, b, false)?;
+                    em.binary(BinaryOp::Add, ct, s, p, false)?
+                }
             };
             em.b.def_var(acc, r);
             Ok(())
         })?;
-        Ok(self.b.use_var(acc))
+        let r = self.b.use_var(acc);
+        if scalar::is_half(et) {
+            scalar::round_half(self, r, et)
+        } else {
+            Ok(r)
+        }
     }
 
     /// Total-order compare of F32X4 lanes: each lane's bits as a signed

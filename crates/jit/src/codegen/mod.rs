@@ -9,6 +9,7 @@ pub mod approx;
 pub mod emit;
 pub mod kernel;
 pub mod libcalls;
+pub mod reduce_precision;
 pub mod scalar;
 pub mod vector;
 
