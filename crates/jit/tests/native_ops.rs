@@ -335,3 +335,306 @@ fn mixed_and_half_dots_accumulate_like_the_evaluator() {
         same(&text, &[arg(l, 13, false), arg(r, 14, false)]);
     }
 }
+
+// ------------------------------------------------------- variadic reduce
+
+/// An argmax/argmin combiner over (value, index): `dir` GT or LT; NaN
+/// wins (as jnp.argmax), ties keep the smaller index.
+fn arg_combiner(name: &str, vt: &str, it: &str, dir: &str) -> String {
+    format!(
+        "{name} {{\n  av = {vt}[] parameter(0)\n  ai = {it}[] parameter(1)\n  bv = {vt}[] parameter(2)\n  bi = {it}[] parameter(3)\n  gt = pred[] compare(av, bv), direction={dir}\n  an = pred[] compare(av, av), direction=NE\n  pick = pred[] or(gt, an)\n  eq = pred[] compare(av, bv), direction=EQ\n  lt = pred[] compare(ai, bi), direction=LT\n  tie = pred[] and(eq, lt)\n  a = pred[] or(pick, tie)\n  v = {vt}[] select(a, av, bv)\n  i = {it}[] select(a, ai, bi)\n  ROOT t = ({vt}[], {it}[]) tuple(v, i)\n}}\n"
+    )
+}
+
+#[test]
+fn variadic_reduce_argmax_argmin() {
+    let cases: &[(&str, &str, &str, usize)] = &[
+        // (values shape, reduced dims, index type, iota dimension)
+        ("f32[5,7]", "1", "s32", 1),
+        ("f32[5,7]{0,1}", "0", "s32", 0),
+        ("f32[4,0]", "1", "s32", 1),
+        ("f32[0,3]", "1", "s64", 1),
+        ("f32[3,4,5]", "0,2", "s32", 2),
+        ("f32[9]", "0", "u32", 0),
+        ("f16[6,11]", "1", "s32", 1),
+        ("bf16[3,5]{0,1}", "0", "s16", 0),
+        ("f64[2,3,8]", "2", "s64", 2),
+        ("s8[4,9]", "1", "s32", 1),
+        ("u16[7,3]", "0", "s32", 0),
+    ];
+    for &(shape, dims, it, iota_dim) in cases {
+        let s = parse_shape(shape);
+        let vt = s.element_type.to_string();
+        let idx_shape = format!(
+            "{it}[{}]",
+            s.dims
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let reduced: Vec<usize> = dims.split(',').map(|d| d.parse().unwrap()).collect();
+        let kept: Vec<String> = (0..s.rank())
+            .filter(|d| !reduced.contains(d))
+            .map(|d| s.dims[d].to_string())
+            .collect();
+        let kept = kept.join(",");
+        let low = if vt == "f32" || vt == "f64" || vt == "f16" || vt == "bf16" {
+            "-inf"
+        } else {
+            "0"
+        };
+        for dir in ["GT", "LT"] {
+            let text = format!(
+                "HloModule m\n\n{}\nENTRY e {{\n  x = {shape} parameter(0)\n  i = {idx_shape} iota(), iota_dimension={iota_dim}\n  v0 = {vt}[] constant({low})\n  i0 = {it}[] constant(0)\n  ROOT r = ({vt}[{kept}], {it}[{kept}]{{{}}}) reduce(x, i, v0, i0), dimensions={{{dims}}}, to_apply=argf\n}}\n",
+                arg_combiner("argf", &vt, it, dir),
+                (0..kept.split(',').filter(|k| !k.is_empty()).count())
+                    .rev()
+                    .map(|d| d.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+            );
+            same(&text, &[arg(shape, 21, true)]);
+            same(&text, &[arg(shape, 22, false)]);
+        }
+    }
+}
+
+#[test]
+fn variadic_reduce_sum_and_count_with_layouts() {
+    // Two different element types and result layouts; a non-associative
+    // f32 sum must follow the evaluator's row-major order bit for bit.
+    let text = "HloModule m\n\nf {\n  a = f32[] parameter(0)\n  b = s32[] parameter(1)\n  x = f32[] parameter(2)\n  y = s32[] parameter(3)\n  s = f32[] add(a, x)\n  n = s32[] add(b, y)\n  ROOT t = (f32[], s32[]) tuple(s, n)\n}\n\nENTRY e {\n  x = f32[6,5,7]{0,2,1} parameter(0)\n  y = s32[6,5,7]{1,0,2} parameter(1)\n  z = f32[] constant(0.1)\n  w = s32[] constant(-3)\n  ROOT r = (f32[6,7]{0,1}, s32[6,7]) reduce(x, y, z, w), dimensions={1}, to_apply=f\n}\n";
+    same(
+        text,
+        &[
+            arg("f32[6,5,7]{0,2,1}", 31, true),
+            ints("s32[6,5,7]{1,0,2}", -100, 100, 32),
+        ],
+    );
+    // A scalar result, many elements: three operands.
+    let text = "HloModule m\n\nf {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = pred[] parameter(2)\n  x = f32[] parameter(3)\n  y = f32[] parameter(4)\n  z = pred[] parameter(5)\n  s = f32[] add(a, x)\n  m = f32[] maximum(b, y)\n  o = pred[] or(c, z)\n  ROOT t = (f32[], f32[], pred[]) tuple(s, m, o)\n}\n\nENTRY e {\n  x = f32[300] parameter(0)\n  y = f32[300] parameter(1)\n  p = pred[300] parameter(2)\n  z = f32[] constant(0)\n  n = f32[] constant(-inf)\n  q = pred[] constant(false)\n  ROOT r = (f32[], f32[], pred[]) reduce(x, y, p, z, n, q), dimensions={0}, to_apply=f\n}\n";
+    same(
+        text,
+        &[
+            arg("f32[300]", 41, false),
+            arg("f32[300]", 42, true),
+            ints("pred[300]", 0, 2, 43),
+        ],
+    );
+    // Many output rows: two threads split them.
+    let text = format!(
+        "HloModule m\n\n{}\nENTRY e {{\n  x = f32[70000,3] parameter(0)\n  i = s32[70000,3] iota(), iota_dimension=1\n  v0 = f32[] constant(-inf)\n  i0 = s32[] constant(0)\n  ROOT r = (f32[70000], s32[70000]) reduce(x, i, v0, i0), dimensions={{1}}, to_apply=argf\n}}\n",
+        arg_combiner("argf", "f32", "s32", "GT")
+    );
+    same(&text, &[arg("f32[70000,3]", 44, true)]);
+}
+
+#[test]
+fn variadic_reduce_window() {
+    let windows = [
+        "size=3 stride=1",
+        "size=2 stride=2 pad=1_1",
+        "size=3 stride=2 pad=2_0 lhs_dilate=2",
+        "size=2 stride=1 rhs_dilate=2 pad=0_3",
+        "size=4 stride=3 pad=5_5",
+    ];
+    for shape in ["f32[9]", "f32[0]", "f32[1]"] {
+        for w in windows {
+            let s = parse_shape(shape);
+            let text = format!(
+                "HloModule m\n\n{}\nENTRY e {{\n  x = {shape} parameter(0)\n  i = s32[{n}] iota(), iota_dimension=0\n  v0 = f32[] constant(-inf)\n  i0 = s32[] constant(-1)\n  ROOT r = (f32[{o}], s32[{o}]) reduce-window(x, i, v0, i0), window={{{w}}}, to_apply=argf\n}}\n",
+                arg_combiner("argf", "f32", "s32", "GT"),
+                n = s.dims[0],
+                o = out_len(s.dims[0], w),
+            );
+            same(&text, &[arg(shape, 51, true)]);
+        }
+    }
+    // 2-D, column-major operand and result, f16 values.
+    let text = format!(
+        "HloModule m\n\n{}\nENTRY e {{\n  x = f16[7,6]{{0,1}} parameter(0)\n  i = s32[7,6] iota(), iota_dimension=1\n  v0 = f16[] constant(inf)\n  i0 = s32[] constant(0)\n  ROOT r = (f16[4,6]{{0,1}}, s32[4,6]) reduce-window(x, i, v0, i0), window={{size=2x3 stride=2x1 pad=1_0x1_1}}, to_apply=argf\n}}\n",
+        arg_combiner("argf", "f16", "s32", "LT")
+    );
+    same(&text, &[arg("f16[7,6]{0,1}", 52, true)]);
+}
+
+/// Output length of a 1-D window spec as written in the tests.
+fn out_len(n: i64, w: &str) -> i64 {
+    let get = |k: &str, d: i64| -> i64 {
+        w.split(' ')
+            .find_map(|p| p.strip_prefix(k))
+            .map(|v| v.parse().unwrap())
+            .unwrap_or(d)
+    };
+    let (size, stride) = (get("size=", 1), get("stride=", 1));
+    let (ld, rd) = (get("lhs_dilate=", 1), get("rhs_dilate=", 1));
+    let (pl, ph) = w
+        .split(' ')
+        .find_map(|p| p.strip_prefix("pad="))
+        .map(|v| {
+            let (a, b) = v.split_once('_').unwrap();
+            (a.parse::<i64>().unwrap(), b.parse::<i64>().unwrap())
+        })
+        .unwrap_or((0, 0));
+    let base = if n == 0 { 0 } else { (n - 1) * ld + 1 };
+    let padded = base + pl + ph;
+    let win = (size - 1) * rd + 1;
+    if padded < win {
+        0
+    } else {
+        (padded - win) / stride + 1
+    }
+}
+
+// ---------------------------------------------------------------- scatter
+
+fn add_comp(name: &str, t: &str) -> String {
+    format!(
+        "{name} {{\n  a = {t}[] parameter(0)\n  b = {t}[] parameter(1)\n  ROOT r = {t}[] add(a, b)\n}}\n"
+    )
+}
+
+#[test]
+fn scatter_serial_updates_skip_out_of_bounds_windows() {
+    // (operand, indices, updates, dimension numbers): indices include
+    // negative and too-large starts (whole window skipped) and repeats
+    // (updates accumulate in order: non-associative f32 adds).
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "f32[8]",
+            "s32[6,1]",
+            "f32[6]",
+            "update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1",
+        ),
+        (
+            "f32[5,6]",
+            "s32[4]",
+            "f32[4,6]",
+            "update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1",
+        ),
+        (
+            "f32[6,7]{0,1}",
+            "s64[3,2]",
+            "f32[3,2,3]{0,1,2}",
+            "update_window_dims={1,2}, inserted_window_dims={}, scatter_dims_to_operand_dims={0,1}, index_vector_dim=1",
+        ),
+        (
+            "f32[6,7]",
+            "u8[2,5]",
+            "f32[5,3]",
+            "update_window_dims={1}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1,0}, index_vector_dim=0",
+        ),
+        (
+            "f32[0,4]",
+            "s32[3,1]",
+            "f32[3,4]",
+            "update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1",
+        ),
+        (
+            "f32[5,4]",
+            "s32[0,1]",
+            "f32[0,4]",
+            "update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1",
+        ),
+        (
+            "f32[3,5,4]",
+            "s32[3,2]",
+            "f32[3,2,4]",
+            "update_window_dims={2}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, index_vector_dim=2, input_batching_dims={0}, scatter_indices_batching_dims={0}",
+        ),
+    ];
+    for &(o, i, u, dims) in cases {
+        for (comp, ty) in [("add", "f32"), ("max", "f32"), ("set", "f32")] {
+            let body = match comp {
+                "add" => add_comp("upd", ty),
+                "max" => format!(
+                    "upd {{\n  a = {ty}[] parameter(0)\n  b = {ty}[] parameter(1)\n  ROOT r = {ty}[] maximum(a, b)\n}}\n"
+                ),
+                _ => format!(
+                    "upd {{\n  a = {ty}[] parameter(0)\n  ROOT b = {ty}[] parameter(1)\n}}\n"
+                ),
+            };
+            let text = format!(
+                "HloModule m\n\n{body}\nENTRY e {{\n  x = {o} parameter(0)\n  i = {i} parameter(1)\n  u = {u} parameter(2)\n  ROOT s = {o} scatter(x, i, u), {dims}, to_apply=upd\n}}\n"
+            );
+            for seed in 0..3 {
+                same(
+                    &text,
+                    &[
+                        arg(o, 60 + seed, true),
+                        ints(i, -2, 8, 70 + seed),
+                        arg(u, 80 + seed, seed != 2),
+                    ],
+                );
+            }
+        }
+    }
+    // u64 indices above i64::MAX and s8 values; the operand is fused
+    // (broadcast of a constant) and the indices come from a computation.
+    let text = "HloModule m\n\nupd {\n  a = s8[] parameter(0)\n  b = s8[] parameter(1)\n  ROOT r = s8[] multiply(a, b)\n}\n\nENTRY e {\n  c = s8[] constant(3)\n  x = s8[9] broadcast(c), dimensions={}\n  i = u64[5,1] parameter(0)\n  u = s8[5] parameter(1)\n  ROOT s = s8[9] scatter(x, i, u), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=upd\n}\n";
+    let idx = Literal::Array(
+        ArrayLiteral::new(
+            parse_shape("u64[5,1]"),
+            ArrayData::U64(vec![1, u64::MAX, 8, 1 << 63, 1]),
+        )
+        .unwrap(),
+    );
+    same(text, &[idx, ints("s8[5]", -128, 127, 90)]);
+}
+
+#[test]
+fn variadic_scatter() {
+    // (values, counts): a tuple update computation over two types.
+    let text = "HloModule m\n\nupd {\n  a = f32[] parameter(0)\n  n = s32[] parameter(1)\n  b = f32[] parameter(2)\n  m = s32[] parameter(3)\n  s = f32[] add(a, b)\n  k = s32[] add(n, m)\n  ROOT t = (f32[], s32[]) tuple(s, k)\n}\n\nENTRY e {\n  x = f32[7,3]{0,1} parameter(0)\n  y = s32[7,3] parameter(1)\n  i = s32[9] parameter(2)\n  u = f32[9,3] parameter(3)\n  v = s32[9,3] parameter(4)\n  ROOT s = (f32[7,3]{0,1}, s32[7,3]) scatter(x, y, i, u, v), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=upd\n}\n";
+    same(
+        text,
+        &[
+            arg("f32[7,3]{0,1}", 91, true),
+            ints("s32[7,3]", -5, 5, 92),
+            ints("s32[9]", -1, 8, 93),
+            arg("f32[9,3]", 94, true),
+            ints("s32[9,3]", 0, 3, 95),
+        ],
+    );
+}
+
+// ----------------------------------------------------- select-and-scatter
+
+#[test]
+fn select_and_scatter_ties_padding_and_accumulation() {
+    let ge = "sel {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\n";
+    let gt = "sel {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GT\n}\n";
+    let cases: &[(&str, &str, &str)] = &[
+        ("f32[8]", "size=2 stride=2", "f32[4]"),
+        ("f32[8]", "size=3 stride=1", "f32[6]"),
+        ("f32[7]", "size=3 stride=2 pad=1_1", "f32[4]"),
+        ("f32[5]", "size=2 stride=1 pad=2_2 lhs_dilate=2", "f32[12]"),
+        ("f32[6]", "size=2 stride=1 rhs_dilate=3", "f32[3]"),
+        ("f32[0]", "size=2 stride=1 pad=1_1", "f32[1]"),
+        ("f32[3]", "size=4 stride=1 pad=4_4", "f32[8]"),
+        (
+            "f32[6,5]{0,1}",
+            "size=2x3 stride=2x1 pad=0_0x1_1",
+            "f32[3,5]",
+        ),
+        ("f32[4,6]", "size=3x2 stride=1x2", "f32[2,3]{0,1}"),
+    ];
+    for &(o, w, s) in cases {
+        for sel in [ge, gt] {
+            let text = format!(
+                "HloModule m\n\n{sel}\n{}\nENTRY e {{\n  x = {o} parameter(0)\n  s = {s} parameter(1)\n  z = f32[] constant(-0)\n  ROOT r = {o} select-and-scatter(x, s, z), window={{{w}}}, select=sel, scatter=sc\n}}\n",
+                add_comp("sc", "f32")
+            );
+            same(&text, &[arg(o, 100, true), arg(s, 101, true)]);
+            // Small integers: many ties.
+            same(&text, &[ints(o, 0, 3, 102), arg(s, 103, false)]);
+        }
+    }
+    // s32 with an f32-free select (LE) and a max scatter.
+    let text = "HloModule m\n\nsel {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=LE\n}\n\nsc {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT r = s32[] maximum(a, b)\n}\n\nENTRY e {\n  x = s32[9,4] parameter(0)\n  s = s32[4,2] parameter(1)\n  z = s32[] constant(-7)\n  ROOT r = s32[9,4] select-and-scatter(x, s, z), window={size=3x2 stride=2x2}, select=sel, scatter=sc\n}\n";
+    same(
+        text,
+        &[ints("s32[9,4]", -3, 3, 104), ints("s32[4,2]", -20, 20, 105)],
+    );
+}

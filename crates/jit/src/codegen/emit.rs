@@ -1129,29 +1129,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.b.def_var(acc, init_v);
         let extents: Vec<i64> = window.dims.iter().map(|w| w.size).collect();
         self.nest(&extents, &mut Vec::new(), &mut |em, ks| {
-            let mut valid = em.b.ins().iconst(I8, 1);
-            let mut oi = Vec::with_capacity(ks.len());
-            for (d, w) in window.dims.iter().enumerate() {
-                let a = em.b.ins().imul_imm_s(idx[d], w.stride);
-                let k = em.b.ins().imul_imm_s(ks[d], w.window_dilation);
-                let p = em.b.ins().iadd(a, k);
-                let p = em.b.ins().iadd_imm_s(p, -w.pad_low);
-                let ge = em.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, p, 0);
-                let zero = em.iconst(0);
-                let pp = em.b.ins().smax(p, zero);
-                let (q, ok) = if w.base_dilation <= 1 {
-                    (pp, ge)
-                } else {
-                    let q = em.b.ins().udiv_imm_u(pp, w.base_dilation);
-                    let r = em.b.ins().urem_imm_u(pp, w.base_dilation);
-                    let r0 = em.b.ins().icmp_imm_s(IntCC::Equal, r, 0);
-                    (q, em.b.ins().band(ge, r0))
-                };
-                let lt = em.b.ins().icmp_imm_s(IntCC::SignedLessThan, q, os.dims[d]);
-                let ok = em.b.ins().band(ok, lt);
-                valid = em.b.ins().band(valid, ok);
-                oi.push(em.clamp_idx(q, 0, os.dims[d] - 1));
-            }
+            let (valid, oi) = em.window_position(window, &os.dims, idx, ks);
             let v = em.emit(c, operand, &oi, None)?;
             let a = em.b.use_var(acc);
             let r = em.inline(reducer, &[a, v], false)?;
@@ -1160,6 +1138,46 @@ impl<'a, 'f> Emitter<'a, 'f> {
             Ok(())
         })?;
         Ok(self.b.use_var(acc))
+    }
+
+    /// The operand position of window element `ks` of window position
+    /// `idx` (the evaluator's `window_base_index`): `valid` (an `i8`) is
+    /// false on padding and base-dilation holes; the index is clamped into
+    /// `dims` either way, so it can always be loaded.
+    pub fn window_position(
+        &mut self,
+        window: &rxla_ir::Window,
+        dims: &[i64],
+        idx: &[Value],
+        ks: &[Value],
+    ) -> (Value, Vec<Value>) {
+        let mut valid = self.b.ins().iconst(I8, 1);
+        let mut oi = Vec::with_capacity(ks.len());
+        for (d, w) in window.dims.iter().enumerate() {
+            let a = self.b.ins().imul_imm_s(idx[d], w.stride);
+            let k = self.b.ins().imul_imm_s(ks[d], w.window_dilation);
+            let p = self.b.ins().iadd(a, k);
+            let p = self.b.ins().iadd_imm_s(p, -w.pad_low);
+            let ge = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, p, 0);
+            let zero = self.iconst(0);
+            let pp = self.b.ins().smax(p, zero);
+            let (q, ok) = if w.base_dilation <= 1 {
+                (pp, ge)
+            } else {
+                let q = self.b.ins().udiv_imm_u(pp, w.base_dilation);
+                let r = self.b.ins().urem_imm_u(pp, w.base_dilation);
+                let r0 = self.b.ins().icmp_imm_s(IntCC::Equal, r, 0);
+                (q, self.b.ins().band(ge, r0))
+            };
+            let lt = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, q, dims[d]);
+            let ok = self.b.ins().band(ok, lt);
+            valid = self.b.ins().band(valid, ok);
+            oi.push(self.clamp_idx(q, 0, dims[d] - 1));
+        }
+        (valid, oi)
     }
 
     /// `gather` at an output index (the evaluator's rules: starts from the

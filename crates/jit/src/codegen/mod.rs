@@ -11,7 +11,9 @@ pub mod kernel;
 pub mod libcalls;
 pub mod reduce_precision;
 pub mod scalar;
+pub mod scatter;
 pub mod vector;
+pub mod whole;
 
 use crate::error::{JitError, Result};
 use crate::options::{CompileOptions, CompileStats};
@@ -130,7 +132,7 @@ impl Jit {
         };
         let mut why = String::new();
         for &(vo, vr) in attempts {
-            match kernel::build(self, module, spec, vo, vr) {
+            match whole::build(self, module, spec, vo, vr) {
                 Ok((outer, elements, vectorized)) => {
                     let index = self.define(spec, stats)?;
                     stats.kernels += 1;
