@@ -1,7 +1,8 @@
 //! Quick release-mode figures (GFLOP/s and fraction of the measured FMA peak) for sgemm, the two benchmark
 //! convolutions and the MLP dots: `cargo run --release -p rxla-gemm --example gemm_perf [threads...]`.
 //! Best of several runs (env GEMM_MC/GEMM_KC/GEMM_NC override the blocking, GEMM_KERNEL=portable|cranelift the
-//! micro-kernel); the machine is shared, so
+//! micro-kernel, GEMM_SIZES=512,1024 the sgemm sizes, GEMM_SGEMM_ONLY=1 skips conv and MLP,
+//! GEMM_KERNELS_ONLY=1 stops after the micro-kernel figures); the machine is shared, so
 //! numbers are noisy.
 
 use rxla_gemm::{
@@ -10,9 +11,10 @@ use rxla_gemm::{
 use rxla_ir::{ConvDims, Window, WindowDim};
 use std::time::{Duration, Instant};
 
-/// Seconds per run. With `cpu`: the calling thread's on-CPU time per run averaged over at least `min_total`
-/// (leaves out the time other processes on this shared machine held the core); else the best wall-clock run.
-fn best_secs(mut f: impl FnMut(), min_total: Duration, cpu: bool) -> f64 {
+/// Seconds per run as `(on-CPU, best wall)`: the calling thread's on-CPU time per run averaged over at least
+/// `min_total` (leaves out the time other processes on this shared machine held the core; 0 when under 0.5 s was
+/// measured or `cpu` is false), and the best wall-clock run.
+fn best_secs(mut f: impl FnMut(), min_total: Duration, cpu: bool) -> (f64, f64) {
     f();
     let mut best_wall = f64::MAX;
     let (start, c0) = (Instant::now(), rxla_gemm::peak::thread_cpu_secs());
@@ -23,12 +25,34 @@ fn best_secs(mut f: impl FnMut(), min_total: Duration, cpu: bool) -> f64 {
         best_wall = best_wall.min(t.elapsed().as_secs_f64());
         runs += 1;
     }
-    let cpu_per_run = (rxla_gemm::peak::thread_cpu_secs() - c0) / runs as f64;
-    if cpu && cpu_per_run > 0.0 && (rxla_gemm::peak::thread_cpu_secs() - c0) >= 0.5 {
-        cpu_per_run
+    let cpu_total = rxla_gemm::peak::thread_cpu_secs() - c0;
+    let cpu_per_run = if cpu && cpu_total >= 0.5 {
+        cpu_total / runs as f64
     } else {
-        best_wall
-    }
+        0.0
+    };
+    (cpu_per_run, best_wall)
+}
+
+/// Prints one line: on-CPU and best-wall time, GFLOP/s and % of the probe peak.
+fn report(name: &str, flops: f64, (cpu, wall): (f64, f64), peak: f64) {
+    let gf = |s: f64| flops / s / 1e9;
+    let cpu_part = if cpu > 0.0 {
+        format!(
+            "on-CPU {:>9.1} us {:6.1} GFLOP/s {:5.1}%",
+            cpu * 1e6,
+            gf(cpu),
+            100.0 * gf(cpu) / peak
+        )
+    } else {
+        format!("{:>40}", "")
+    };
+    println!(
+        "{name:<24} {cpu_part} | best wall {:>9.1} us {:6.1} GFLOP/s {:5.1}%",
+        wall * 1e6,
+        gf(wall),
+        100.0 * gf(wall) / peak
+    );
 }
 
 fn data(n: usize) -> Vec<f32> {
@@ -83,6 +107,17 @@ fn main() {
         "kernel {:?}; FMA peak probe: {peak1:.1} GFLOP/s on one thread",
         KernelKind::detect()
     );
+    for kind in [
+        KernelKind::Avx2Fma,
+        KernelKind::Cranelift,
+        KernelKind::Portable,
+    ] {
+        let g = rxla_gemm::peak::microkernel_gflops(kind, Duration::from_millis(1000));
+        println!("micro-kernel {kind:?} alone (L1-resident panels, k=256): {g:.1} GFLOP/s");
+    }
+    if std::env::var_os("GEMM_KERNELS_ONLY").is_some() {
+        return;
+    }
     for &t in &thread_list {
         let peak = if t == 1 {
             peak1
@@ -100,7 +135,11 @@ fn main() {
         if let (Some(mc), Some(kc), Some(nc)) = (env("GEMM_MC"), env("GEMM_KC"), env("GEMM_NC")) {
             o.blocking = Some(rxla_gemm::Blocking::new(o.kernel, mc, kc, nc));
         }
-        for n in [128usize, 256, 512, 1024, 2048] {
+        let sizes: Vec<usize> = std::env::var("GEMM_SIZES")
+            .ok()
+            .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+            .unwrap_or_else(|| vec![128, 256, 512, 1024, 2048]);
+        for &n in &sizes {
             let a = data(n * n);
             let b = data(n * n);
             let mut c = vec![0f32; n * n];
@@ -120,12 +159,10 @@ fn main() {
                 Duration::from_millis(if n >= 1024 { 4000 } else { 1500 }),
                 t == 1,
             );
-            let gf = 2.0 * (n * n * n) as f64 / secs / 1e9;
-            println!(
-                "sgemm {n:>5}: {:>9.1} us  {gf:6.1} GFLOP/s  {:5.1}% of peak",
-                secs * 1e6,
-                100.0 * gf / peak
-            );
+            report(&format!("sgemm {n}"), 2.0 * (n * n * n) as f64, secs, peak);
+        }
+        if std::env::var_os("GEMM_SGEMM_ONLY").is_some() {
+            continue;
         }
         for (name, (plan, ext, flops)) in [
             ("conv_b8_64_56_k3", conv(8, 64, 56, 64, 3, 1, 1)),
@@ -138,12 +175,7 @@ fn main() {
                 Duration::from_millis(3000),
                 t == 1,
             );
-            let gf = flops / secs / 1e9;
-            println!(
-                "{name}: {:>9.1} us  {gf:6.1} GFLOP/s  {:5.1}% of peak",
-                secs * 1e6,
-                100.0 * gf / peak
-            );
+            report(name, flops, secs, peak);
         }
         // MLP 784-512-512-10, batch 256, bias + relu fused.
         let x = data(256 * 784);
@@ -182,11 +214,6 @@ fn main() {
             t == 1,
         );
         let flops = 2.0 * 256.0 * (784.0 * 512.0 + 512.0 * 512.0 + 512.0 * 10.0);
-        let gf = flops / secs / 1e9;
-        println!(
-            "mlp_784_512_512_10_b256: {:>9.1} us  {gf:6.1} GFLOP/s  {:5.1}% of peak",
-            secs * 1e6,
-            100.0 * gf / peak
-        );
+        report("mlp_784_512_512_10_b256", flops, secs, peak);
     }
 }

@@ -105,3 +105,51 @@ fn burst_avx2(iters: usize) -> f32 {
     unsafe { _mm256_storeu_ps(out.as_mut_ptr(), s) };
     out.iter().sum()
 }
+
+/// GFLOP/s of one thread running `kind`'s micro-kernel alone for about `dur`: one `MR x NR` tile over L1-resident
+/// packed panels (k = 256), stored with beta = 0. The figure is the best of many short windows (100 calls, tens of
+/// microseconds each) so that, on a shared machine, windows in which another process held the core or the clock
+/// dipped do not count. The ceiling the packed driver approaches; 0 when the kernel is not available on this host.
+pub fn microkernel_gflops(kind: crate::KernelKind, dur: Duration) -> f64 {
+    if !kind.available() {
+        return 0.0;
+    }
+    let kernel = kind.kernel();
+    let k = 256;
+    let (na, nb) = (k * kernel.mr, k * kernel.nr);
+    // One buffer, panels aligned to 64 bytes like the driver's packing buffers.
+    let mut buf = vec![0f32; na + nb + kernel.mr * kernel.nr + 64];
+    let skip = buf.as_ptr().align_offset(64).min(16);
+    let (a, rest) = buf[skip..].split_at_mut(na.next_multiple_of(16));
+    let (b, c) = rest.split_at_mut(nb.next_multiple_of(16));
+    a.iter_mut()
+        .enumerate()
+        .for_each(|(i, x)| *x = (i % 7) as f32 * 0.01);
+    b.iter_mut()
+        .enumerate()
+        .for_each(|(i, x)| *x = (i % 5) as f32 * 0.01);
+    const CALLS: usize = 100;
+    let start = Instant::now();
+    let mut best = f64::MAX;
+    while start.elapsed() < dur {
+        let t = Instant::now();
+        for _ in 0..CALLS {
+            // SAFETY: the panels hold k*MR and k*NR floats; c is an MR x NR row-major tile.
+            unsafe {
+                (kernel.f)(
+                    k,
+                    a.as_ptr(),
+                    b.as_ptr(),
+                    c.as_mut_ptr(),
+                    kernel.nr as isize,
+                    1,
+                    1.0,
+                    0.0,
+                )
+            };
+            std::hint::black_box(&mut *c);
+        }
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    (2 * k * kernel.mr * kernel.nr * CALLS) as f64 / best / 1e9
+}
