@@ -1,10 +1,24 @@
-//! The portable 6x8 micro-kernel: plain Rust over fixed-size arrays, which the compiler turns into two 128-bit
-//! vectors per row (12 accumulators, like the Cranelift F32X4 design). Separate multiply and add (no fused
+//! The portable 6x8 micro-kernel: plain Rust over `[f32; 4]` lane groups, which the compiler keeps in 128-bit
+//! registers (12 accumulators, two B vectors, one broadcast A value per row, like the Cranelift F32X4 design). Separate multiply and add (no fused
 //! multiply-add: `f32::mul_add` would be a libm call without the `fma` target feature). Must stay free of
 //! target-specific code.
 
 pub(crate) const MR: usize = 6;
 pub(crate) const NR: usize = 8;
+
+/// Four lanes; LLVM keeps each one in an xmm register (SSE2 baseline).
+type V = [f32; 4];
+
+/// `acc + x * b` lane-wise (a multiply and an add: no FMA in the baseline).
+#[inline(always)]
+fn madd(acc: V, x: f32, b: V) -> V {
+    [
+        acc[0] + x * b[0],
+        acc[1] + x * b[1],
+        acc[2] + x * b[2],
+        acc[3] + x * b[3],
+    ]
+}
 
 /// See `KernelFn`.
 ///
@@ -22,36 +36,64 @@ pub(crate) unsafe fn kernel(
     alpha: f32,
     beta: f32,
 ) {
-    // One array per row (a 2-D array defeats the vectoriser and ends up on the stack).
-    let (mut r0, mut r1, mut r2) = ([0f32; NR], [0f32; NR], [0f32; NR]);
-    let (mut r3, mut r4, mut r5) = ([0f32; NR], [0f32; NR], [0f32; NR]);
+    // Twelve named accumulators (an array of them is kept in memory by LLVM, a 2-D array is not vectorised).
+    let z = [0f32; 4];
+    let (mut c00, mut c01, mut c10, mut c11, mut c20, mut c21) = (z, z, z, z, z, z);
+    let (mut c30, mut c31, mut c40, mut c41, mut c50, mut c51) = (z, z, z, z, z, z);
     for p in 0..k {
         // SAFETY: the caller guarantees the panel lengths (k*MR and k*NR floats).
-        let (ap, bp) = unsafe {
+        let (ap, b0, b1) = unsafe {
             (
                 *(a.add(p * MR) as *const [f32; MR]),
-                *(b.add(p * NR) as *const [f32; NR]),
+                *(b.add(p * NR) as *const V),
+                *(b.add(p * NR + 4) as *const V),
             )
         };
-        for j in 0..NR {
-            r0[j] += ap[0] * bp[j];
-            r1[j] += ap[1] * bp[j];
-            r2[j] += ap[2] * bp[j];
-            r3[j] += ap[3] * bp[j];
-            r4[j] += ap[4] * bp[j];
-            r5[j] += ap[5] * bp[j];
-        }
+        c00 = madd(c00, ap[0], b0);
+        c01 = madd(c01, ap[0], b1);
+        c10 = madd(c10, ap[1], b0);
+        c11 = madd(c11, ap[1], b1);
+        c20 = madd(c20, ap[2], b0);
+        c21 = madd(c21, ap[2], b1);
+        c30 = madd(c30, ap[3], b0);
+        c31 = madd(c31, ap[3], b1);
+        c40 = madd(c40, ap[4], b0);
+        c41 = madd(c41, ap[4], b1);
+        c50 = madd(c50, ap[5], b0);
+        c51 = madd(c51, ap[5], b1);
     }
-    let acc = [r0, r1, r2, r3, r4, r5];
-    for (i, row) in acc.iter().enumerate() {
-        for (j, &v) in row.iter().enumerate() {
+    let rows = [
+        (c00, c01),
+        (c10, c11),
+        (c20, c21),
+        (c30, c31),
+        (c40, c41),
+        (c50, c51),
+    ];
+    for (i, (lo, hi)) in rows.iter().enumerate() {
+        let mut v = [0f32; NR];
+        v[..4].copy_from_slice(lo);
+        v[4..].copy_from_slice(hi);
+        if csc == 1 {
+            // SAFETY: the tile row is NR contiguous floats inside C (caller's contract).
+            let row = unsafe { std::slice::from_raw_parts_mut(c.offset(i as isize * rsc), NR) };
+            if beta == 0.0 {
+                row.iter_mut().zip(v).for_each(|(o, x)| *o = alpha * x);
+            } else {
+                row.iter_mut()
+                    .zip(v)
+                    .for_each(|(o, x)| *o = alpha * x + beta * *o);
+            }
+            continue;
+        }
+        for (j, &x) in v.iter().enumerate() {
             // SAFETY: inside the tile by the caller's contract.
             unsafe {
                 let p = c.offset(i as isize * rsc + j as isize * csc);
                 *p = if beta == 0.0 {
-                    alpha * v
+                    alpha * x
                 } else {
-                    alpha * v + beta * *p
+                    alpha * x + beta * *p
                 };
             }
         }
