@@ -11,13 +11,7 @@ use std::path::{Path, PathBuf};
 /// Open bugs found by the fuzzers: (text in the failure message, text in
 /// the failing input, the regression test that tracks it). Remove an entry
 /// when its bug is fixed.
-const KNOWN: &[(&str, &str, &str)] = &[
-    (
-        "jit run fails: jit: buffer of",
-        ":P(",
-        "regressions::jit_padded_constant_in_while",
-    ),
-];
+const KNOWN: &[(&str, &str, &str)] = &[];
 
 fn env_u64(name: &str) -> Option<u64> {
     std::env::var(name).ok()?.parse().ok()
@@ -178,19 +172,16 @@ mod regressions {
     }
 
     #[test]
-    #[ignore = "open: rxla-jit: a get-tuple-element/root with another layout than its operand reinterprets the bytes"]
     fn jit_layout_changing_gte() {
         regression("jit_layout_changing_gte.hlo", Oracle::Jit);
     }
 
     #[test]
-    #[ignore = "open: rxla-jit: bitcast of a padded layout ignores the padding value"]
     fn jit_bitcast_padding_value() {
         regression("jit_bitcast_padding_value.hlo", Oracle::Jit);
     }
 
     #[test]
-    #[ignore = "open: rxla-jit: padded constant in a while loop state: wrong buffer size"]
     fn jit_padded_constant_in_while() {
         regression("jit_padded_constant_in_while.hlo", Oracle::Jit);
     }
@@ -200,11 +191,17 @@ mod regressions {
         regression("jit_reduce_totalorder_vector.hlo", Oracle::Jit);
     }
 
-    /// Crashes the process (SIGSEGV) while open: run it alone.
+    /// Used to crash the process (SIGSEGV): never read past a buffer.
     #[test]
-    #[ignore = "open: rxla-jit: bitcast of an empty padded value segfaults (2 threads) / reads garbage"]
     fn jit_padded_empty_bitcast_crash() {
         regression("jit_padded_empty_bitcast_crash.hlo", Oracle::Jit);
+    }
+
+    /// Found by the `jit` cargo-fuzz target (s8 result 127 instead of 6):
+    /// a get-tuple-element changing a padded layout.
+    #[test]
+    fn jit_s8_padded_gte_relayout() {
+        regression("jit_s8_padded_gte_relayout.hlo", Oracle::Jit);
     }
 
     #[test]

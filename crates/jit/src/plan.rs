@@ -9,7 +9,7 @@ use crate::codegen::{Jit, KernelMeta, KernelSpec};
 use crate::error::{JitError, Result};
 use crate::fallback::FallbackCall;
 use crate::options::{CompileOptions, CompileStats};
-use rxla_ir::{CompId, InstrId, Module, Op, Shape};
+use rxla_ir::{ArrayShape, CompId, InstrId, Module, Op, Shape};
 
 /// What one instruction does at run time.
 pub enum Step {
@@ -25,6 +25,14 @@ pub enum Step {
         len: usize,
     },
     Tuple,
+    /// Leaves of other values, each aliased or — when the instruction
+    /// declares another layout than its source (or the source is padded
+    /// and bitcast, so its padding must hold the padding value) — rewritten
+    /// into this step's own buffer (`bytes` per leaf, 0 for aliased ones).
+    Leaves {
+        from: Vec<LeafFrom>,
+        bytes: Vec<usize>,
+    },
     Token,
     Kernel {
         meta: KernelMeta,
@@ -47,6 +55,52 @@ pub enum Step {
         body: Box<Program>,
     },
     Conditional(Vec<Program>),
+}
+
+/// One leaf of a [`Step::Leaves`] value: leaf `leaf` of `src`'s value.
+pub struct LeafFrom {
+    pub src: InstrId,
+    pub leaf: usize,
+    /// `(from, to)` layouts when the bytes are rewritten (`runtime::relayout`).
+    pub relayout: Option<Box<(ArrayShape, ArrayShape)>>,
+}
+
+/// The leaves of `to` taken from `from` (source instruction, leaf index,
+/// source leaf shape): `None` when every leaf keeps its layout (the value
+/// aliases its sources), else the per-leaf plan. `fill` forces a rewrite of
+/// padded sources (a bitcast reads their padding).
+fn leaves_from(from: &[(InstrId, usize, ArrayShape)], to: &Shape, fill: bool) -> Option<Step> {
+    let to = to.leaves();
+    if to.len() != from.len() {
+        return None;
+    }
+    let mut any = false;
+    let mut out = Vec::with_capacity(from.len());
+    let mut bytes = Vec::with_capacity(from.len());
+    for ((src, leaf, f), t) in from.iter().zip(&to) {
+        let rewrite = !t.element_type.is_token()
+            && f.compatible(t)
+            && (f.layout != t.layout || (fill && f.layout.is_padded()));
+        any |= rewrite;
+        bytes.push(if rewrite { t.byte_size().ok()? } else { 0 });
+        out.push(LeafFrom {
+            src: *src,
+            leaf: *leaf,
+            relayout: rewrite.then(|| Box::new((f.clone(), (*t).clone()))),
+        });
+    }
+    any.then_some(Step::Leaves { from: out, bytes })
+}
+
+/// `(instruction, leaf index, leaf shape)` of every leaf of `id`'s value.
+fn leaf_sources(comp: &rxla_ir::Computation, id: InstrId) -> Vec<(InstrId, usize, ArrayShape)> {
+    comp.get(id)
+        .shape
+        .leaves()
+        .into_iter()
+        .enumerate()
+        .map(|(k, a)| (id, k, a.clone()))
+        .collect()
 }
 
 /// A planned product of the GEMM engine.
@@ -125,16 +179,6 @@ pub fn leaf_bytes(shape: &Shape) -> Result<Vec<usize>> {
             })
         })
         .collect()
-}
-
-/// Same leaves with the same dims and layouts (buffers interchangeable).
-fn same_layouts(a: &Shape, b: &Shape) -> bool {
-    let (la, lb) = (a.leaves(), b.leaves());
-    la.len() == lb.len()
-        && la
-            .iter()
-            .zip(&lb)
-            .all(|(x, y)| x.dims == y.dims && x.layout == y.layout)
 }
 
 fn leaf_count(shape: &Shape) -> usize {
@@ -250,6 +294,8 @@ impl Planner<'_> {
             Op::Parameter { number } => Step::Param(*number as usize),
             Op::Constant { literal } => {
                 let mut leaves = Vec::new();
+                // Physical bytes in the instruction's layouts (padding filled).
+                let literal = literal.relayout_to(&instr.shape)?;
                 for l in literal.leaves() {
                     let bytes = l.to_physical_bytes()?;
                     let mut w = vec![0u64; bytes.len().div_ceil(8)];
@@ -262,7 +308,14 @@ impl Planner<'_> {
                 }
                 Step::Const(leaves)
             }
-            Op::Tuple => Step::Tuple,
+            Op::Tuple => {
+                let from: Vec<_> = instr
+                    .operands
+                    .iter()
+                    .flat_map(|&o| leaf_sources(comp, o))
+                    .collect();
+                leaves_from(&from, &instr.shape, false).unwrap_or(Step::Tuple)
+            }
             Op::AfterAll => Step::Token,
             Op::GetTupleElement { index } => {
                 let src = instr.operands[0];
@@ -271,30 +324,40 @@ impl Planner<'_> {
                 })?;
                 let k = *index as usize;
                 let start: usize = elems.iter().take(k).map(leaf_count).sum();
-                Step::Alias {
-                    src,
-                    start,
-                    len: leaf_count(&instr.shape),
-                }
+                let len = leaf_count(&instr.shape);
+                let from: Vec<_> = leaf_sources(comp, src)
+                    .into_iter()
+                    .skip(start)
+                    .take(len)
+                    .collect();
+                leaves_from(&from, &instr.shape, false).unwrap_or(Step::Alias { src, start, len })
             }
             Op::OptimizationBarrier
-                if operand_shape(0).is_some_and(|s| same_layouts(s, &instr.shape)) =>
+                if operand_shape(0).is_some_and(|s| s.compatible(&instr.shape)) =>
             {
-                Step::Alias {
-                    src: instr.operands[0],
+                let src = instr.operands[0];
+                leaves_from(&leaf_sources(comp, src), &instr.shape, false).unwrap_or(Step::Alias {
+                    src,
                     start: 0,
                     len: leaf_count(&instr.shape),
-                }
+                })
             }
+            // A bitcast reinterprets the operand's physical bytes: they alias,
+            // except for a padded operand, whose padding must hold the
+            // padding value (rewritten into this step's buffer).
             Op::Bitcast
-                if operand_shape(0)
-                    .is_some_and(|s| s.byte_size().ok() == instr.shape.byte_size().ok()) =>
+                if operand_shape(0).is_some_and(|s| {
+                    s.is_array() && s.byte_size().ok() == instr.shape.byte_size().ok()
+                }) =>
             {
-                Step::Alias {
-                    src: instr.operands[0],
+                let src = instr.operands[0];
+                let from = leaf_sources(comp, src);
+                let me = comp.get(src).shape.clone();
+                leaves_from(&from, &me, true).unwrap_or(Step::Alias {
+                    src,
                     start: 0,
                     len: 1,
-                }
+                })
             }
             Op::Call { .. } | Op::While { .. } | Op::Conditional { .. }
                 if !self.layouts_agree(cid, id) =>

@@ -5,6 +5,8 @@
 //! values of `while` are double-buffered so a body never overwrites what
 //! it reads. No compilation here.
 
+pub mod relayout;
+
 use crate::codegen::KernelFn;
 use crate::error::{JitError, Result};
 use crate::plan::{GemmPlan, Program, Step};
@@ -138,6 +140,30 @@ unsafe fn bytes<'a>(l: Leaf) -> &'a [u8] {
     unsafe { std::slice::from_raw_parts(l.ptr, l.len) }
 }
 
+/// Writable leaf bytes.
+///
+/// # Safety
+/// `l` must point at `l.len` writable bytes not otherwise borrowed.
+unsafe fn bytes_mut<'a>(l: Leaf) -> &'a mut [u8] {
+    if l.len == 0 {
+        return &mut [];
+    }
+    // SAFETY: guaranteed by the caller.
+    unsafe { std::slice::from_raw_parts_mut(l.ptr, l.len) }
+}
+
+/// Checks that `leaves` have the byte sizes of the value they stand for
+/// (what every kernel and copy relies on to stay in bounds).
+fn check_sizes(leaves: &[Leaf], sizes: &[usize], what: &str) -> Result<()> {
+    if leaves.len() != sizes.len() || leaves.iter().zip(sizes).any(|(l, &n)| l.len != n) {
+        return Err(JitError::input(format!(
+            "{what}: buffers of {:?} bytes where the shape needs {sizes:?}",
+            leaves.iter().map(|l| l.len).collect::<Vec<_>>()
+        )));
+    }
+    Ok(())
+}
+
 /// Runs `prog` on `args` (leaves per parameter); the root's leaves are
 /// returned. With `out` the root kernel writes into those buffers.
 pub fn run_program(
@@ -170,11 +196,41 @@ pub fn run_program(
                     len,
                 })
                 .collect(),
-            Step::Alias { src, start, len } => vals[src.index()]
-                .get(*start..*start + *len)
-                .ok_or_else(|| JitError::input("tuple index out of range"))?
-                .to_vec(),
-            Step::Tuple => operands(prog, i, &vals).into_iter().flatten().collect(),
+            Step::Alias { src, start, len } => {
+                let v = vals[src.index()]
+                    .get(*start..*start + *len)
+                    .ok_or_else(|| JitError::input("tuple index out of range"))?
+                    .to_vec();
+                check_sizes(&v, sizes, "alias")?;
+                v
+            }
+            Step::Tuple => {
+                let v: Vec<Leaf> = operands(prog, i, &vals).into_iter().flatten().collect();
+                check_sizes(&v, sizes, "tuple")?;
+                v
+            }
+            Step::Leaves { from, bytes: own } => {
+                let own = leaves_of(st, own);
+                let mut v = Vec::with_capacity(from.len());
+                for (k, f) in from.iter().enumerate() {
+                    let s = vals[f.src.index()]
+                        .get(f.leaf)
+                        .copied()
+                        .ok_or_else(|| JitError::input("leaf index out of range"))?;
+                    match (&f.relayout, own.get(k)) {
+                        (Some(r), Some(&d)) => {
+                            // SAFETY: `s` is a live buffer of its length; `d` is
+                            // this step's own buffer, distinct from every source.
+                            let (sb, db) = unsafe { (bytes(s), bytes_mut(d)) };
+                            relayout::relayout(sb, &r.0, db, &r.1)?;
+                            v.push(d);
+                        }
+                        _ => v.push(s),
+                    }
+                }
+                check_sizes(&v, sizes, "relayout")?;
+                v
+            }
             Step::Token => vec![Leaf {
                 ptr: std::ptr::null_mut(),
                 len: 0,
@@ -192,15 +248,21 @@ pub fn run_program(
                     _ => leaves_of(st, sizes),
                 };
                 let outs: Vec<*mut u8> = os.iter().map(|l| l.ptr).collect();
-                let ins: Vec<*const u8> = inputs
-                    .iter()
-                    .map(|id| {
-                        vals[id.index()]
-                            .first()
-                            .map(|l| l.ptr as *const u8)
-                            .unwrap_or(std::ptr::null())
-                    })
-                    .collect();
+                let mut ins: Vec<*const u8> = Vec::with_capacity(inputs.len());
+                for id in inputs {
+                    let l = vals[id.index()]
+                        .first()
+                        .copied()
+                        .ok_or_else(|| JitError::input("kernel input without a buffer"))?;
+                    if Some(&l.len) != prog.leaf_bytes[id.index()].first() {
+                        return Err(JitError::input(format!(
+                            "kernel input buffer of {} bytes, its shape needs {:?}",
+                            l.len,
+                            prog.leaf_bytes[id.index()]
+                        )));
+                    }
+                    ins.push(l.ptr as *const u8);
+                }
                 let f = *ctx
                     .fns
                     .get(meta.index)
@@ -227,6 +289,8 @@ pub fn run_program(
                     .first()
                     .copied()
                     .ok_or_else(|| JitError::input("dot rhs"))?;
+                check_sizes(&[l], &prog.leaf_bytes[inputs[0].index()], "dot lhs")?;
+                check_sizes(&[r], &prog.leaf_bytes[inputs[1].index()], "dot rhs")?;
                 // SAFETY: the kernel leaf is a live f32 buffer of r.len bytes.
                 let finite = || {
                     unsafe { bytes(r) }
@@ -352,6 +416,7 @@ pub fn run_program(
                     }
                     let r = run_program(ctx, body, bs, std::slice::from_ref(&cur), None)?;
                     let dst: Vec<Leaf> = carry[which].iter_mut().map(Buf::leaf).collect();
+                    check_sizes(&r, sizes, "while body result")?;
                     for (s, d) in r.iter().zip(&dst) {
                         if s.len > 0 && s.ptr != d.ptr {
                             // SAFETY: distinct live buffers of equal length.
