@@ -205,6 +205,11 @@ mod regressions {
     }
 
     #[test]
+    fn jit_fusion_root_layout() {
+        regression("jit_fusion_root_layout.hlo", Oracle::Jit);
+    }
+
+    #[test]
     fn jit_tanh_negative_zero() {
         regression("jit_tanh_negative_zero.hlo", Oracle::Jit);
     }

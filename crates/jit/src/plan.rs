@@ -37,6 +37,10 @@ pub enum Step {
     Kernel {
         meta: KernelMeta,
         inputs: Vec<InstrId>,
+        /// For a fusion whose fused root has other layouts than the fusion:
+        /// the kernel writes scratch buffers in the root's layouts, which
+        /// are then relayouted into the fusion's.
+        post: Option<Box<PostRelayout>>,
     },
     /// An f32 dot or convolution on the tiled GEMM engine (`rxla-gemm`).
     Gemm {
@@ -101,6 +105,36 @@ fn leaf_sources(comp: &rxla_ir::Computation, id: InstrId) -> Vec<(InstrId, usize
         .enumerate()
         .map(|(k, a)| (id, k, a.clone()))
         .collect()
+}
+
+/// Scratch buffers of a kernel writing another layout than its step's,
+/// and the `(from, to)` relayout of each leaf.
+pub struct PostRelayout {
+    pub scratch_bytes: Vec<usize>,
+    pub leaves: Vec<(ArrayShape, ArrayShape)>,
+}
+
+impl PostRelayout {
+    /// `None` when `produced` and `declared` have the same layouts.
+    fn new(produced: &Shape, declared: &Shape) -> Result<Option<Box<PostRelayout>>> {
+        let (p, d) = (produced.leaves(), declared.leaves());
+        if p.len() != d.len() || p.iter().zip(&d).any(|(a, b)| !a.compatible(b)) {
+            return Err(JitError::input(format!(
+                "fusion root {produced} does not match the fusion's shape {declared}"
+            )));
+        }
+        if p.iter().zip(&d).all(|(a, b)| a.layout == b.layout) {
+            return Ok(None);
+        }
+        Ok(Some(Box::new(PostRelayout {
+            scratch_bytes: leaf_bytes(produced)?,
+            leaves: p
+                .into_iter()
+                .zip(d)
+                .map(|(a, b)| (a.clone(), b.clone()))
+                .collect(),
+        })))
+    }
 }
 
 /// A planned product of the GEMM engine.
@@ -429,6 +463,7 @@ impl Planner<'_> {
                     Some(Ok(meta)) => Step::Kernel {
                         meta,
                         inputs: instr.operands.clone(),
+                        post: PostRelayout::new(&fc.root_instruction().shape, &instr.shape)?,
                     },
                     Some(Err(JitError::Unsupported(_))) | None if self.layouts_agree(cid, id) => {
                         Step::Call(Box::new(self.program(*calls)?))
@@ -464,7 +499,11 @@ impl Planner<'_> {
                     Err(JitError::unsupported("tuple operands or side effects"))
                 };
                 match r {
-                    Ok(meta) => Step::Kernel { meta, inputs },
+                    Ok(meta) => Step::Kernel {
+                        meta,
+                        inputs,
+                        post: None,
+                    },
                     Err(JitError::Unsupported(why)) => self.fallback(cid, id, &why)?,
                     Err(e) => return Err(e),
                 }

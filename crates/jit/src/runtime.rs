@@ -235,8 +235,13 @@ pub fn run_program(
                 ptr: std::ptr::null_mut(),
                 len: 0,
             }],
-            Step::Kernel { meta, inputs } => {
+            Step::Kernel { meta, inputs, post } => {
                 // One output buffer per leaf (tuple results: variadic reduce).
+                let all = match post {
+                    // Own buffers, then the kernel's scratch buffers.
+                    Some(p) => leaves_of(st, &[sizes.as_slice(), &p.scratch_bytes].concat()),
+                    None => Vec::new(),
+                };
                 let os = match out {
                     Some(o)
                         if i == prog.root.index()
@@ -245,9 +250,14 @@ pub fn run_program(
                     {
                         o.to_vec()
                     }
+                    _ if post.is_some() => all[..sizes.len()].to_vec(),
                     _ => leaves_of(st, sizes),
                 };
-                let outs: Vec<*mut u8> = os.iter().map(|l| l.ptr).collect();
+                let written = match post {
+                    Some(_) => &all[sizes.len()..],
+                    None => &os[..],
+                };
+                let outs: Vec<*mut u8> = written.iter().map(|l| l.ptr).collect();
                 let mut ins: Vec<*const u8> = Vec::with_capacity(inputs.len());
                 for id in inputs {
                     let l = vals[id.index()]
@@ -268,6 +278,13 @@ pub fn run_program(
                     .get(meta.index)
                     .ok_or_else(|| JitError::codegen("kernel index out of range"))?;
                 call_kernel(ctx, f, &ins, &outs, meta.outer, meta.elements);
+                if let Some(p) = post {
+                    for ((s, d), (from, to)) in written.iter().zip(&os).zip(&p.leaves) {
+                        // SAFETY: scratch and destination are distinct live buffers.
+                        let (sb, db) = unsafe { (bytes(*s), bytes_mut(*d)) };
+                        relayout::relayout(sb, from, db, to)?;
+                    }
+                }
                 os
             }
             Step::Gemm {
