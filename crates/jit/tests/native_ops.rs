@@ -308,6 +308,18 @@ fn mixed_and_half_dots_accumulate_like_the_evaluator() {
             "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
         ),
         (
+            "f32[3,4]",
+            "f32[4,8]",
+            "pred[3,8]",
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        ),
+        (
+            "f32[3,5]",
+            "f32[5,9]{0,1}",
+            "f64[3,9]",
+            "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        ),
+        (
             "f16[3,0]",
             "f16[0,2]",
             "f16[3,2]",

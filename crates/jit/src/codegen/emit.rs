@@ -1401,7 +1401,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
             et
         };
         if lanes.is_some()
-            && (ls.element_type != ElementType::F32 || rs.element_type != ElementType::F32)
+            && (et != ElementType::F32
+                || ls.element_type != ElementType::F32
+                || rs.element_type != ElementType::F32)
         {
             return Err(JitError::unsupported("vector dot of non-f32 operands"));
         }
