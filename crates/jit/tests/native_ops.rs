@@ -650,3 +650,37 @@ fn select_and_scatter_ties_padding_and_accumulation() {
         &[ints("s32[9,4]", -3, 3, 104), ints("s32[4,2]", -20, 20, 105)],
     );
 }
+
+#[test]
+fn half_and_integer_scatters() {
+    // bf16 scatter-add (rounded after every update) and an f16
+    // select-and-scatter; u8 reduce-window pair.
+    let text = format!(
+        "HloModule m\n\n{}\nENTRY e {{\n  x = bf16[6,4]{{0,1}} parameter(0)\n  i = s32[5,1] parameter(1)\n  u = bf16[5,4] parameter(2)\n  ROOT s = bf16[6,4]{{0,1}} scatter(x, i, u), update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=upd\n}}\n",
+        add_comp("upd", "bf16")
+    );
+    same(
+        &text,
+        &[
+            arg("bf16[6,4]{0,1}", 110, true),
+            ints("s32[5,1]", -1, 7, 111),
+            arg("bf16[5,4]", 112, true),
+        ],
+    );
+    let text = format!(
+        "HloModule m\n\nsel {{\n  a = f16[] parameter(0)\n  b = f16[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}}\n\n{}\nENTRY e {{\n  x = f16[7,5] parameter(0)\n  s = f16[4,2] parameter(1)\n  z = f16[] constant(0.1)\n  ROOT r = f16[7,5] select-and-scatter(x, s, z), window={{size=2x3 stride=2x2 pad=1_0x0_0}}, select=sel, scatter=sc\n}}\n",
+        add_comp("sc", "f16")
+    );
+    same(
+        &text,
+        &[arg("f16[7,5]", 113, true), arg("f16[4,2]", 114, false)],
+    );
+    let text = "HloModule m\n\nf {\n  a = u8[] parameter(0)\n  b = s64[] parameter(1)\n  x = u8[] parameter(2)\n  y = s64[] parameter(3)\n  m = u8[] maximum(a, x)\n  s = s64[] multiply(b, y)\n  ROOT t = (u8[], s64[]) tuple(m, s)\n}\n\nENTRY e {\n  x = u8[5,6]{0,1} parameter(0)\n  y = s64[5,6] parameter(1)\n  z = u8[] constant(7)\n  w = s64[] constant(1)\n  ROOT r = (u8[4,3], s64[4,3]{0,1}) reduce-window(x, y, z, w), window={size=2x2 stride=1x2}, to_apply=f\n}\n";
+    same(
+        text,
+        &[
+            ints("u8[5,6]{0,1}", 0, 255, 115),
+            ints("s64[5,6]", -9, 9, 116),
+        ],
+    );
+}
