@@ -93,6 +93,22 @@ f64_1!(rx_tanh, |x| x.tanh());
 f64_1!(rx_sin, |x| x.sin());
 f64_1!(rx_cos, |x| x.cos());
 f64_1!(rx_tan, |x| x.tan());
+// erf is the evaluator's own (libm's): used for f64 and the half types
+// (f32 is inline).
+f32_1!(rx_erff, |x| match rxla_eval::elementwise::scalar_unary(
+    rxla_ir::UnaryOp::Erf,
+    rxla_eval::scalar::Scalar::F32(x)
+) {
+    Ok(rxla_eval::scalar::Scalar::F32(v)) => v,
+    _ => f32::NAN,
+});
+f64_1!(rx_erf, |x| match rxla_eval::elementwise::scalar_unary(
+    rxla_ir::UnaryOp::Erf,
+    rxla_eval::scalar::Scalar::F64(x)
+) {
+    Ok(rxla_eval::scalar::Scalar::F64(v)) => v,
+    _ => f64::NAN,
+});
 extern "C" fn rx_fmodf(a: f32, b: f32) -> f32 {
     a % b
 }
@@ -294,6 +310,8 @@ pub fn all() -> Vec<Libcall> {
         lc!("rx_sin", rx_sin as extern "C" fn(f64) -> f64, [F64], F64),
         lc!("rx_cos", rx_cos as extern "C" fn(f64) -> f64, [F64], F64),
         lc!("rx_tan", rx_tan as extern "C" fn(f64) -> f64, [F64], F64),
+        lc!("rx_erff", rx_erff as extern "C" fn(f32) -> f32, [F32], F32),
+        lc!("rx_erf", rx_erf as extern "C" fn(f64) -> f64, [F64], F64),
         lc!(
             "rx_fmodf",
             rx_fmodf as extern "C" fn(f32, f32) -> f32,

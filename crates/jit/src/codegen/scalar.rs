@@ -3,8 +3,10 @@
 //! wrapping integers, x/0 = -1 and x%0 = x, MIN/-1 = MIN, shifts past the
 //! width, saturating float→int converts with NaN→0, NaN-propagating
 //! max/min with max(-0,+0)=+0, total-order compares. Pred is an `i8` 0/1.
-//! Transcendentals call registered host functions (the evaluator's own
-//! definitions) until inline approximations replace them.
+//! f32 transcendentals use the inline approximations of `approx` on lane 0
+//! of a vector (the same code as the vector lanes); f64 and the half types
+//! (f16/bf16, computed in f32 and rounded once, like the evaluator) call
+//! registered host functions, the evaluator's own definitions.
 
 use super::emit::Emitter;
 use crate::error::{JitError, Result};
@@ -174,7 +176,19 @@ pub fn unary(em: &mut Emitter, op: UnaryOp, et: ElementType, x: Value) -> Result
             UnaryOp::Floor => b.ins().floor(x),
             UnaryOp::Ceil => b.ins().ceil(x),
             UnaryOp::RoundNearestEven => b.ins().nearest(x),
-            UnaryOp::RoundNearestAfz => float_call(em, ty, "rx_roundf", "rx_round", &[x])?,
+            UnaryOp::RoundNearestAfz => {
+                // trunc(x) ± 1 when the (exact) dropped fraction is ≥ ½.
+                let t = b.ins().trunc(x);
+                let d = em.b.ins().fsub(x, t);
+                let d = em.b.ins().fabs(d);
+                let half = fconst(em, ty, 0.5);
+                let ge = em.b.ins().fcmp(FloatCC::GreaterThanOrEqual, d, half);
+                let one = fconst(em, ty, 1.0);
+                let zero = fconst(em, ty, 0.0);
+                let step = em.b.ins().select(ge, one, zero);
+                let step = em.b.ins().fcopysign(step, x);
+                em.b.ins().fadd(t, step)
+            }
             UnaryOp::Sqrt => b.ins().sqrt(x),
             UnaryOp::Rsqrt => {
                 let s = b.ins().sqrt(x);
@@ -191,6 +205,7 @@ pub fn unary(em: &mut Emitter, op: UnaryOp, et: ElementType, x: Value) -> Result
             UnaryOp::Sin => float_call(em, ty, "rx_sinf", "rx_sin", &[x])?,
             UnaryOp::Cos => float_call(em, ty, "rx_cosf", "rx_cos", &[x])?,
             UnaryOp::Tan => float_call(em, ty, "rx_tanf", "rx_tan", &[x])?,
+            UnaryOp::Erf => float_call(em, ty, "rx_erff", "rx_erf", &[x])?,
             UnaryOp::IsFinite => {
                 let a = b.ins().fabs(x);
                 let inf = fconst(em, ty, f64::INFINITY);
@@ -239,6 +254,11 @@ pub fn binary(
     y: Value,
 ) -> Result<Value> {
     let ty = storage(et)?;
+    if et == ElementType::F32
+        && let Some(v) = super::approx::scalar_f32_binary(em, op, x, y)?
+    {
+        return Ok(v);
+    }
     if et.is_float() {
         let b = &mut em.b;
         return Ok(match op {

@@ -1,8 +1,8 @@
 //! F32X4 element arithmetic (Cranelift's x64 backend has 128-bit vectors
 //! only). Pred values are I32X4 lane masks. Same semantics as `scalar`:
 //! NaN-propagating max/min returning the NaN operand, IEEE compares.
-//! Transcendentals not yet inlined run the registered host function lane
-//! by lane (interim; see docs/SEMANTICS.md).
+//! Transcendentals are inline approximations (`approx`); only the float
+//! remainder (fmod) still runs a host function lane by lane.
 
 use super::emit::Emitter;
 use crate::error::{JitError, Result};
@@ -55,6 +55,26 @@ fn per_lane(em: &mut Emitter, name: &'static str, args: &[Value]) -> Result<Valu
     Ok(out)
 }
 
+/// round-nearest-afz: trunc(x), plus ±1 when the dropped fraction
+/// (exact) is at least ½ (NaN, ±inf, ±0 pass through).
+pub fn round_afz(em: &mut Emitter, x: Value) -> Value {
+    let t = em.b.ins().trunc(x);
+    let d = em.b.ins().fsub(x, t);
+    let d = em.b.ins().fabs(d);
+    let half = em.b.ins().f32const(0.5);
+    let half = em.b.ins().splat(F32X4, half);
+    let ge = em.b.ins().fcmp(FloatCC::GreaterThanOrEqual, d, half);
+    let ge = em.b.ins().bitcast(F32X4, le(), ge);
+    let one = em.b.ins().f32const(1.0);
+    let one = em.b.ins().splat(F32X4, one);
+    let zero = em.b.ins().f32const(0.0);
+    let zero = em.b.ins().splat(F32X4, zero);
+    let step = em.b.ins().bitselect(ge, one, zero);
+    let step = super::approx::copysign(em, step, x);
+    // t + ±0 keeps t's sign for t = ±0 (x in (−½, ½) keeps x's sign).
+    em.b.ins().fadd(t, step)
+}
+
 pub fn unary(em: &mut Emitter, op: UnaryOp, x: Value) -> Result<Value> {
     if em.b.func.dfg.value_type(x) == I32X4 {
         return match op {
@@ -87,17 +107,7 @@ pub fn unary(em: &mut Emitter, op: UnaryOp, x: Value) -> Result<Value> {
             let inf = em.b.ins().splat(F32X4, inf);
             em.b.ins().fcmp(FloatCC::LessThan, a, inf)
         }
-        UnaryOp::RoundNearestAfz => per_lane(em, "rx_roundf", &[x])?,
-        UnaryOp::Cbrt => per_lane(em, "rx_cbrtf", &[x])?,
-        UnaryOp::Exp => per_lane(em, "rx_expf", &[x])?,
-        UnaryOp::Expm1 => per_lane(em, "rx_expm1f", &[x])?,
-        UnaryOp::Log => per_lane(em, "rx_logf", &[x])?,
-        UnaryOp::Log1p => per_lane(em, "rx_log1pf", &[x])?,
-        UnaryOp::Logistic => per_lane(em, "rx_logisticf", &[x])?,
-        UnaryOp::Tanh => per_lane(em, "rx_tanhf", &[x])?,
-        UnaryOp::Sin => per_lane(em, "rx_sinf", &[x])?,
-        UnaryOp::Cos => per_lane(em, "rx_cosf", &[x])?,
-        UnaryOp::Tan => per_lane(em, "rx_tanf", &[x])?,
+        UnaryOp::RoundNearestAfz => round_afz(em, x),
         _ => return Err(JitError::unsupported(format!("vector {}", op.name()))),
     })
 }
@@ -149,8 +159,10 @@ pub fn binary(em: &mut Emitter, op: BinaryOp, x: Value, y: Value) -> Result<Valu
             em.b.ins().bitselect(xn, x, m)
         }
         BinaryOp::Remainder => per_lane(em, "rx_fmodf", &[x, y])?,
-        BinaryOp::Power => per_lane(em, "rx_powf", &[x, y])?,
-        BinaryOp::Atan2 => per_lane(em, "rx_atan2f", &[x, y])?,
+        BinaryOp::Power | BinaryOp::Atan2 => match super::approx::binary(em, op, x, y)? {
+            Some(v) => v,
+            None => return Err(JitError::codegen("no inline power/atan2")),
+        },
         _ => return Err(JitError::unsupported(format!("vector {}", op.name()))),
     })
 }

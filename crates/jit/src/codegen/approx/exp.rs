@@ -1,56 +1,20 @@
-//! Inline vectorized approximations of transcendental functions (F32X4):
-//! range reduction plus polynomial, no calls. `unary` returns `None` for
-//! functions without an inline version (the caller then uses the host
-//! function lane by lane). Scalar f32 uses the same code on one lane, so
-//! vector and remainder lanes agree. Errors against the evaluator are
-//! measured by the `ulp` test and documented in docs/SEMANTICS.md.
+//! exp, expm1, tanh and logistic on F32X4 lanes.
 //!
 //! - exp: x clamped to [-104, 89]; n = round(x·log2 e); r = x − n·ln2
 //!   (two-part ln2); Cephes degree-6 polynomial; scaled by 2^(n/2)·2^(n−n/2)
 //!   so denormal results and overflow to +inf come out right.
+//! - expm1: x clamped to [-30, 89]; the same reduction; expm1(r) =
+//!   r + r²·h(r) (degree-6 fit); 2^n·expm1(r) + (2^n − 1) as one FMA.
 //! - tanh: |x| < 0.625: Cephes odd polynomial; else 1 − 2/(exp(2|x|)+1)
 //!   with the sign of x.
-//! - logistic: 1/(1 + exp(−x)), as the evaluator defines it.
+//! - logistic: 1/(1 + exp(−x)), as the evaluator defines it, with exp(−x)
+//!   from the f64 exp of `pow` (rounded once to f32).
 
-// The coefficients are quoted as published (Cephes), digits beyond f32 included.
-#![allow(clippy::excessive_precision)]
-
-use super::emit::Emitter;
-use crate::error::Result;
+use super::{c, ci, fmask, horner, le, pow2i, sel};
+use crate::codegen::emit::Emitter;
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::types::{F32X4, I32, I32X4};
-use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Value};
-use rxla_ir::UnaryOp;
-
-fn le() -> MemFlagsData {
-    MemFlagsData::new().with_endianness(Endianness::Little)
-}
-
-fn c(em: &mut Emitter, v: f32) -> Value {
-    em.vconst(v)
-}
-
-/// Makes every constant of the approximations now (before a loop), so
-/// the loop body reuses them.
-pub fn warm(em: &mut Emitter) {
-    let x = em.vconst(0.0);
-    let _ = tanh(em, x);
-}
-
-fn ci(em: &mut Emitter, v: i32) -> Value {
-    let s = em.b.ins().iconst(I32, v as i64);
-    em.b.ins().splat(I32X4, s)
-}
-
-/// Horner with FMA: `coeffs[0]·r^(n-1) + ... + coeffs[n-1]`.
-fn horner(em: &mut Emitter, r: Value, coeffs: &[f32]) -> Value {
-    let mut p = c(em, coeffs[0]);
-    for &k in &coeffs[1..] {
-        let kv = c(em, k);
-        p = em.b.ins().fma(p, r, kv);
-    }
-    p
-}
+use cranelift_codegen::ir::types::{F32X4, I32X4};
+use cranelift_codegen::ir::{InstBuilder, Value};
 
 /// exp(x), lane-wise.
 pub fn exp(em: &mut Emitter, x: Value) -> Value {
@@ -149,31 +113,72 @@ pub fn tanh(em: &mut Emitter, x: Value) -> Value {
     em.b.ins().bitselect(m, small, large)
 }
 
-/// logistic(x) = 1/(1 + exp(-x)), lane-wise.
+/// logistic(x) = 1/(1 + exp(-x)), lane-wise: exp(−x) is computed in f64
+/// lanes and rounded once (so it is the correctly rounded f32 but for
+/// rare near-ties), then 1 + e and 1/(…) in f32 exactly as the evaluator
+/// does (an f32 exp's last-bit error would be amplified by the tie
+/// rounding of 1 + e for e ≥ 2^24).
 pub fn logistic(em: &mut Emitter, x: Value) -> Value {
     let nx = em.b.ins().fneg(x);
-    let e = exp(em, nx);
+    let (a, b) = super::widen(em, nx);
+    let ea = super::pow::exp_d(em, a);
+    let eb = super::pow::exp_d(em, b);
+    let e = super::narrow(em, ea, eb);
     let one = c(em, 1.0);
     let d = em.b.ins().fadd(one, e);
     em.b.ins().fdiv(one, d)
 }
 
-/// The inline F32X4 approximation of `op` applied to `x`, if there is one.
-pub fn unary(em: &mut Emitter, op: UnaryOp, x: Value) -> Result<Option<Value>> {
-    Ok(match op {
-        UnaryOp::Exp => Some(exp(em, x)),
-        UnaryOp::Tanh => Some(tanh(em, x)),
-        UnaryOp::Logistic => Some(logistic(em, x)),
-        _ => None,
-    })
+/// x clamped to [lo, hi]; NaN stays NaN.
+pub(super) fn clamp(em: &mut Emitter, x: Value, lo: f32, hi: f32) -> Value {
+    let lov = c(em, lo);
+    let hiv = c(em, hi);
+    let below = fmask(em, FloatCC::LessThan, x, lov);
+    let x = sel(em, below, lov, x);
+    let above = fmask(em, FloatCC::GreaterThan, x, hiv);
+    sel(em, above, hiv, x)
 }
 
-/// The same approximation on one f32 (lane 0), when there is one.
-pub fn scalar_f32(em: &mut Emitter, op: UnaryOp, x: Value) -> Result<Option<Value>> {
-    if !matches!(op, UnaryOp::Exp | UnaryOp::Tanh | UnaryOp::Logistic) {
-        return Ok(None);
-    }
-    let v = em.b.ins().splat(F32X4, x);
-    let r = unary(em, op, v)?;
-    Ok(r.map(|r| em.b.ins().extractlane(r, 0)))
+/// expm1(x) = exp(x) − 1, lane-wise.
+pub fn expm1(em: &mut Emitter, x0: Value) -> Value {
+    let x = clamp(em, x0, -30.0, 89.0);
+    let log2e = c(em, std::f32::consts::LOG2_E);
+    let t = em.b.ins().fmul(x, log2e);
+    let n = em.b.ins().nearest(t);
+    // r = x − n·ln2 (the first product is exact, n has ≤ 8 bits).
+    let c1 = c(em, -0.693_359_4);
+    let c2 = c(em, 2.121_944_4e-4);
+    let r = em.b.ins().fma(n, c1, x);
+    let r = em.b.ins().fma(n, c2, r);
+    // expm1(r) = r + r²·h(r), |r| ≤ ln2/2 (Chebyshev fit, error 3e-11).
+    let h = horner(
+        em,
+        r,
+        &[
+            2.4859913537511602e-05,
+            0.0001989961019717157,
+            0.0013888853136450052,
+            0.0083332983776927,
+            0.0416666679084301,
+            0.1666666716337204,
+            0.5,
+        ],
+    );
+    let r2 = em.b.ins().fmul(r, r);
+    let p = em.b.ins().fma(r2, h, r);
+    // 2^n·p + (2^n − 1) with one rounding; n = 128 is done as 2·(2^127…).
+    let top = c(em, 127.0);
+    let nn = em.b.ins().fmin(n, top);
+    let s = pow2i(em, nn);
+    let one = c(em, 1.0);
+    let sm1 = em.b.ins().fsub(s, one);
+    let y = em.b.ins().fma(s, p, sm1);
+    let two = c(em, 2.0);
+    let y2 = em.b.ins().fmul(y, two);
+    let big = fmask(em, FloatCC::GreaterThan, n, top);
+    let y = sel(em, big, y2, y);
+    // expm1(±0) = ±0 (the reduction loses the sign of −0).
+    let zero = c(em, 0.0);
+    let z = fmask(em, FloatCC::Equal, x0, zero);
+    sel(em, z, x0, y)
 }

@@ -1,0 +1,234 @@
+//! Inline vectorized approximations of the f32 transcendental functions
+//! (F32X4 lanes): range reduction plus polynomial, no calls to host
+//! functions. Scalar f32 runs the same code on lane 0 of a splat, so a
+//! vector body and its scalar remainder agree bit for bit. The maximum
+//! error of each function against the evaluator is measured by
+//! `crates/jit/tests/ulp.rs` (about a million f32 inputs per function) and
+//! documented in docs/SEMANTICS.md. This module must not
+//! change the special-value behaviour of the evaluator's definitions
+//! (NaN, ±0, ±inf, overflow and underflow come out as the evaluator's).
+//!
+//! One file per family: `exp` (exp, expm1, tanh, logistic), `log` (log,
+//! log1p), `trig` (sin, cos, tan; Payne–Hanek for huge arguments),
+//! `atan` (atan2), `pow` (pow and cbrt, computed in f64 lanes), `erf`.
+
+// The coefficients are quoted as computed (digits beyond f32 included).
+#![allow(clippy::excessive_precision)]
+
+mod atan;
+mod erf;
+mod exp;
+mod log;
+mod pow;
+mod trig;
+
+use super::emit::Emitter;
+use crate::error::Result;
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::types::{F32X4, F64X2, I8X16, I32X4, I64X2};
+use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Value};
+use rxla_ir::{BinaryOp, UnaryOp};
+
+pub(super) fn le() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+/// An F32X4 constant (memoized by the emitter per scope).
+pub(super) fn c(em: &mut Emitter, v: f32) -> Value {
+    em.vconst(v)
+}
+
+/// An I32X4 constant (the F32X4 constant of the same bits, reinterpreted).
+pub(super) fn ci(em: &mut Emitter, v: i32) -> Value {
+    let f = em.vconst(f32::from_bits(v as u32));
+    em.b.ins().bitcast(I32X4, le(), f)
+}
+
+/// F32X4 → I32X4 bits.
+pub(super) fn bits(em: &mut Emitter, x: Value) -> Value {
+    em.b.ins().bitcast(I32X4, le(), x)
+}
+
+/// I32X4 bits → F32X4.
+pub(super) fn float(em: &mut Emitter, i: Value) -> Value {
+    em.b.ins().bitcast(F32X4, le(), i)
+}
+
+/// A lane mask (as F32X4, for `bitselect`) of `a cc b`.
+pub(super) fn fmask(em: &mut Emitter, cc: FloatCC, a: Value, b: Value) -> Value {
+    let m = em.b.ins().fcmp(cc, a, b);
+    em.b.ins().bitcast(F32X4, le(), m)
+}
+
+/// `m ? a : b` lane-wise (m an F32X4 mask).
+pub(super) fn sel(em: &mut Emitter, m: Value, a: Value, b: Value) -> Value {
+    em.b.ins().bitselect(m, a, b)
+}
+
+/// copysign(a, b) lane-wise (Cranelift's x64 backend has no vector
+/// `fcopysign`): the magnitude bits of `a`, the sign bit of `b`.
+pub fn copysign(em: &mut Emitter, a: Value, b: Value) -> Value {
+    let sign = c(em, -0.0);
+    let mag = em.b.ins().band_not(a, sign);
+    let sb = em.b.ins().band(b, sign);
+    em.b.ins().bor(mag, sb)
+}
+
+/// Horner with FMA: `coeffs[0]·r^(n-1) + ... + coeffs[n-1]`.
+pub(super) fn horner(em: &mut Emitter, r: Value, coeffs: &[f32]) -> Value {
+    let mut p = c(em, coeffs[0]);
+    for &k in &coeffs[1..] {
+        let kv = c(em, k);
+        p = em.b.ins().fma(p, r, kv);
+    }
+    p
+}
+
+/// Truncating F32X4 → I32X4 conversion for values known to fit (NaN
+/// lanes give an unspecified integer).
+pub(super) fn to_int(em: &mut Emitter, n: Value) -> Value {
+    if cfg!(target_arch = "x86_64") {
+        em.b.ins().x86_cvtt2dq(I32X4, n)
+    } else {
+        em.b.ins().fcvt_to_sint_sat(I32X4, n)
+    }
+}
+
+/// `2^n` for integral F32X4 `n` in [-126, 127] (as exponent bits).
+pub(super) fn pow2i(em: &mut Emitter, n: Value) -> Value {
+    let ni = to_int(em, n);
+    let bias = ci(em, 127);
+    let e = em.b.ins().iadd(ni, bias);
+    let e = em.b.ins().ishl_imm_s(e, 23);
+    float(em, e)
+}
+
+/// The two halves of an F32X4 as F64X2 (lanes 0,1 and 2,3), exactly.
+pub(super) fn widen(em: &mut Emitter, x: Value) -> (Value, Value) {
+    let lo = em.b.ins().fvpromote_low(x);
+    let xb = em.b.ins().bitcast(I8X16, le(), x);
+    let mask: Vec<u8> = (8..16).chain(8..16).collect();
+    let imm = em.b.func.dfg.immediates.push(mask.into());
+    let hb = em.b.ins().shuffle(xb, xb, imm);
+    let h = em.b.ins().bitcast(F32X4, le(), hb);
+    let hi = em.b.ins().fvpromote_low(h);
+    (lo, hi)
+}
+
+/// Two F64X2 rounded to f32 once and joined into one F32X4.
+pub(super) fn narrow(em: &mut Emitter, lo: Value, hi: Value) -> Value {
+    let a = em.b.ins().fvdemote(lo);
+    let b = em.b.ins().fvdemote(hi);
+    let ab = em.b.ins().bitcast(I8X16, le(), a);
+    let bb = em.b.ins().bitcast(I8X16, le(), b);
+    let mask: Vec<u8> = (0..8).chain(16..24).collect();
+    let imm = em.b.func.dfg.immediates.push(mask.into());
+    let r = em.b.ins().shuffle(ab, bb, imm);
+    em.b.ins().bitcast(F32X4, le(), r)
+}
+
+/// An F64X2 constant.
+pub(super) fn cd(em: &mut Emitter, v: f64) -> Value {
+    let s = em.b.ins().f64const(v);
+    em.b.ins().splat(F64X2, s)
+}
+
+/// An I64X2 constant.
+pub(super) fn cl(em: &mut Emitter, v: i64) -> Value {
+    let s = em.b.ins().iconst(cranelift_codegen::ir::types::I64, v);
+    em.b.ins().splat(I64X2, s)
+}
+
+/// Horner with FMA on F64X2.
+pub(super) fn horner_d(em: &mut Emitter, r: Value, coeffs: &[f64]) -> Value {
+    let mut p = cd(em, coeffs[0]);
+    for &k in &coeffs[1..] {
+        let kv = cd(em, k);
+        p = em.b.ins().fma(p, r, kv);
+    }
+    p
+}
+
+/// Makes the constants of every approximation now (before a loop), so
+/// the loop body reuses them; unused ones are never lowered.
+pub fn warm(em: &mut Emitter) {
+    let x = em.vconst(0.0);
+    let _ = exp::tanh(em, x);
+    let _ = exp::expm1(em, x);
+    let _ = log::log(em, x);
+    let _ = log::log1p(em, x);
+    let _ = trig::warm(em, x);
+    let _ = atan::atan2(em, x, x);
+    let _ = erf::erf(em, x);
+}
+
+/// Whether `op` on f32 has an inline approximation (or exact inline code).
+pub fn has_unary(op: UnaryOp) -> bool {
+    matches!(
+        op,
+        UnaryOp::Exp
+            | UnaryOp::Expm1
+            | UnaryOp::Tanh
+            | UnaryOp::Logistic
+            | UnaryOp::Log
+            | UnaryOp::Log1p
+            | UnaryOp::Sin
+            | UnaryOp::Cos
+            | UnaryOp::Tan
+            | UnaryOp::Cbrt
+            | UnaryOp::Erf
+    )
+}
+
+/// The inline F32X4 approximation of `op` applied to `x`, if there is one.
+pub fn unary(em: &mut Emitter, op: UnaryOp, x: Value) -> Result<Option<Value>> {
+    Ok(Some(match op {
+        UnaryOp::Exp => exp::exp(em, x),
+        UnaryOp::Expm1 => exp::expm1(em, x),
+        UnaryOp::Tanh => exp::tanh(em, x),
+        UnaryOp::Logistic => exp::logistic(em, x),
+        UnaryOp::Log => log::log(em, x),
+        UnaryOp::Log1p => log::log1p(em, x),
+        UnaryOp::Sin => trig::sin(em, x),
+        UnaryOp::Cos => trig::cos(em, x),
+        UnaryOp::Tan => trig::tan(em, x),
+        UnaryOp::Cbrt => pow::cbrt(em, x),
+        UnaryOp::Erf => erf::erf(em, x),
+        _ => return Ok(None),
+    }))
+}
+
+/// The inline F32X4 version of a binary `op`, if there is one.
+pub fn binary(em: &mut Emitter, op: BinaryOp, x: Value, y: Value) -> Result<Option<Value>> {
+    Ok(Some(match op {
+        BinaryOp::Power => pow::pow(em, x, y),
+        BinaryOp::Atan2 => atan::atan2(em, x, y),
+        _ => return Ok(None),
+    }))
+}
+
+/// The same approximation on one f32 (lane 0 of a splat), when there is one.
+pub fn scalar_f32(em: &mut Emitter, op: UnaryOp, x: Value) -> Result<Option<Value>> {
+    if !has_unary(op) {
+        return Ok(None);
+    }
+    let v = em.b.ins().splat(F32X4, x);
+    let r = unary(em, op, v)?;
+    Ok(r.map(|r| em.b.ins().extractlane(r, 0)))
+}
+
+/// A binary approximation on one f32 pair (lane 0), when there is one.
+pub fn scalar_f32_binary(
+    em: &mut Emitter,
+    op: BinaryOp,
+    x: Value,
+    y: Value,
+) -> Result<Option<Value>> {
+    if !matches!(op, BinaryOp::Power | BinaryOp::Atan2) {
+        return Ok(None);
+    }
+    let a = em.b.ins().splat(F32X4, x);
+    let b = em.b.ins().splat(F32X4, y);
+    let r = binary(em, op, a, b)?;
+    Ok(r.map(|r| em.b.ins().extractlane(r, 0)))
+}
