@@ -9,7 +9,9 @@
 //! else — data movement, integer, pred, compare, and the IEEE-exact float
 //! ops (add, multiply, divide, sqrt, ...) — is exact. No I/O, no panics.
 
-use rxla_ir::{ArrayData, ArrayLiteral, CompId, Computation, InstrId, Module, Op, Shape};
+use rxla_ir::{
+    ArrayData, ArrayLiteral, CompId, Computation, ElementType, InstrId, Module, Op, Shape,
+};
 
 /// Transcendental element-wise ops (and those computed from one).
 pub const TRANSCENDENTAL: &[&str] = &[
@@ -53,6 +55,10 @@ pub struct Tolerance {
     /// amplification for large arguments) is applied to an inexact value:
     /// the leaf's values are not compared.
     pub ill_conditioned: bool,
+    /// The unit roundoff of the coarsest float type an inexact op feeding
+    /// the leaf computed in (0: none). An f32 `tan` converted to f64 is
+    /// compared at f32's tolerance, not f64's.
+    pub op_u: f64,
 }
 
 /// Transcendentals whose condition number is unbounded on the generated
@@ -67,6 +73,7 @@ impl Tolerance {
 
     /// The relative tolerance for `ty`'s unit roundoff `u` (2^-mantissa).
     pub fn rtol(&self, u: f64) -> f64 {
+        let u = u.max(self.op_u);
         let is_f64 = u < 1e-10;
         let trans = if is_f64 { 1e-12 } else { (4.0 * u).max(1e-5) };
         let accum = if is_f64 { 1e-12 } else { (8.0 * u).max(1e-4) } * self.log_factor();
@@ -88,6 +95,7 @@ impl Tolerance {
         self.accumulate = self.accumulate.max(other.accumulate);
         self.chained |= other.chained;
         self.ill_conditioned |= other.ill_conditioned;
+        self.op_u = self.op_u.max(other.op_u);
     }
 }
 
@@ -143,12 +151,23 @@ fn own_tolerance(comp: &Computation, id: InstrId) -> Option<Tolerance> {
     if !touches_float {
         return None;
     }
+    let op_u = std::iter::once(&instr.shape)
+        .chain(instr.operands.iter().map(|&o| &comp.get(o).shape))
+        .flat_map(|s| {
+            s.leaves()
+                .into_iter()
+                .map(|a| a.element_type)
+                .collect::<Vec<_>>()
+        })
+        .filter_map(unit_roundoff)
+        .fold(0.0, f64::max);
     if TRANSCENDENTAL.contains(&opcode) {
         return Some(Tolerance {
             transcendental: true,
             accumulate: 0,
             chained: false,
             ill_conditioned: false,
+            op_u,
         });
     }
     if ACCUMULATING.contains(&opcode) {
@@ -172,9 +191,21 @@ fn own_tolerance(comp: &Computation, id: InstrId) -> Option<Tolerance> {
             accumulate: n,
             chained: false,
             ill_conditioned: false,
+            op_u,
         });
     }
     None
+}
+
+/// The unit roundoff (2^-mantissa bits) of a float element type.
+fn unit_roundoff(et: ElementType) -> Option<f64> {
+    Some(match et {
+        ElementType::F16 => 2f64.powi(-10),
+        ElementType::BF16 => 2f64.powi(-7),
+        ElementType::F32 => 2f64.powi(-23),
+        ElementType::F64 => 2f64.powi(-52),
+        _ => return None,
+    })
 }
 
 /// Per computation: the tolerance of its inexact ops (transitively through
@@ -335,6 +366,7 @@ mod tests {
             accumulate: 256,
             chained: false,
             ill_conditioned: false,
+            op_u: 0.0,
         };
         assert!((t.rtol(2f64.powi(-23)) - 8e-4).abs() < 1e-12);
         let want = leaf(vec![1.0, f32::NAN, 1e-30, f32::MAX, f32::INFINITY]);
@@ -357,6 +389,7 @@ mod tests {
             accumulate: 8,
             chained: false,
             ill_conditioned: false,
+            op_u: 2f64.powi(-23),
         });
         assert_eq!(p, vec![acc.clone(), LeafPolicy::Exact, acc]);
     }
