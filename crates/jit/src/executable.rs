@@ -10,6 +10,7 @@ use crate::options::{CompileOptions, CompileStats};
 use crate::plan::{Planner, Program, leaf_bytes};
 use crate::runtime::{Ctx, Leaf, ProgState, run_program};
 use rxla_eval::RunOptions;
+use rxla_eval::kernels::rng::RngState;
 use rxla_ir::{ArrayLiteral, Literal, Module, Shape};
 use std::sync::Mutex;
 
@@ -24,6 +25,8 @@ pub struct Executable {
     state: Mutex<Option<ProgState>>,
     pool: Option<rayon::ThreadPool>,
     threads: usize,
+    /// The module's `replica_count` (the JIT runs one replica only).
+    replicas: usize,
 }
 
 /// Compiles `module` (its ENTRY computation and everything it calls).
@@ -84,6 +87,7 @@ pub fn compile(module: &Module, opts: &CompileOptions) -> Result<Executable> {
         state: Mutex::new(None),
         pool,
         threads,
+        replicas: module.replica_count().max(1) as usize,
     })
 }
 
@@ -108,8 +112,9 @@ impl Executable {
         self.run_with(args, &RunOptions::default())
     }
 
-    /// Runs on literals; `opts` feeds infeed/outfeed, rng seed and
-    /// custom calls of fallback instructions.
+    /// Runs on literals; `opts` gives the infeed queue and collects
+    /// outfeed values, seeds `rng`, holds the custom-call registry. One
+    /// replica only: a replica count above 1 is an error.
     pub fn run_with(&self, args: &[Literal], opts: &RunOptions) -> Result<Literal> {
         if args.len() != self.params.len() {
             return Err(JitError::input(format!(
@@ -162,6 +167,14 @@ impl Executable {
         outputs: &mut [&mut [u8]],
         opts: &RunOptions,
     ) -> Result<()> {
+        let replicas = opts.replica_count.unwrap_or(self.replicas);
+        if replicas > 1 {
+            // all-reduce is planned for a single replica.
+            return Err(JitError::unsupported(format!(
+                "the module runs on {replicas} replicas: the JIT runs one replica \
+                 (use rxla_eval::evaluate_replicated)"
+            )));
+        }
         let mut args: Vec<Vec<Leaf>> = Vec::with_capacity(self.params.len());
         let mut k = 0;
         for (pi, p) in self.params.iter().enumerate() {
@@ -209,6 +222,7 @@ impl Executable {
             opts,
             pool: self.pool.as_ref(),
             threads: self.threads,
+            rng: Mutex::new(RngState::new(opts.seed)),
         };
         let mut guard = self.state.try_lock().ok();
         let mut local = ProgState::default();

@@ -1,10 +1,11 @@
 //! rxla-jit: the Cranelift JIT backend. `compile` turns a module into an
 //! [`Executable`]: the ENTRY computation is orchestrated on the host
 //! (parameters, constants, tuples, control flow), and every other
-//! instruction — or fusion — is a JIT-compiled loop nest. Instructions
-//! without a native path may run on the reference evaluator, one at a
-//! time (`CompileOptions::allow_interpreter_fallback`, listed in the
-//! stats). This crate never changes a module; fusion is a pass.
+//! instruction — or fusion — is a JIT-compiled loop nest, or a runtime
+//! step on the buffers (sort, topk, rng, custom calls, infeed/outfeed).
+//! Instructions without a native path may run on the reference evaluator,
+//! one at a time (`CompileOptions::allow_interpreter_fallback`, listed in
+//! the stats). This crate never changes a module; fusion is a pass.
 
 pub mod codegen;
 pub mod error;

@@ -64,8 +64,14 @@ pub struct CompileStats {
     /// Instructions run by the reference evaluator, as
     /// `computation/instruction (opcode): reason`.
     pub fallbacks: Vec<String>,
+    /// Custom calls, as `computation/instruction (custom-call): target`:
+    /// the registered function (`RunOptions::custom_calls`) is called
+    /// directly on the buffers, not through the evaluator.
+    pub runtime_calls: Vec<String>,
     /// Instructions handled on the host (tuple, get-tuple-element,
-    /// bitcast, control flow, parameters, constants).
+    /// bitcast, control flow, parameters, constants, and the runtime steps
+    /// sort, topk, rng, rng-bit-generator, custom-call, infeed, outfeed,
+    /// all-reduce).
     pub host_steps: usize,
     /// `(kernel name, text)` of each kernel when `keep_clif` was set.
     pub clif: Vec<(String, String)>,

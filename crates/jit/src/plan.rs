@@ -1,7 +1,10 @@
 //! The host plan of a computation: one step per instruction, deciding
 //! what runs where — parameters, constants, tuples, get-tuple-element and
 //! bitcasts are buffer bookkeeping; while/conditional/call (and fusions
-//! that do not compile as one loop nest) run nested plans; every other
+//! that do not compile as one loop nest) run nested plans; sort, topk,
+//! rng, rng-bit-generator, custom-call, infeed and outfeed are runtime
+//! steps (`runtime::{sort, rng, calls}`; comparators compiled as rank-0
+//! kernels); a single-replica all-reduce aliases its operand; every other
 //! live instruction is a JIT kernel, or as a last resort the evaluator
 //! (fallback). Decisions only; execution lives in `runtime`.
 
@@ -9,7 +12,10 @@ use crate::codegen::{Jit, KernelMeta, KernelSpec};
 use crate::error::{JitError, Result};
 use crate::fallback::FallbackCall;
 use crate::options::{CompileOptions, CompileStats};
-use rxla_ir::{ArrayShape, CompId, InstrId, Module, Op, Shape};
+use crate::runtime::calls::CustomCallStep;
+use crate::runtime::rng::{RngBitsStep, RngStep};
+use crate::runtime::sort::{SortStep, TopKOrder, TopKStep};
+use rxla_ir::{ArrayShape, CompId, ElementType, InstrId, Module, Op, RngDistribution, Shape};
 
 /// What one instruction does at run time.
 pub enum Step {
@@ -53,6 +59,20 @@ pub enum Step {
         guard: Option<Box<FallbackCall>>,
     },
     Fallback(Box<FallbackCall>),
+    /// `sort` (`runtime::sort`): merge sort with a compiled comparator.
+    Sort(Box<SortStep>),
+    /// `topk`, builtin (`runtime::sort`).
+    TopK(Box<TopKStep>),
+    /// `rng` from the run's random state (`runtime::rng`).
+    Rng(Box<RngStep>),
+    /// `rng-bit-generator` (`runtime::rng`).
+    RngBits(Box<RngBitsStep>),
+    /// `custom-call` through `RunOptions::custom_calls` (`runtime::calls`).
+    CustomCall(Box<CustomCallStep>),
+    /// `infeed` of a `(data, token)` shape (`runtime::calls`).
+    Infeed(Box<Shape>),
+    /// `outfeed` of a value of this shape (`runtime::calls`).
+    Outfeed(Box<Shape>),
     Call(Box<Program>),
     While {
         cond: Box<Program>,
@@ -286,6 +306,226 @@ impl Planner<'_> {
         }
     }
 
+    /// Compiles a comparator computation as a rank-0 kernel reading one
+    /// scalar per parameter (input k = parameter number k, of type
+    /// `types[k]`) and writing a pred byte. `Ok(Err(why))` when it does not
+    /// fit or compile.
+    fn comparator(
+        &mut self,
+        cmp: CompId,
+        types: &[ElementType],
+        name: &str,
+    ) -> Result<std::result::Result<usize, String>> {
+        let fc = self.module.comp(cmp);
+        let params = fc.parameters();
+        if params.len() != types.len() {
+            return Ok(Err(format!(
+                "comparator takes {} parameters, expected {}",
+                params.len(),
+                types.len()
+            )));
+        }
+        let mut inputs: Vec<Option<(InstrId, ArrayShape)>> = vec![None; types.len()];
+        for p in params {
+            let Op::Parameter { number } = fc.get(p).op else {
+                return Ok(Err("comparator parameter".into()));
+            };
+            let slot = usize::try_from(number).ok().and_then(|n| {
+                let t = types.get(n)?;
+                let s = fc.get(p).shape.as_array().ok()?;
+                (s.rank() == 0 && s.element_type == *t).then(|| (n, s.clone()))
+            });
+            match slot {
+                Some((n, s)) if inputs[n].is_none() => inputs[n] = Some((p, s)),
+                _ => return Ok(Err("comparator parameter types".into())),
+            }
+        }
+        let root = fc.root_instruction();
+        if !matches!(&root.shape, Shape::Array(a) if a.rank() == 0 && a.element_type == ElementType::Pred)
+        {
+            return Ok(Err("comparator does not return pred[]".into()));
+        }
+        let spec = KernelSpec {
+            comp: cmp,
+            root: fc.root,
+            inputs: inputs.into_iter().flatten().collect(),
+            name: format!("{name}_cmp"),
+        };
+        match self.jit.compile(self.module, &spec, &mut self.stats) {
+            Ok(meta) => Ok(Ok(meta.index)),
+            Err(JitError::Unsupported(why)) => Ok(Err(format!("comparator: {why}"))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The native step of a sort, top-k, rng, custom call or feed;
+    /// `Ok(Err(why))` when it does not fit (the caller falls back).
+    fn runtime_step(
+        &mut self,
+        cid: CompId,
+        id: InstrId,
+    ) -> Result<std::result::Result<Step, String>> {
+        let comp = self.module.comp(cid);
+        let instr = comp.get(id);
+        let mut arrays = Vec::with_capacity(instr.operands.len());
+        for &o in &instr.operands {
+            match &comp.get(o).shape {
+                Shape::Array(a) => arrays.push(a.clone()),
+                Shape::Tuple(_) => arrays.clear(),
+            }
+        }
+        let all_arrays = arrays.len() == instr.operands.len();
+        let leaves: Vec<ArrayShape> = instr.shape.leaves().into_iter().cloned().collect();
+        let pair = |leaves: &[ArrayShape]| -> Option<[ArrayShape; 2]> {
+            match (&instr.shape, leaves) {
+                (Shape::Tuple(t), [a, b]) if t.len() == 2 => Some([a.clone(), b.clone()]),
+                _ => None,
+            }
+        };
+        Ok(match &instr.op {
+            Op::Sort {
+                dimension,
+                comparator,
+                ..
+            } => {
+                let Some(first) = arrays.first().filter(|_| all_arrays) else {
+                    return Ok(Err("sort of tuples".into()));
+                };
+                if leaves.len() != arrays.len()
+                    || arrays
+                        .iter()
+                        .zip(&leaves)
+                        .any(|(a, l)| !a.compatible(l) || a.dims != first.dims)
+                {
+                    return Ok(Err("sort shapes".into()));
+                }
+                let dim = if first.rank() == 0 {
+                    None
+                } else {
+                    match first.resolve_dim(*dimension) {
+                        Ok(d) => Some(d),
+                        Err(_) => return Ok(Err("sort dimension".into())),
+                    }
+                };
+                let types: Vec<ElementType> = arrays
+                    .iter()
+                    .flat_map(|a| [a.element_type, a.element_type])
+                    .collect();
+                match self.comparator(*comparator, &types, &instr.name)? {
+                    Ok(k) => Ok(Step::Sort(Box::new(SortStep {
+                        dimension: dim,
+                        operands: arrays,
+                        outs: leaves,
+                        comparator: k,
+                    }))),
+                    Err(why) => Err(why),
+                }
+            }
+            Op::TopK { k, largest } => match (arrays.first(), pair(&leaves)) {
+                (Some(a), Some(outs)) if a.rank() >= 1 && *k >= 0 => {
+                    Ok(Step::TopK(Box::new(TopKStep {
+                        operand: a.clone(),
+                        outs,
+                        k: *k as usize,
+                        order: TopKOrder::Total { largest: *largest },
+                    })))
+                }
+                _ => Err("topk shapes".into()),
+            },
+            Op::Rng { distribution } => {
+                let Shape::Array(out) = &instr.shape else {
+                    return Ok(Err("rng of a tuple".into()));
+                };
+                let et = out.element_type;
+                let defined = match distribution {
+                    RngDistribution::Uniform => et.is_float() || et.is_integer() || et.is_pred(),
+                    RngDistribution::Normal => et.is_float(),
+                };
+                if defined
+                    && arrays.len() == 2
+                    && arrays.iter().all(|a| a.rank() == 0 && a.element_type == et)
+                {
+                    Ok(Step::Rng(Box::new(RngStep {
+                        distribution: *distribution,
+                        out: out.clone(),
+                    })))
+                } else {
+                    Err("rng operands".into())
+                }
+            }
+            Op::RngBitGenerator { algorithm } => match (arrays.as_slice(), pair(&leaves)) {
+                ([s], Some(outs)) if s.element_type.is_integer() && outs[0].compatible(s) => {
+                    Ok(Step::RngBits(Box::new(RngBitsStep {
+                        algorithm: *algorithm,
+                        state: s.clone(),
+                        outs,
+                    })))
+                }
+                _ => Err("rng-bit-generator shapes".into()),
+            },
+            Op::CustomCall { target, called, .. } => {
+                if !all_arrays {
+                    return Ok(Err("custom-call with tuple operands".into()));
+                }
+                let mut topk = None;
+                if rxla_eval::evaluator::is_builtin_custom_call(target) {
+                    let (Some(a), Some(outs), Some(&cmp)) =
+                        (arrays.first(), pair(&leaves), called.first())
+                    else {
+                        return Ok(Err("TopK custom call shapes".into()));
+                    };
+                    let k = outs[0].dims.last().copied().unwrap_or(-1);
+                    if a.rank() == 0 || k < 0 {
+                        return Ok(Err("TopK custom call shapes".into()));
+                    }
+                    let et = a.element_type;
+                    let with_indices = self.module.comp(cmp).parameters().len() == 4;
+                    let types: &[ElementType] = if with_indices {
+                        &[et, et, ElementType::S32, ElementType::S32]
+                    } else {
+                        &[et, et]
+                    };
+                    match self.comparator(cmp, types, &instr.name)? {
+                        Ok(kernel) => {
+                            topk = Some(TopKStep {
+                                operand: a.clone(),
+                                outs,
+                                k: k as usize,
+                                order: TopKOrder::Comparator {
+                                    kernel,
+                                    with_indices,
+                                },
+                            })
+                        }
+                        Err(why) => return Ok(Err(why)),
+                    }
+                }
+                self.stats.runtime_calls.push(format!(
+                    "{}/{} (custom-call): target \"{target}\"{}",
+                    comp.name,
+                    instr.name,
+                    if topk.is_some() {
+                        " (native top-k unless registered)"
+                    } else {
+                        ""
+                    }
+                ));
+                Ok(Step::CustomCall(Box::new(CustomCallStep {
+                    target: target.clone(),
+                    operands: arrays,
+                    result: instr.shape.clone(),
+                    topk,
+                })))
+            }
+            Op::Infeed { .. } => Ok(Step::Infeed(Box::new(instr.shape.clone()))),
+            Op::Outfeed { .. } => match instr.operands.first() {
+                Some(&o) => Ok(Step::Outfeed(Box::new(comp.get(o).shape.clone()))),
+                None => Err("outfeed without a value".into()),
+            },
+            _ => Err("no runtime step".into()),
+        })
+    }
+
     pub fn program(&mut self, cid: CompId) -> Result<Program> {
         let comp = self.module.comp(cid);
         let live = comp.live_mask();
@@ -472,6 +712,27 @@ impl Planner<'_> {
                     None => self.fallback(cid, id, "tuple operands")?,
                     Some(Err(e)) => return Err(e),
                 }
+            }
+            Op::Sort { .. }
+            | Op::TopK { .. }
+            | Op::Rng { .. }
+            | Op::RngBitGenerator { .. }
+            | Op::CustomCall { .. }
+            | Op::Infeed { .. }
+            | Op::Outfeed { .. } => match self.runtime_step(cid, id)? {
+                Ok(step) => step,
+                Err(why) => self.fallback(cid, id, &why)?,
+            },
+            // One replica (the JIT never runs more; `Executable::run_with`
+            // refuses replicated runs): the all-reduce of a single
+            // contribution is that contribution.
+            Op::AllReduce { .. } => {
+                let from: Vec<_> = instr
+                    .operands
+                    .iter()
+                    .flat_map(|&o| leaf_sources(comp, o))
+                    .collect();
+                leaves_from(&from, &instr.shape, false).unwrap_or(Step::Tuple)
             }
             _ => {
                 let mut inputs: Vec<InstrId> = Vec::new();

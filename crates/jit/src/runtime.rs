@@ -3,16 +3,22 @@
 //! the per-executable state (allocated on first use, reused by every later
 //! call), or straight into the caller's output for the root. Loop-carried
 //! values of `while` are double-buffered so a body never overwrites what
-//! it reads. No compilation here.
+//! it reads. Sort/topk, rng and custom-call/feed steps live in the
+//! submodules `sort`, `rng` and `calls`. No compilation here.
 
+pub mod calls;
 pub mod relayout;
+pub mod rng;
+pub mod sort;
 
 use crate::codegen::KernelFn;
 use crate::error::{JitError, Result};
 use crate::plan::{GemmPlan, Program, Step};
 use rayon::prelude::*;
 use rxla_eval::RunOptions;
+use rxla_eval::kernels::rng::RngState;
 use rxla_ir::Shape;
+use std::sync::Mutex;
 
 /// One leaf buffer of a value.
 #[derive(Clone, Copy, Debug)]
@@ -71,6 +77,8 @@ pub struct Ctx<'a> {
     pub opts: &'a RunOptions,
     pub pool: Option<&'a rayon::ThreadPool>,
     pub threads: usize,
+    /// The run's random state (`rng`), seeded from `opts.seed`.
+    pub rng: Mutex<RngState>,
 }
 
 struct SendPtrs(*const *const u8, *const *mut u8);
@@ -342,7 +350,14 @@ pub fn run_program(
                 res.map_err(|e| JitError::input(format!("gemm: {e}")))?;
                 vec![o]
             }
-            Step::Fallback(call) => {
+            Step::Fallback(_)
+            | Step::Sort(_)
+            | Step::TopK(_)
+            | Step::Rng(_)
+            | Step::RngBits(_)
+            | Step::CustomCall(_)
+            | Step::Infeed(_)
+            | Step::Outfeed(_) => {
                 let ops = operands(prog, i, &vals);
                 // SAFETY: every leaf points at a live buffer of its length.
                 let slices: Vec<Vec<&[u8]>> = ops
@@ -351,17 +366,9 @@ pub fn run_program(
                     .collect();
                 let outs = leaves_of(st, sizes);
                 // SAFETY: the state's buffers are distinct from every operand.
-                let mut outs_mut: Vec<&mut [u8]> = outs
-                    .iter()
-                    .map(|l| {
-                        if l.len == 0 {
-                            &mut [][..]
-                        } else {
-                            unsafe { std::slice::from_raw_parts_mut(l.ptr, l.len) }
-                        }
-                    })
-                    .collect();
-                call.run(&slices, &mut outs_mut, ctx.opts)?;
+                let mut outs_mut: Vec<&mut [u8]> =
+                    outs.iter().map(|&l| unsafe { bytes_mut(l) }).collect();
+                host_step(ctx, step, &slices, &mut outs_mut)?;
                 outs
             }
             Step::Call(p) => {
@@ -449,6 +456,74 @@ pub fn run_program(
         vals[i] = v;
     }
     Ok(vals[prog.root.index()].clone())
+}
+
+/// The compiled function at `index`.
+fn kernel(ctx: &Ctx, index: usize) -> Result<KernelFn> {
+    ctx.fns
+        .get(index)
+        .copied()
+        .ok_or_else(|| JitError::codegen("kernel index out of range"))
+}
+
+/// The single-array leaf of every operand (sort, topk, rng, custom-call).
+fn arrays<'b>(ops: &[Vec<&'b [u8]>], what: &str) -> Result<Vec<&'b [u8]>> {
+    ops.iter()
+        .map(|o| match o.as_slice() {
+            [b] => Ok(*b),
+            _ => Err(JitError::input(format!("{what}: operand is not an array"))),
+        })
+        .collect()
+}
+
+/// Runs a step computed on the host from operand slices into its own
+/// output buffers: the evaluator fallback and the runtime steps.
+fn host_step(ctx: &Ctx, step: &Step, ops: &[Vec<&[u8]>], outs: &mut [&mut [u8]]) -> Result<()> {
+    match step {
+        Step::Fallback(call) => call.run(ops, outs, ctx.opts),
+        Step::Sort(s) => sort::sort(s, kernel(ctx, s.comparator)?, &arrays(ops, "sort")?, outs),
+        Step::TopK(t) => {
+            let a = arrays(ops, "topk")?;
+            let input = a.first().ok_or_else(|| JitError::input("topk operand"))?;
+            sort::top_k(t, None, input, outs)
+        }
+        Step::Rng(r) => {
+            let a = arrays(ops, "rng")?;
+            let [lo, hi] = a.as_slice() else {
+                return Err(JitError::input("rng needs two operands"));
+            };
+            let out = outs
+                .first_mut()
+                .ok_or_else(|| JitError::input("rng result"))?;
+            let mut state = ctx.rng.lock().unwrap_or_else(|e| e.into_inner());
+            rng::rng(r, lo, hi, &mut state, out)
+        }
+        Step::RngBits(r) => {
+            let a = arrays(ops, "rng-bit-generator")?;
+            let s = a
+                .first()
+                .ok_or_else(|| JitError::input("rng-bit-generator state"))?;
+            rng::rng_bits(r, s, outs)
+        }
+        Step::CustomCall(c) => {
+            let f = match &c.topk {
+                Some(sort::TopKStep {
+                    order: sort::TopKOrder::Comparator { kernel: k, .. },
+                    ..
+                }) => Some(kernel(ctx, *k)?),
+                _ => None,
+            };
+            calls::custom_call(c, ctx.opts, f, &arrays(ops, "custom-call")?, outs)
+        }
+        Step::Infeed(shape) => calls::infeed(shape, ctx.opts, outs),
+        Step::Outfeed(shape) => {
+            let leaves = ops
+                .first()
+                .ok_or_else(|| JitError::input("outfeed needs a value"))?;
+            calls::outfeed(shape, leaves, ctx.opts)
+        }
+        _ => Err(JitError::codegen("host_step of another step")),
+    }
 }
 
 fn operands(prog: &Program, i: usize, vals: &[Vec<Leaf>]) -> Vec<Vec<Leaf>> {

@@ -435,6 +435,27 @@ impl<'a, 'f> Emitter<'a, 'f> {
             Op::Reshape => self.reshape(c, ops[0], &op_shape(0)?, &shape, idx, lanes),
             Op::Bitcast => {
                 let os = op_shape(0)?;
+                if os.element_type != et {
+                    // Same dims and width, another element type: the bits
+                    // reinterpreted (scalar only), as bitcast-convert.
+                    let from = os.element_type;
+                    if lanes.is_some()
+                        || os.dims != shape.dims
+                        || os.layout.minor_to_major != shape.layout.minor_to_major
+                        || from.byte_size() != et.byte_size()
+                        || scalar::is_half(from)
+                        || scalar::is_half(et)
+                    {
+                        return Err(JitError::unsupported("element-type-changing bitcast"));
+                    }
+                    let x = self.emit(c, ops[0], idx, None)?;
+                    let to = scalar::storage(et)?;
+                    return Ok(if scalar::storage(from)? == to {
+                        x
+                    } else {
+                        self.b.ins().bitcast(to, MemFlagsData::new(), x)
+                    });
+                }
                 if os.dims == shape.dims && os.layout.minor_to_major == shape.layout.minor_to_major
                 {
                     self.emit(c, ops[0], idx, lanes)

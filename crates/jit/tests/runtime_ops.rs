@@ -1,0 +1,672 @@
+//! Ops run as native runtime steps instead of the evaluator fallback:
+//! sort (compiled comparator, the evaluator's merge sort), topk and the
+//! `TopK` custom call, rng and rng-bit-generator, custom calls through the
+//! registry, infeed/outfeed and single-replica all-reduce. Every module is
+//! compiled with `allow_interpreter_fallback = false`, and results are
+//! compared bit for bit with the evaluator (and with literal expected
+//! values), in default, column-major and padded layouts.
+
+use rxla_eval::{RunOptions, evaluate};
+use rxla_fuzzgen::oracles::compare::same_values;
+use rxla_ir::{Literal, parse_module};
+use rxla_jit::{CompileOptions, Executable, compile};
+
+fn strict(fusion: bool) -> CompileOptions {
+    CompileOptions {
+        threads: Some(1),
+        fusion,
+        allow_interpreter_fallback: false,
+        ..CompileOptions::default()
+    }
+}
+
+fn exe(text: &str, fusion: bool) -> Executable {
+    let m = parse_module(text, "rt").unwrap_or_else(|e| panic!("parses: {e}\n{text}"));
+    let e = compile(&m, &strict(fusion)).unwrap_or_else(|e| panic!("compiles: {e}\n{text}"));
+    assert!(e.stats().fallbacks.is_empty(), "{:?}", e.stats().fallbacks);
+    e
+}
+
+/// Runs `text` on the JIT (fused and unfused, strict) and the evaluator;
+/// the values must be bit-identical. Returns the JIT's result.
+fn same(text: &str, args: &[Literal]) -> Literal {
+    let m = parse_module(text, "rt").unwrap_or_else(|e| panic!("parses: {e}\n{text}"));
+    let want = evaluate(&m, args, &RunOptions::default()).expect("evaluates");
+    let mut last = None;
+    for fusion in [true, false] {
+        let got = exe(text, fusion).run(args).expect("runs");
+        if let Err(e) = same_values(&want, &got) {
+            panic!("fusion={fusion}: {e}\n{text}\ngot  {got}\nwant {want}");
+        }
+        // Bit-exact NaNs too (same_values lets NaNs of any sign match).
+        for (g, w) in got.leaves().iter().zip(want.leaves()) {
+            assert_eq!(g.data.to_le_bytes(), w.data.to_le_bytes(), "{text}");
+        }
+        last = Some(got);
+    }
+    last.expect("ran")
+}
+
+fn f32s(l: &Literal) -> Vec<u32> {
+    l.as_slice::<f32>()
+        .expect("f32")
+        .iter()
+        .map(|x| x.to_bits())
+        .collect()
+}
+
+/// XLA's total-order "less than" on f32 (what JAX emits): -NaN < -inf <
+/// ... < -0 = +0 < ... < +inf < NaN after canonicalizing NaN and -0.
+const TOTAL_LT_JAX: &str = r#"
+%lt (a: f32[], b: f32[]) -> pred[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  %nan = f32[] constant(nan)
+  %zero = f32[] constant(0)
+  %i0 = s32[] constant(0)
+  %imax = s32[] constant(2147483647)
+  %nea = pred[] compare(%a, %a), direction=NE
+  %neb = pred[] compare(%b, %b), direction=NE
+  %eqa = pred[] compare(%a, %zero), direction=EQ
+  %eqb = pred[] compare(%b, %zero), direction=EQ
+  %sa = f32[] select(%eqa, %zero, %a)
+  %sb = f32[] select(%eqb, %zero, %b)
+  %ca = f32[] select(%nea, %nan, %sa)
+  %cb = f32[] select(%neb, %nan, %sb)
+  %ba = s32[] bitcast(%ca)
+  %bb = s32[] bitcast(%cb)
+  %xa = s32[] xor(%imax, %ba)
+  %la = pred[] compare(%ba, %i0), direction=LT
+  %xb = s32[] xor(%imax, %bb)
+  %lb = pred[] compare(%bb, %i0), direction=LT
+  %ka = s32[] select(%la, %xa, %ba)
+  %kb = s32[] select(%lb, %xb, %bb)
+  ROOT %r = pred[] compare(%ka, %kb), direction=LT
+}
+"#;
+
+/// `compare(a, b), type=TOTALORDER`: -0 before +0, NaNs by sign.
+const TOTAL_LT: &str = r#"
+%lt (a: f32[], b: f32[]) -> pred[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %r = pred[] compare(%a, %b), direction=LT, type=TOTALORDER
+}
+"#;
+
+fn specials() -> Literal {
+    Literal::vec1(vec![
+        3.0f32,
+        -0.0,
+        f32::NAN,
+        0.0,
+        -f32::NAN,
+        f32::NEG_INFINITY,
+        -0.0,
+        1.5,
+        f32::INFINITY,
+        0.0,
+    ])
+}
+
+#[test]
+fn sort_specials_total_order() {
+    let text = format!(
+        "HloModule s\n{TOTAL_LT}\nENTRY %e (x: f32[10]) -> f32[10] {{\n  %x = f32[10] parameter(0)\n  ROOT %s = f32[10] sort(%x), dimensions={{0}}, is_stable=true, to_apply=%lt\n}}\n"
+    );
+    let got = same(&text, &[specials()]);
+    let want: Vec<u32> = [
+        -f32::NAN,
+        f32::NEG_INFINITY,
+        -0.0,
+        -0.0,
+        0.0,
+        0.0,
+        1.5,
+        3.0,
+        f32::INFINITY,
+        f32::NAN,
+    ]
+    .iter()
+    .map(|x| x.to_bits())
+    .collect();
+    assert_eq!(f32s(&got), want);
+    // JAX's comparator: -0 and +0 tie (stable: input order kept), NaNs of
+    // both signs last, in input order.
+    let text = format!(
+        "HloModule s\n{TOTAL_LT_JAX}\nENTRY %e (x: f32[10]) -> f32[10] {{\n  %x = f32[10] parameter(0)\n  ROOT %s = f32[10] sort(%x), dimensions={{0}}, is_stable=true, to_apply=%lt\n}}\n"
+    );
+    let got = same(&text, &[specials()]);
+    let want: Vec<u32> = [
+        f32::NEG_INFINITY,
+        -0.0,
+        0.0,
+        -0.0,
+        0.0,
+        1.5,
+        3.0,
+        f32::INFINITY,
+        f32::NAN,
+        -f32::NAN,
+    ]
+    .iter()
+    .map(|x| x.to_bits())
+    .collect();
+    assert_eq!(f32s(&got), want);
+}
+
+/// A comparator that is not a strict weak order (`<=`): the result is
+/// whatever the evaluator's merge sequence gives — identical here.
+#[test]
+fn sort_with_non_strict_comparator_matches_the_evaluator() {
+    let text = r#"HloModule s
+%le (a: s32[], b: s32[]) -> pred[] {
+  %a = s32[] parameter(0)
+  %b = s32[] parameter(1)
+  ROOT %r = pred[] compare(%a, %b), direction=LE
+}
+%odd (a: s32[], b: s32[]) -> pred[] {
+  %a = s32[] parameter(0)
+  %b = s32[] parameter(1)
+  %s = s32[] add(%a, %b)
+  %two = s32[] constant(3)
+  %m = s32[] remainder(%s, %two)
+  %z = s32[] constant(1)
+  ROOT %r = pred[] compare(%m, %z), direction=EQ
+}
+ENTRY %e (x: s32[13]) -> (s32[13], s32[13]) {
+  %x = s32[13] parameter(0)
+  %a = s32[13] sort(%x), dimensions={0}, is_stable=false, to_apply=%le
+  %b = s32[13] sort(%x), dimensions={0}, is_stable=true, to_apply=%odd
+  ROOT %t = (s32[13], s32[13]) tuple(%a, %b)
+}
+"#;
+    let x = Literal::vec1(vec![5i32, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9]);
+    let got = same(text, &[x]);
+    let Literal::Tuple(t) = got else {
+        panic!("tuple")
+    };
+    assert_eq!(
+        t[0].as_slice::<i32>().unwrap(),
+        &[1, 1, 2, 3, 4, 5, 5, 5, 5, 6, 8, 9, 9]
+    );
+}
+
+/// Variadic argsort (values + iota indices), stable on ties, along either
+/// dimension of a 2-D array, in default, column-major and padded layouts
+/// (operands and results).
+#[test]
+fn variadic_argsort_in_layouts() {
+    let vals: Vec<f32> = vec![
+        2.0, -1.0, 2.0, 0.5, -0.0, 0.0, 7.0, 2.0, -1.0, 3.0, 0.5, 0.5,
+    ];
+    let x = Literal::from_vec(&[3, 4], vals).unwrap();
+    let layouts = ["{1,0}", "{0,1}", "{0,1:P(4,5)}", "{1,0:P(3,6)}"];
+    for dim in [0, 1] {
+        for lin in layouts {
+            for lout in layouts {
+                let text = format!(
+                    "HloModule s\n%cmp (a: f32[], b: f32[], i: s32[], j: s32[]) -> pred[] {{\n  %a = f32[] parameter(0)\n  %b = f32[] parameter(1)\n  %i = s32[] parameter(2)\n  %j = s32[] parameter(3)\n  ROOT %r = pred[] compare(%a, %b), direction=GT, type=TOTALORDER\n}}\nENTRY %e (x: f32[3,4], io: s32[3,4]) -> (f32[3,4], s32[3,4]) {{\n  %x = f32[3,4]{lin} parameter(0)\n  %io = s32[3,4]{lin} parameter(1)\n  ROOT %s = (f32[3,4]{lout}, s32[3,4]{lout}) sort(%x, %io), dimensions={{{dim}}}, is_stable=true, to_apply=%cmp\n}}\n"
+                );
+                let io: Vec<i32> = (0..12)
+                    .map(|v| if dim == 0 { v / 4 } else { v % 4 })
+                    .collect();
+                let io = Literal::from_vec(&[3, 4], io).unwrap();
+                let got = same(&text, &[x.clone(), io]);
+                if dim == 1 && lin == "{1,0}" {
+                    let Literal::Tuple(t) = &got else {
+                        panic!("tuple")
+                    };
+                    // Descending; ties (2.0, 0.5) keep input order; +0 before -0.
+                    assert_eq!(
+                        t[0].as_slice::<f32>().unwrap(),
+                        &[
+                            2.0, 2.0, 0.5, -1.0, 7.0, 2.0, 0.0, -0.0, 3.0, 0.5, 0.5, -1.0
+                        ]
+                    );
+                    assert_eq!(
+                        t[1].as_slice::<i32>().unwrap(),
+                        &[0, 2, 3, 1, 2, 3, 1, 0, 1, 2, 3, 0]
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Empty dimensions, a length-1 sort dimension, rank 0 and a rank-3 sort
+/// along the middle dimension (u8 keys, f64 and s64 payloads).
+#[test]
+fn sort_edge_shapes() {
+    let lt = |t: &str| {
+        format!(
+            "%lt (a: {t}[], b: {t}[]) -> pred[] {{\n  %a = {t}[] parameter(0)\n  %b = {t}[] parameter(1)\n  ROOT %r = pred[] compare(%a, %b), direction=LT\n}}\n"
+        )
+    };
+    for (dims, d) in [("0,3", 0), ("0,3", 1), ("3,0", 1), ("3,1", 1), ("1,3", 0)] {
+        let text = format!(
+            "HloModule s\n{}\nENTRY %e (x: f32[{dims}]) -> f32[{dims}] {{\n  %x = f32[{dims}]{{0,1}} parameter(0)\n  ROOT %s = f32[{dims}]{{1,0}} sort(%x), dimensions={{{d}}}, to_apply=%lt\n}}\n",
+            lt("f32")
+        );
+        let n: i64 = dims.split(',').map(|v| v.parse::<i64>().unwrap()).product();
+        let dv: Vec<i64> = dims.split(',').map(|v| v.parse().unwrap()).collect();
+        let x = Literal::from_vec(&dv, (0..n).map(|v| (5 - v) as f32).collect()).unwrap();
+        same(&text, &[x]);
+    }
+    let text = "HloModule s\n%c (a: u8[], b: u8[], c: f64[], d: f64[], e: s64[], f: s64[]) -> pred[] {\n  %a = u8[] parameter(0)\n  %b = u8[] parameter(1)\n  %c = f64[] parameter(2)\n  %d = f64[] parameter(3)\n  %e = s64[] parameter(4)\n  %f = s64[] parameter(5)\n  ROOT %r = pred[] compare(%a, %b), direction=GT\n}\nENTRY %e (x: u8[2,5,3], y: f64[2,5,3], z: s64[2,5,3]) -> (u8[2,5,3], f64[2,5,3], s64[2,5,3]) {\n  %x = u8[2,5,3]{0,2,1} parameter(0)\n  %y = f64[2,5,3]{2,1,0} parameter(1)\n  %z = s64[2,5,3]{1,0,2} parameter(2)\n  ROOT %s = (u8[2,5,3]{2,0,1}, f64[2,5,3]{0,1,2}, s64[2,5,3]{2,1,0:P(2,7,4)}) sort(%x, %y, %z), dimensions={1}, to_apply=%c\n}\n";
+    let x = Literal::from_vec(&[2, 5, 3], (0..30).map(|v| ((v * 7) % 5) as u8).collect()).unwrap();
+    let y = Literal::from_vec(&[2, 5, 3], (0..30).map(|v| v as f64 * 0.25).collect()).unwrap();
+    let z = Literal::from_vec(&[2, 5, 3], (0..30).map(|v| -(v as i64)).collect()).unwrap();
+    same(text, &[x, y, z]);
+}
+
+#[test]
+fn topk_builtin_and_custom_call() {
+    let x = Literal::from_vec(
+        &[2, 5],
+        vec![
+            1.0f32,
+            3.0,
+            3.0,
+            f32::NAN,
+            -0.0,
+            0.0,
+            -1.0,
+            2.0,
+            f32::NEG_INFINITY,
+            0.0,
+        ],
+    )
+    .unwrap();
+    for (k, largest) in [(2, true), (3, false), (0, true), (5, false)] {
+        let text = format!(
+            "HloModule t\nENTRY %e (x: f32[2,5]) -> (f32[2,{k}], s32[2,{k}]) {{\n  %x = f32[2,5]{{0,1}} parameter(0)\n  ROOT %t = (f32[2,{k}]{{0,1}}, s32[2,{k}]) topk(%x), k={k}, largest={largest}\n}}\n"
+        );
+        let got = same(&text, std::slice::from_ref(&x));
+        if k == 2 && largest {
+            let Literal::Tuple(t) = &got else {
+                panic!("tuple")
+            };
+            assert!(t[0].as_slice::<f32>().unwrap()[0].is_nan());
+            assert_eq!(t[1].as_slice::<i32>().unwrap(), &[3, 1, 2, 0]);
+        }
+    }
+    // XLA:CPU's TopK custom call with a 4-parameter comparator (the corpus
+    // module), and a 2-parameter one on s32 in a padded layout.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus_jax");
+    let text = std::fs::read_to_string(dir.join("top_k.opt.hlo")).expect("corpus top_k");
+    let x7 = Literal::from_vec(
+        &[2, 7],
+        vec![
+            1.0f32,
+            9.0,
+            -3.0,
+            9.0,
+            f32::NAN,
+            0.0,
+            -0.0,
+            4.0,
+            4.0,
+            4.0,
+            -1.0,
+            8.0,
+            2.0,
+            2.0,
+        ],
+    )
+    .unwrap();
+    same(&text, &[x7]);
+    let text = r#"HloModule t
+%gt (a: s32[], b: s32[]) -> pred[] {
+  %a = s32[] parameter(0)
+  %b = s32[] parameter(1)
+  ROOT %r = pred[] compare(%a, %b), direction=GT
+}
+ENTRY %e (x: s32[3,4]) -> (s32[3,2], s32[3,2]) {
+  %x = s32[3,4]{0,1:P(4,4)} parameter(0)
+  ROOT %t = (s32[3,2]{0,1}, s32[3,2]{1,0:P(3,3)}) custom-call(%x), custom_call_target="TopK", to_apply=%gt
+}
+"#;
+    let x = Literal::from_vec(&[3, 4], vec![4i32, 1, 4, 2, -5, -5, -6, 0, 7, 8, 9, 9]).unwrap();
+    let got = same(text, &[x]);
+    let Literal::Tuple(t) = &got else {
+        panic!("tuple")
+    };
+    assert_eq!(t[0].as_slice::<i32>().unwrap(), &[4, 4, 0, -5, 9, 9]);
+    assert_eq!(t[1].as_slice::<i32>().unwrap(), &[0, 2, 3, 0, 2, 3]);
+}
+
+// ------------------------------------------------------------------- rng
+
+fn rng_module(ty: &str, dist: &str, dims: &str, layout: &str) -> String {
+    format!(
+        "HloModule r\nENTRY %e (a: {ty}[], b: {ty}[]) -> ({ty}[{dims}], {ty}[{dims}]) {{\n  %a = {ty}[] parameter(0)\n  %b = {ty}[] parameter(1)\n  %r1 = {ty}[{dims}]{layout} rng(%a, %b), distribution={dist}\n  %r2 = {ty}[{dims}]{layout} rng(%a, %b), distribution={dist}\n  ROOT %t = ({ty}[{dims}]{layout}, {ty}[{dims}]{layout}) tuple(%r1, %r2)\n}}\n"
+    )
+}
+
+fn run_seeded(e: &Executable, args: &[Literal], seed: u64) -> Literal {
+    let opts = RunOptions {
+        seed,
+        ..RunOptions::default()
+    };
+    e.run_with(args, &opts).expect("runs")
+}
+
+#[test]
+fn rng_uniform_bounds_and_determinism() {
+    let f = |v: f32| Literal::scalar(v);
+    for layout in ["{1,0}", "{0,1}", "{0,1:P(70,5)}"] {
+        let e = exe(&rng_module("f32", "rng_uniform", "64,4", layout), true);
+        let args = [f(-2.0), f(3.0)];
+        let a = run_seeded(&e, &args, 7);
+        let b = run_seeded(&e, &args, 7);
+        let c = run_seeded(&e, &args, 8);
+        assert_eq!(a, b, "same seed, same values");
+        assert_ne!(a, c, "another seed, other values");
+        let Literal::Tuple(t) = &a else {
+            panic!("tuple")
+        };
+        assert_ne!(t[0], t[1], "two rng instructions draw different values");
+        let v: Vec<f32> = t
+            .iter()
+            .flat_map(|l| l.as_slice::<f32>().unwrap().to_vec())
+            .collect();
+        assert!(v.iter().all(|&x| (-2.0..3.0).contains(&x)), "{v:?}");
+        let mean = v.iter().sum::<f32>() / v.len() as f32;
+        assert!((mean - 0.5).abs() < 0.3, "mean {mean}");
+        // The evaluator draws the same stream when the order agrees.
+        let m = parse_module(&rng_module("f32", "rng_uniform", "64,4", layout), "r").unwrap();
+        let opts = RunOptions {
+            seed: 7,
+            ..RunOptions::default()
+        };
+        assert_eq!(evaluate(&m, &args, &opts).unwrap(), a);
+    }
+    // b <= a gives a; integers in [a, b); f16 and f64 bounds.
+    let e = exe(&rng_module("f32", "rng_uniform", "8", "{0}"), true);
+    let same_ab = run_seeded(&e, &[f(1.5), f(1.5)], 1);
+    assert!(
+        same_ab
+            .leaves()
+            .iter()
+            .all(|l| l.as_slice::<f32>().unwrap().iter().all(|&x| x == 1.5))
+    );
+    let e = exe(&rng_module("s32", "rng_uniform", "1000", "{0}"), true);
+    let r = run_seeded(&e, &[Literal::scalar(-3i32), Literal::scalar(4i32)], 3);
+    let v: Vec<i32> = r
+        .leaves()
+        .iter()
+        .flat_map(|l| l.as_slice::<i32>().unwrap().to_vec())
+        .collect();
+    assert!(v.iter().all(|x| (-3..4).contains(x)));
+    for want in -3..4 {
+        assert!(v.contains(&want), "{want} never drawn");
+    }
+    let e = exe(&rng_module("f16", "rng_uniform", "500", "{0}"), true);
+    let h = |v: f32| Literal::scalar(half::f16::from_f32(v));
+    let r = run_seeded(&e, &[h(0.0), h(1.0)], 3);
+    for l in r.leaves() {
+        assert!(
+            l.as_slice::<half::f16>()
+                .unwrap()
+                .iter()
+                .all(|x| (0.0..1.0).contains(&x.to_f32()))
+        );
+    }
+    let e = exe(&rng_module("u8", "rng_uniform", "300", "{0}"), true);
+    let r = run_seeded(&e, &[Literal::scalar(250u8), Literal::scalar(255u8)], 3);
+    for l in r.leaves() {
+        assert!(
+            l.as_slice::<u8>()
+                .unwrap()
+                .iter()
+                .all(|x| (250..255).contains(x))
+        );
+    }
+}
+
+#[test]
+fn rng_normal_moments_and_in_loops() {
+    let e = exe(&rng_module("f64", "rng_normal", "4000", "{0}"), true);
+    let r = run_seeded(&e, &[Literal::scalar(10.0f64), Literal::scalar(2.0f64)], 11);
+    let v: Vec<f64> = r
+        .leaves()
+        .iter()
+        .flat_map(|l| l.as_slice::<f64>().unwrap().to_vec())
+        .collect();
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+    assert!((mean - 10.0).abs() < 0.1, "mean {mean}");
+    assert!((var.sqrt() - 2.0).abs() < 0.1, "sd {}", var.sqrt());
+    // Inside a while loop every iteration draws new values.
+    let text = r#"HloModule w
+%cond (s: (s32[], f32[4])) -> pred[] {
+  %s = (s32[], f32[4]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %n = s32[] constant(3)
+  ROOT %c = pred[] compare(%i, %n), direction=LT
+}
+%body (s: (s32[], f32[4])) -> (s32[], f32[4]) {
+  %s = (s32[], f32[4]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %x = f32[4] get-tuple-element(%s), index=1
+  %one = s32[] constant(1)
+  %j = s32[] add(%i, %one)
+  %lo = f32[] constant(0)
+  %hi = f32[] constant(1)
+  %r = f32[4] rng(%lo, %hi), distribution=rng_uniform
+  %y = f32[4] add(%x, %r)
+  ROOT %t = (s32[], f32[4]) tuple(%j, %y)
+}
+ENTRY %e () -> (s32[], f32[4]) {
+  %z = s32[] constant(0)
+  %x = f32[4] constant({0, 0, 0, 0})
+  %t = (s32[], f32[4]) tuple(%z, %x)
+  ROOT %w = (s32[], f32[4]) while(%t), condition=%cond, body=%body
+}
+"#;
+    let e = exe(text, true);
+    let got = run_seeded(&e, &[], 5);
+    let m = parse_module(text, "w").unwrap();
+    let opts = RunOptions {
+        seed: 5,
+        ..RunOptions::default()
+    };
+    assert_eq!(
+        evaluate(&m, &[], &opts).unwrap(),
+        got,
+        "same stream as the evaluator"
+    );
+    let Literal::Tuple(t) = &got else {
+        panic!("tuple")
+    };
+    assert!(
+        t[1].as_slice::<f32>()
+            .unwrap()
+            .iter()
+            .all(|&x| (0.0..3.0).contains(&x))
+    );
+}
+
+#[test]
+fn rng_bit_generator_matches_the_evaluator() {
+    for (alg, st) in [
+        ("rng_three_fry", "u64[2]"),
+        ("rng_philox", "u64[3]"),
+        ("rng_default", "u32[4]"),
+        ("rng_philox", "u64[2]"),
+    ] {
+        for (bits, layout) in [
+            ("u32[5,3]", "{0,1}"),
+            ("f32[7]", "{0}"),
+            ("u8[3,3]", "{1,0:P(4,5)}"),
+        ] {
+            let text = format!(
+                "HloModule g\nENTRY %e (s: {st}) -> ({st}, {bits}) {{\n  %s = {st} parameter(0)\n  ROOT %g = ({st}, {bits}{layout}) rng-bit-generator(%s), algorithm={alg}\n}}\n"
+            );
+            let state = match st {
+                "u32[4]" => Literal::vec1(vec![1u32, 2, 0xffff_ffff, 4]),
+                "u64[3]" => Literal::vec1(vec![42u64, u64::MAX, 9]),
+                _ => Literal::vec1(vec![42u64, u64::MAX - 1]),
+            };
+            let got = same(&text, std::slice::from_ref(&state));
+            let Literal::Tuple(t) = &got else {
+                panic!("tuple")
+            };
+            assert_eq!(t[0].shape(), state.shape());
+            assert_ne!(t[0], state, "the counter advanced");
+        }
+    }
+}
+
+// ------------------------------------------------ custom calls and feeds
+
+extern "C" fn twice_plus(out: *mut u8, ins: *const *const u8) {
+    // f32[4] x, f32[] y -> f32[4] 2x + y
+    unsafe {
+        let x = *ins as *const f32;
+        let y = *(*ins.add(1) as *const f32);
+        let o = out as *mut f32;
+        for i in 0..4 {
+            *o.add(i) = 2.0 * *x.add(i) + y;
+        }
+    }
+}
+
+extern "C" fn split(out: *mut u8, ins: *const *const u8) {
+    // s32[3] -> (s32[3] negated, (f32[] sum))
+    unsafe {
+        let x = *ins as *const i32;
+        let table = out as *const *mut u8;
+        let a = *table as *mut i32;
+        let inner = *table.add(1) as *const *mut u8;
+        let s = *inner as *mut f32;
+        let mut sum = 0.0;
+        for i in 0..3 {
+            *a.add(i) = -*x.add(i);
+            sum += *x.add(i) as f32;
+        }
+        *s = sum;
+    }
+}
+
+fn registry_opts() -> RunOptions {
+    let mut o = RunOptions::default();
+    o.custom_calls.register("twice_plus", twice_plus);
+    o.custom_calls.register("split", split);
+    o
+}
+
+#[test]
+fn custom_calls_through_the_registry() {
+    let text = r#"HloModule c
+ENTRY %e (x: f32[4], y: f32[]) -> (f32[4], (s32[3], (f32[]))) {
+  %x = f32[4] parameter(0)
+  %y = f32[] parameter(1)
+  %a = f32[4] custom-call(%x, %y), custom_call_target="twice_plus"
+  %i = s32[3] constant({1, -2, 7})
+  %b = (s32[3], (f32[])) custom-call(%i), custom_call_target="split"
+  %n = f32[4] negate(%a)
+  ROOT %t = (f32[4], (s32[3], (f32[]))) tuple(%n, %b)
+}
+"#;
+    let m = parse_module(text, "c").unwrap();
+    let args = [
+        Literal::vec1(vec![1.0f32, -0.5, 3.0, 0.0]),
+        Literal::scalar(0.25f32),
+    ];
+    let opts = registry_opts();
+    let want = evaluate(&m, &args, &opts).unwrap();
+    for fusion in [true, false] {
+        let e = exe(text, fusion);
+        assert_eq!(
+            e.stats().runtime_calls.len(),
+            2,
+            "{:?}",
+            e.stats().runtime_calls
+        );
+        let got = e.run_with(&args, &opts).unwrap();
+        assert_eq!(got, want);
+        let Literal::Tuple(t) = &got else {
+            panic!("tuple")
+        };
+        assert_eq!(
+            t[0].as_slice::<f32>().unwrap(),
+            &[-2.25, 0.75, -6.25, -0.25]
+        );
+        // Unregistered target: a run-time error, as in the evaluator.
+        assert!(e.run(&args).is_err());
+    }
+}
+
+#[test]
+fn infeed_and_outfeed_queues() {
+    let text = r#"HloModule f
+ENTRY %e (x: f32[2,2]) -> f32[2,2] {
+  %x = f32[2,2]{0,1} parameter(0)
+  %tok = token[] after-all()
+  %in = ((f32[2,2]{0,1}, s32[]), token[]) infeed(%tok)
+  %d = (f32[2,2]{0,1}, s32[]) get-tuple-element(%in), index=0
+  %v = f32[2,2]{0,1} get-tuple-element(%d), index=0
+  %t2 = token[] get-tuple-element(%in), index=1
+  %s = f32[2,2]{0,1} add(%x, %v)
+  %o = token[] outfeed(%d, %t2)
+  %o2 = token[] outfeed(%s, %o)
+  ROOT %r = f32[2,2]{0,1} multiply(%s, %s)
+}
+"#;
+    let m = parse_module(text, "f").unwrap();
+    let x = Literal::from_vec(&[2, 2], vec![1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    let feed = Literal::Tuple(vec![
+        Literal::from_vec(&[2, 2], vec![0.5f32, -1.0, 2.0, 0.0]).unwrap(),
+        Literal::scalar(9i32),
+    ]);
+    let eo = RunOptions::default();
+    eo.push_infeed(feed.clone());
+    let want = evaluate(&m, std::slice::from_ref(&x), &eo).unwrap();
+    let want_out = eo.take_outfeed();
+    for fusion in [true, false] {
+        let e = exe(text, fusion);
+        let jo = RunOptions::default();
+        jo.push_infeed(feed.clone());
+        let got = e.run_with(std::slice::from_ref(&x), &jo).unwrap();
+        assert_eq!(got, want);
+        assert_eq!(got.as_slice::<f32>().unwrap(), &[2.25, 1.0, 25.0, 16.0]);
+        let out = jo.take_outfeed();
+        assert_eq!(out.len(), 2);
+        assert_eq!(out, want_out);
+        // An empty queue is a run-time error.
+        assert!(e.run(std::slice::from_ref(&x)).is_err());
+    }
+}
+
+#[test]
+fn all_reduce_single_replica_is_identity() {
+    let text = r#"HloModule a
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %r = f32[] add(%a, %b)
+}
+ENTRY %e (x: f32[3]) -> (f32[3], f32[3]) {
+  %x = f32[3] parameter(0)
+  %ar = f32[3]{0} all-reduce(%x), replica_groups={}, to_apply=%add
+  %n = f32[3] negate(%ar)
+  ROOT %t = (f32[3], f32[3]) tuple(%ar, %n)
+}
+"#;
+    let x = Literal::vec1(vec![1.0f32, -2.0, 0.5]);
+    let got = same(text, std::slice::from_ref(&x));
+    let Literal::Tuple(t) = &got else {
+        panic!("tuple")
+    };
+    assert_eq!(t[0], x);
+    // A replicated run is refused (the JIT runs one replica).
+    let e = exe(text, true);
+    let opts = RunOptions {
+        replica_count: Some(2),
+        ..RunOptions::default()
+    };
+    assert!(e.run_with(&[x], &opts).is_err());
+}
