@@ -670,3 +670,44 @@ ENTRY %e (x: f32[3]) -> (f32[3], f32[3]) {
     };
     assert!(e.run_with(&[x], &opts).is_err());
 }
+
+// ------------------------------------------------ half total-order compares
+
+fn half_specials(bf: bool) -> Literal {
+    let bits: Vec<u16> = if bf {
+        vec![
+            0x3F80, 0xBF80, 0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7FC1, 0x0001, 0x8001,
+            0x4040, 0x3F80, 0x0000,
+        ]
+    } else {
+        vec![
+            0x3C00, 0xBC00, 0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0xFE00, 0x7E01, 0x0001, 0x8001,
+            0x4200, 0x3C00, 0x0000,
+        ]
+    };
+    if bf {
+        Literal::vec1(bits.into_iter().map(half::bf16::from_bits).collect())
+    } else {
+        Literal::vec1(bits.into_iter().map(half::f16::from_bits).collect())
+    }
+}
+
+/// Every direction of a total-order compare of f16/bf16 specials (±0,
+/// ±inf, quiet NaNs of both signs and payloads, subnormals, ties) against
+/// every rotation, and a half sort with a total-order comparator.
+#[test]
+fn half_total_order_compares_and_sorts() {
+    for (t, bf) in [("f16", false), ("bf16", true)] {
+        let x = half_specials(bf);
+        for dir in ["LT", "LE", "GT", "GE", "EQ", "NE"] {
+            let text = format!(
+                "HloModule h\nENTRY %e (x: {t}[14]) -> pred[14,14] {{\n  %x = {t}[14] parameter(0)\n  %a = {t}[14,14] broadcast(%x), dimensions={{0}}\n  %b = {t}[14,14] broadcast(%x), dimensions={{1}}\n  ROOT %c = pred[14,14] compare(%a, %b), direction={dir}, type=TOTALORDER\n}}\n"
+            );
+            same(&text, std::slice::from_ref(&x));
+        }
+        let text = format!(
+            "HloModule h\n%lt (a: {t}[], b: {t}[]) -> pred[] {{\n  %a = {t}[] parameter(0)\n  %b = {t}[] parameter(1)\n  ROOT %r = pred[] compare(%a, %b), direction=LT, type=TOTALORDER\n}}\nENTRY %e (x: {t}[14]) -> {t}[14] {{\n  %x = {t}[14] parameter(0)\n  ROOT %s = {t}[14] sort(%x), dimensions={{0}}, is_stable=true, to_apply=%lt\n}}\n"
+        );
+        same(&text, std::slice::from_ref(&x));
+    }
+}

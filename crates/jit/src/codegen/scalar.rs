@@ -390,9 +390,11 @@ pub fn compare(
     b: Value,
 ) -> Result<Value> {
     let ty = storage(et)?;
-    if is_half(et) && kind == Some(ComparisonType::TotalOrder) {
-        return Err(JitError::unsupported("total-order compare of half types"));
-    }
+    // Half values are held as their exact f32 (`storage`), and the f32
+    // total order of a half's f32 is the half's own total order (the
+    // widening is monotone, keeps ±0 and the sign and payload order of
+    // quiet NaNs; signaling-NaN halves are quieted when loaded, as in every
+    // half op of the JIT).
     if et.is_float() && kind == Some(ComparisonType::TotalOrder) {
         let ka = total_key(em, a, ty);
         let kb = total_key(em, b, ty);
