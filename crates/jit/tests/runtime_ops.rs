@@ -711,3 +711,244 @@ fn half_total_order_compares_and_sorts() {
         same(&text, std::slice::from_ref(&x));
     }
 }
+
+// ------------------------------------------------ non-f32 convolution loops
+
+/// One spatial window dimension: (size, stride, pad_low, pad_high,
+/// lhs_dilate, rhs_dilate, reversal).
+type Wd = (i64, i64, i64, i64, i64, i64, i64);
+
+fn conv_out(b: i64, w: Wd) -> i64 {
+    let (size, stride, lo, hi, ld, rd, _) = w;
+    let db = if b == 0 { 0 } else { (b - 1) * ld + 1 };
+    let padded = db + lo + hi;
+    let dw = if size == 0 { 0 } else { (size - 1) * rd + 1 };
+    if padded < dw {
+        0
+    } else {
+        (padded - dw) / stride + 1
+    }
+}
+
+/// A b01f_01io->b01f convolution module (`lay` = input layout).
+#[allow(clippy::too_many_arguments)]
+fn conv_text(
+    t_in: &str,
+    t_out: &str,
+    batch: i64,
+    sp: [i64; 2],
+    feat: i64,
+    out_feat: i64,
+    w: [Wd; 2],
+    groups: (i64, i64),
+    lay: &str,
+) -> String {
+    let (fgc, bgc) = groups;
+    let o: Vec<i64> = (0..2).map(|s| conv_out(sp[s], w[s])).collect();
+    let win = format!(
+        "size={}x{} stride={}x{} pad={}_{}x{}_{} lhs_dilate={}x{} rhs_dilate={}x{} rhs_reversal={}x{}",
+        w[0].0,
+        w[1].0,
+        w[0].1,
+        w[1].1,
+        w[0].2,
+        w[0].3,
+        w[1].2,
+        w[1].3,
+        w[0].4,
+        w[1].4,
+        w[0].5,
+        w[1].5,
+        w[0].6,
+        w[1].6
+    );
+    format!(
+        "HloModule c\nENTRY %e (x: {t_in}[{batch},{},{},{feat}], k: {t_in}[{},{},{},{out_feat}]) -> {t_out}[{},{},{},{out_feat}] {{\n  %x = {t_in}[{batch},{},{},{feat}]{lay} parameter(0)\n  %k = {t_in}[{},{},{},{out_feat}]{{0,1,3,2}} parameter(1)\n  ROOT %c = {t_out}[{},{},{},{out_feat}] convolution(%x, %k), window={{{win}}}, dim_labels=b01f_01io->b01f, feature_group_count={fgc}, batch_group_count={bgc}\n}}\n",
+        sp[0],
+        sp[1],
+        w[0].0,
+        w[1].0,
+        feat / fgc,
+        batch / bgc,
+        o[0],
+        o[1],
+        sp[0],
+        sp[1],
+        w[0].0,
+        w[1].0,
+        feat / fgc,
+        batch / bgc,
+        o[0],
+        o[1],
+    )
+}
+
+fn conv_args(text: &str, seed: u64) -> Vec<Literal> {
+    let m = parse_module(text, "c").unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let entry = m.entry_computation();
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    entry
+        .parameters()
+        .iter()
+        .map(|&p| {
+            let s = entry.get(p).shape.as_array().unwrap().clone();
+            let n = s.element_count().unwrap();
+            let v: Vec<f64> = (0..n)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    match x % 128 {
+                        0 => f64::NAN,
+                        1 => f64::INFINITY,
+                        2..=9 => -0.0,
+                        _ => ((x >> 8) % 13) as f64 * 0.375 - 2.0,
+                    }
+                })
+                .collect();
+            let data = match s.element_type {
+                rxla_ir::ElementType::Pred => {
+                    rxla_ir::ArrayData::Pred(v.iter().map(|&y| y > 0.0).collect())
+                }
+                rxla_ir::ElementType::S32 => {
+                    rxla_ir::ArrayData::S32(v.iter().map(|&y| (y * 1e6) as i32).collect())
+                }
+                rxla_ir::ElementType::S8 => {
+                    rxla_ir::ArrayData::S8(v.iter().map(|&y| (y * 30.0) as i8).collect())
+                }
+                rxla_ir::ElementType::F16 => {
+                    rxla_ir::ArrayData::F16(v.iter().map(|&y| half::f16::from_f64(y)).collect())
+                }
+                rxla_ir::ElementType::BF16 => {
+                    rxla_ir::ArrayData::BF16(v.iter().map(|&y| half::bf16::from_f64(y)).collect())
+                }
+                rxla_ir::ElementType::F32 => {
+                    rxla_ir::ArrayData::F32(v.iter().map(|&y| y as f32).collect())
+                }
+                _ => rxla_ir::ArrayData::F64(v),
+            };
+            Literal::Array(rxla_ir::ArrayLiteral::new(s, data).unwrap())
+        })
+        .collect()
+}
+
+/// Convolutions the GEMM engine does not take run as exact loops:
+/// integer (wrapping), half (f32 accumulation, one rounding), f64, pred,
+/// with strides, low/high (also negative) padding, both dilations,
+/// reversal, feature and batch groups, in several input layouts — bit
+/// for bit the evaluator's values (NaN/inf/-0 inputs included).
+#[test]
+fn non_f32_convolutions_are_exact_loops() {
+    let plain: Wd = (3, 1, 1, 1, 1, 1, 0);
+    let fancy: Wd = (2, 2, 2, -1, 2, 2, 1);
+    let odd: Wd = (3, 1, 0, 2, 1, 2, 0);
+    let cases = [
+        ("s32", "s32", 2, [5, 4], 4, 6, [plain, fancy], (1, 1)),
+        ("f16", "f16", 2, [4, 5], 4, 6, [fancy, odd], (2, 1)),
+        ("bf16", "bf16", 4, [3, 4], 3, 4, [odd, plain], (1, 2)),
+        ("f64", "f64", 2, [6, 3], 2, 2, [plain, odd], (1, 1)),
+        ("pred", "pred", 1, [4, 4], 2, 3, [plain, fancy], (1, 1)),
+        ("f32", "f32", 2, [3, 0], 2, 2, [plain, plain], (1, 1)),
+    ];
+    for (k, (ti, to, b, sp, f, of, w, g)) in cases.into_iter().enumerate() {
+        for lay in ["{3,2,1,0}", "{0,1,2,3}", "{2,0,3,1}"] {
+            let text = conv_text(ti, to, b, sp, f, of, w, g, lay);
+            let args = conv_args(&text, k as u64 + 1);
+            let got = same(&text, &args);
+            // Mostly finite results (specials are rare in the inputs).
+            let nans = got.to_text().matches("nan").count();
+            assert!(nans * 4 < got.leaves()[0].data.len() + 4, "{got}");
+        }
+    }
+    // f32 with a padded input layout: the GEMM engine declines it.
+    let text = conv_text(
+        "f32",
+        "f32",
+        2,
+        [4, 3],
+        2,
+        2,
+        [fancy, plain],
+        (1, 1),
+        "{3,2,1,0:P(2,5,4,3)}",
+    );
+    let args = conv_args(&text, 9);
+    same(&text, &args);
+}
+
+/// Kernels read padded inputs through their physical strides (fused
+/// elementwise, transpose, reduce, dot operands; vectorized and scalar).
+#[test]
+fn kernels_read_padded_inputs() {
+    let text = r#"HloModule p
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %r = f32[] add(%a, %b)
+}
+ENTRY %e (x: f32[5,9], y: f32[9,5], z: s32[5,9]) -> (f32[5,9], f32[5], f32[5,5], s32[9,5]) {
+  %x = f32[5,9]{1,0:P(6,12)} parameter(0)
+  %y = f32[9,5]{0,1:P(10,7)} parameter(1)
+  %z = s32[5,9]{0,1:P(8,9)} parameter(2)
+  %t = f32[5,9] transpose(%y), dimensions={1,0}
+  %m = f32[5,9] multiply(%x, %t)
+  %e = f32[5,9] exponential(%m)
+  %zero = f32[] constant(0)
+  %s = f32[5] reduce(%m, %zero), dimensions={1}, to_apply=%add
+  %d = f32[5,5] dot(%x, %y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %zt = s32[9,5] transpose(%z), dimensions={1,0}
+  ROOT %r = (f32[5,9], f32[5], f32[5,5], s32[9,5]) tuple(%e, %s, %d, %zt)
+}
+"#;
+    let x = Literal::from_vec(
+        &[5, 9],
+        (0..45).map(|v| (v % 7) as f32 * 0.25 - 0.5).collect(),
+    )
+    .unwrap();
+    let y = Literal::from_vec(
+        &[9, 5],
+        (0..45).map(|v| (v % 5) as f32 * 0.5 - 1.0).collect(),
+    )
+    .unwrap();
+    let z = Literal::from_vec(&[5, 9], (0..45).map(|v| v * 3 - 20).collect()).unwrap();
+    let m = parse_module(text, "p").unwrap();
+    let want = evaluate(
+        &m,
+        &[x.clone(), y.clone(), z.clone()],
+        &RunOptions::default(),
+    )
+    .unwrap();
+    for vectorize in [true, false] {
+        for fusion in [true, false] {
+            let opts = CompileOptions {
+                vectorize,
+                ..strict(fusion)
+            };
+            let e = compile(&m, &opts).expect("compiles without fallback");
+            let got = e.run(&[x.clone(), y.clone(), z.clone()]).unwrap();
+            // exp may differ from the evaluator's libm by a few ulp; the
+            // rest is exact.
+            let (Literal::Tuple(g), Literal::Tuple(w)) = (&got, &want) else {
+                panic!("tuples")
+            };
+            for (a, b) in g[0]
+                .as_slice::<f32>()
+                .unwrap()
+                .iter()
+                .zip(w[0].as_slice::<f32>().unwrap())
+            {
+                assert!((a - b).abs() <= 1e-6 * b.abs(), "{a} vs {b}");
+            }
+            assert_eq!(g[1], w[1]);
+            assert_eq!(g[3], w[3]);
+            for (a, b) in g[2]
+                .as_slice::<f32>()
+                .unwrap()
+                .iter()
+                .zip(w[2].as_slice::<f32>().unwrap())
+            {
+                assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0), "{a} vs {b}");
+            }
+        }
+    }
+}

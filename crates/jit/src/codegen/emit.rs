@@ -272,11 +272,10 @@ impl<'a, 'f> Emitter<'a, 'f> {
             .clone())
     }
 
-    /// Byte address of `idx` in a buffer of `shape` at `base`.
+    /// Byte address of `idx` in a buffer of `shape` at `base` (padded
+    /// layouts included: the physical strides step over the padding;
+    /// kernels never write padded outputs, `kernel`/`whole` reject them).
     pub fn address(&mut self, base: Value, shape: &ArrayShape, idx: &[Value]) -> Result<Value> {
-        if shape.layout.is_padded() {
-            return Err(JitError::unsupported("padded layouts"));
-        }
         let pst = physical_strides(shape);
         let size = shape.element_type.byte_size() as i64;
         let mut addr = base;
@@ -456,7 +455,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
                         self.b.ins().bitcast(to, MemFlagsData::new(), x)
                     });
                 }
-                if os.dims == shape.dims && os.layout.minor_to_major == shape.layout.minor_to_major
+                if os.dims == shape.dims
+                    && os.layout.minor_to_major == shape.layout.minor_to_major
+                    && os.layout.padded_dimensions == shape.layout.padded_dimensions
                 {
                     self.emit(c, ops[0], idx, lanes)
                 } else if os.layout.is_default() && shape.layout.is_default() {
@@ -667,6 +668,23 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 self.reduce(c, ops[0], ops[1], dimensions, *to_apply, &shape, idx, lanes)
             }
             Op::Dot { dims } => self.dot(c, ops[0], ops[1], dims, &shape, idx, lanes),
+            Op::Convolution {
+                window,
+                dims,
+                feature_group_count,
+                batch_group_count,
+            } if lanes.is_none() && ops.len() == 2 => super::conv::convolution(
+                self,
+                c,
+                ops[0],
+                ops[1],
+                window,
+                dims,
+                *feature_group_count,
+                *batch_group_count,
+                &shape,
+                idx,
+            ),
             Op::ReduceWindow { window, to_apply } => {
                 if ops.len() != 2 {
                     return Err(JitError::unsupported("variadic reduce-window"));

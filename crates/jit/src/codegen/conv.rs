@@ -1,0 +1,205 @@
+//! `convolution` as exact scalar loops at one output index, with the
+//! evaluator's semantics and accumulation order
+//! (crates/eval/src/kernels/conv.rs): from zero in the computation type
+//! (f32 for f16/bf16/f32 results, rounded once at the end; f64; wrapping
+//! integers; or/and for pred), over window positions in row-major order of
+//! the window dimensions, and for each position over the group's input
+//! features in increasing order, `acc = acc + input * kernel` (a rounded
+//! multiply then a rounded add, never fused). Window positions on padding
+//! or base-dilation holes are skipped (the accumulator is kept), feature
+//! and batch groups as StableHLO defines them. Used for every convolution
+//! the GEMM engine does not take (non-f32 types, padded layouts). Loads are
+//! clamped into the operands; malformed dimension numbers are
+//! `Unsupported` (the evaluator then reports them).
+
+use super::emit::Emitter;
+use super::scalar;
+use crate::error::{JitError, Result};
+use cranelift_codegen::ir::{InstBuilder, Value};
+use rxla_ir::{ArrayShape, BinaryOp, CompId, ConvDims, ElementType, InstrId, Window};
+
+/// Resolves a dimension label set (batch, feature, spatial...) of a rank
+/// `rank` array; `None` when they do not name each dimension once.
+fn labels(rank: usize, b: i64, f: i64, sp: &[i64]) -> Option<(usize, usize, Vec<usize>)> {
+    let all: Vec<i64> = [b, f].iter().chain(sp).copied().collect();
+    if all.len() != rank {
+        return None;
+    }
+    let mut seen = vec![false; rank];
+    for &d in &all {
+        let u = usize::try_from(d).ok().filter(|&u| u < rank)?;
+        if std::mem::replace(&mut seen[u], true) {
+            return None;
+        }
+    }
+    Some((
+        b as usize,
+        f as usize,
+        sp.iter().map(|&d| d as usize).collect(),
+    ))
+}
+
+/// The evaluator's `window_output_dims` for one dimension.
+fn window_output(b: i64, w: &rxla_ir::WindowDim) -> i64 {
+    let (b, size) = (b as i128, w.size as i128);
+    let dilated_base = if b == 0 {
+        0
+    } else {
+        (b - 1) * w.base_dilation as i128 + 1
+    };
+    let padded = dilated_base + w.pad_low as i128 + w.pad_high as i128;
+    let dilated_window = if size == 0 {
+        0
+    } else {
+        (size - 1) * w.window_dilation as i128 + 1
+    };
+    if padded < dilated_window {
+        0
+    } else {
+        i64::try_from((padded - dilated_window) / w.stride.max(1) as i128 + 1).unwrap_or(i64::MAX)
+    }
+}
+
+/// `convolution(lhs, rhs)` at output index `idx` (scalar).
+#[allow(clippy::too_many_arguments)]
+pub fn convolution(
+    em: &mut Emitter,
+    c: CompId,
+    lhs: InstrId,
+    rhs: InstrId,
+    window: &Window,
+    dims: &ConvDims,
+    fgc: i64,
+    bgc: i64,
+    out: &ArrayShape,
+    idx: &[Value],
+) -> Result<Value> {
+    let ls = em.array_shape(c, lhs)?;
+    let rs = em.array_shape(c, rhs)?;
+    let bad = || JitError::unsupported("convolution dimension numbers");
+    let (ld, rd, od) = (&ls.dims, &rs.dims, &out.dims);
+    let (in_b, in_f, in_sp) = labels(
+        ld.len(),
+        dims.input_batch,
+        dims.input_feature,
+        &dims.input_spatial,
+    )
+    .ok_or_else(bad)?;
+    let (k_i, k_o, k_sp) = labels(
+        rd.len(),
+        dims.kernel_input_feature,
+        dims.kernel_output_feature,
+        &dims.kernel_spatial,
+    )
+    .ok_or_else(bad)?;
+    let (out_b, out_f, out_sp) = labels(
+        od.len(),
+        dims.output_batch,
+        dims.output_feature,
+        &dims.output_spatial,
+    )
+    .ok_or_else(bad)?;
+    let nsp = in_sp.len();
+    if k_sp.len() != nsp
+        || out_sp.len() != nsp
+        || window.dims.len() != nsp
+        || idx.len() != od.len()
+        || fgc < 1
+        || bgc < 1
+        || window
+            .dims
+            .iter()
+            .any(|w| w.size < 0 || w.stride < 1 || w.window_dilation < 1 || w.base_dilation < 1)
+    {
+        return Err(bad());
+    }
+    let (c_in, c_k, c_out) = (ld[in_f], rd[k_i], rd[k_o]);
+    if c_k.checked_mul(fgc) != Some(c_in)
+        || c_out % fgc != 0
+        || c_out % bgc != 0
+        || ld[in_b] % bgc != 0
+        || od[out_b] != ld[in_b] / bgc
+        || od[out_f] != c_out
+        || (0..nsp).any(|s| {
+            window.dims[s].size != rd[k_sp[s]]
+                || od[out_sp[s]] != window_output(ld[in_sp[s]], &window.dims[s])
+        })
+    {
+        return Err(bad());
+    }
+    let et = out.element_type;
+    let ct = if scalar::is_half(et) {
+        ElementType::F32
+    } else {
+        et
+    };
+    let zero = scalar::zero(em, ct)?;
+    // An empty operand contributes nothing (and must not be loaded).
+    if ld.contains(&0) || rd.contains(&0) {
+        return finish(em, zero, et);
+    }
+    let (group_in, fg_out, bg_out, batch_out) = (c_k, c_out / fgc, c_out / bgc, ld[in_b] / bgc);
+    let acc = em.var(scalar::storage(ct)?);
+    em.b.def_var(acc, zero);
+    // Output feature o_f: feature group o_f / fg_out, batch group
+    // o_f / bg_out reading input batch bg * batch_out + b.
+    let o_f = idx[out_f];
+    let fg = em.b.ins().sdiv_imm_s(o_f, fg_out);
+    let bg = em.b.ins().sdiv_imm_s(o_f, bg_out);
+    let bb = em.b.ins().imul_imm_s(bg, batch_out);
+    let batch = em.b.ins().iadd(bb, idx[out_b]);
+    let f0 = em.b.ins().imul_imm_s(fg, group_in);
+    let ospatial: Vec<Value> = out_sp.iter().map(|&d| idx[d]).collect();
+    let in_spatial: Vec<i64> = in_sp.iter().map(|&d| ld[d]).collect();
+    let wsizes: Vec<i64> = window.dims.iter().map(|w| w.size).collect();
+    let (lt, rt) = (ls.element_type, rs.element_type);
+    em.nest(&wsizes, &mut Vec::new(), &mut |em, ks| {
+        let (valid, pos) = em.window_position(window, &in_spatial, &ospatial, ks);
+        let zero_i = em.iconst(0);
+        let mut li = vec![zero_i; ld.len()];
+        let mut ri = vec![zero_i; rd.len()];
+        li[in_b] = batch;
+        ri[k_o] = o_f;
+        for s in 0..nsp {
+            li[in_sp[s]] = pos[s];
+            ri[k_sp[s]] = if window.dims[s].window_reversal {
+                let r = em.iconst(window.dims[s].size - 1);
+                em.b.ins().isub(r, ks[s])
+            } else {
+                ks[s]
+            };
+        }
+        em.nest(&[group_in], &mut Vec::new(), &mut |em, j| {
+            let mut li = li.clone();
+            let mut ri = ri.clone();
+            li[in_f] = em.b.ins().iadd(f0, j[0]);
+            ri[k_i] = j[0];
+            let a = em.emit(c, lhs, &li, None)?;
+            let b = em.emit(c, rhs, &ri, None)?;
+            let a = scalar::convert(em, a, lt, ct)?;
+            let b = scalar::convert(em, b, rt, ct)?;
+            let s = em.b.use_var(acc);
+            let r = if ct == ElementType::Pred {
+                let p = em.b.ins().band(a, b);
+                em.b.ins().bor(s, p)
+            } else {
+                let p = em.binary(BinaryOp::Multiply, ct, a, b, false)?;
+                em.binary(BinaryOp::Add, ct, s, p, false)?
+            };
+            let r = em.b.ins().select(valid, r, s);
+            em.b.def_var(acc, r);
+            Ok(())
+        })
+    })?;
+    let r = em.b.use_var(acc);
+    finish(em, r, et)
+}
+
+/// The accumulator as the result type (half results rounded once).
+fn finish(em: &mut Emitter, r: Value, et: ElementType) -> Result<Value> {
+    if scalar::is_half(et) {
+        scalar::round_half(em, r, et)
+    } else {
+        Ok(r)
+    }
+}
