@@ -8,8 +8,10 @@ use crate::codegen::{Code, Jit};
 use crate::error::{JitError, Result};
 use crate::options::{CompileOptions, CompileStats};
 use crate::plan::{Planner, Program, leaf_bytes};
+use crate::runtime::collective::ReplicaRun;
 use crate::runtime::{Ctx, Leaf, ProgState, run_program};
 use rxla_eval::RunOptions;
+use rxla_eval::collectives::Collectives;
 use rxla_eval::kernels::rng::RngState;
 use rxla_ir::{ArrayLiteral, Literal, Module, Shape};
 use std::sync::Mutex;
@@ -25,8 +27,10 @@ pub struct Executable {
     state: Mutex<Option<ProgState>>,
     pool: Option<rayon::ThreadPool>,
     threads: usize,
-    /// The module's `replica_count` (the JIT runs one replica only).
+    /// The module's `replica_count` (1 when not declared).
     replicas: usize,
+    /// The `replica_count` attribute, when the module declares one.
+    declared_replicas: Option<usize>,
 }
 
 /// Compiles `module` (its ENTRY computation and everything it calls).
@@ -88,6 +92,9 @@ pub fn compile(module: &Module, opts: &CompileOptions) -> Result<Executable> {
         pool,
         threads,
         replicas: module.replica_count().max(1) as usize,
+        declared_replicas: module
+            .attr("replica_count")
+            .map(|_| module.replica_count().max(0) as usize),
     })
 }
 
@@ -114,8 +121,99 @@ impl Executable {
 
     /// Runs on literals; `opts` gives the infeed queue and collects
     /// outfeed values, seeds `rng`, holds the custom-call registry. One
-    /// replica only: a replica count above 1 is an error.
+    /// replica only: a replica count above 1 is an error (see
+    /// [`Executable::run_replicated`]).
     pub fn run_with(&self, args: &[Literal], opts: &RunOptions) -> Result<Literal> {
+        self.check_single(opts)?;
+        self.run_literals(args, opts, None)
+    }
+
+    /// Runs the module once per replica, each on its own thread with its
+    /// own arguments (`args_per_replica[r]`); `all-reduce` exchanges the
+    /// replicas' values and folds them in replica-group order with the
+    /// compiled reducer, as `rxla_eval::evaluate_replicated` (whose rules
+    /// it follows: the replica count is `opts.replica_count`, else the
+    /// number of argument lists, and must equal a declared
+    /// `replica_count`; replica r's rng is seeded with
+    /// `seed ^ r·0x9E3779B97F4A7C15`). Returns one result per replica.
+    pub fn run_replicated(
+        &self,
+        args_per_replica: &[Vec<Literal>],
+        opts: &RunOptions,
+    ) -> Result<Vec<Literal>> {
+        let n = opts.replica_count.unwrap_or(args_per_replica.len());
+        if n == 0 || args_per_replica.len() != n {
+            return Err(JitError::input(format!(
+                "{n} replica(s) but {} argument list(s)",
+                args_per_replica.len()
+            )));
+        }
+        if self.declared_replicas.is_some_and(|d| d != n) {
+            return Err(JitError::input(format!(
+                "the module declares replica_count={} but {n} replicas were requested",
+                self.replicas
+            )));
+        }
+        let coll = Collectives::new(n);
+        /// Marks a replica finished (also when it fails or panics), so no
+        /// peer waits for it forever.
+        struct Finish<'c>(&'c Collectives, usize);
+        impl Drop for Finish<'_> {
+            fn drop(&mut self) {
+                self.0.finish(self.1);
+            }
+        }
+        let results: Vec<Result<Literal>> = std::thread::scope(|s| {
+            let handles: Vec<_> = args_per_replica
+                .iter()
+                .enumerate()
+                .map(|(id, args)| {
+                    let coll = &coll;
+                    s.spawn(move || {
+                        let _done = Finish(coll, id);
+                        let replica = ReplicaRun {
+                            id,
+                            collectives: coll,
+                            seq: Mutex::new(0),
+                        };
+                        self.run_literals(args, opts, Some(replica))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .enumerate()
+                .map(|(id, h)| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(JitError::input(format!("replica {id} panicked"))))
+                })
+                .collect()
+        });
+        results
+            .into_iter()
+            .enumerate()
+            .map(|(id, r)| r.map_err(|e| JitError::input(format!("replica {id}: {e}"))))
+            .collect()
+    }
+
+    /// Refuses a replicated run of the single-replica entry points.
+    fn check_single(&self, opts: &RunOptions) -> Result<()> {
+        let replicas = opts.replica_count.unwrap_or(self.replicas);
+        if replicas > 1 {
+            return Err(JitError::unsupported(format!(
+                "the module runs on {replicas} replicas: use Executable::run_replicated"
+            )));
+        }
+        Ok(())
+    }
+
+    /// `run_with` as replica `replica` (none: a single-replica run).
+    fn run_literals(
+        &self,
+        args: &[Literal],
+        opts: &RunOptions,
+        replica: Option<ReplicaRun>,
+    ) -> Result<Literal> {
         if args.len() != self.params.len() {
             return Err(JitError::input(format!(
                 "expected {} argument(s), got {}",
@@ -146,7 +244,7 @@ impl Executable {
         {
             let ins: Vec<&[u8]> = inputs.iter().map(|v| v.as_slice()).collect();
             let mut o: Vec<&mut [u8]> = outs.iter_mut().map(|v| v.as_mut_slice()).collect();
-            self.run_into_with(&ins, &mut o, opts)?;
+            self.run_buffers(&ins, &mut o, opts, replica)?;
         }
         let mut pos = 0;
         let refs: Vec<&[u8]> = outs.iter().map(|v| v.as_slice()).collect();
@@ -167,14 +265,18 @@ impl Executable {
         outputs: &mut [&mut [u8]],
         opts: &RunOptions,
     ) -> Result<()> {
-        let replicas = opts.replica_count.unwrap_or(self.replicas);
-        if replicas > 1 {
-            // all-reduce is planned for a single replica.
-            return Err(JitError::unsupported(format!(
-                "the module runs on {replicas} replicas: the JIT runs one replica \
-                 (use rxla_eval::evaluate_replicated)"
-            )));
-        }
+        self.check_single(opts)?;
+        self.run_buffers(inputs, outputs, opts, None)
+    }
+
+    /// `run_into_with` as replica `replica` (none: a single-replica run).
+    fn run_buffers(
+        &self,
+        inputs: &[&[u8]],
+        outputs: &mut [&mut [u8]],
+        opts: &RunOptions,
+        replica: Option<ReplicaRun>,
+    ) -> Result<()> {
         let mut args: Vec<Vec<Leaf>> = Vec::with_capacity(self.params.len());
         let mut k = 0;
         for (pi, p) in self.params.iter().enumerate() {
@@ -222,7 +324,13 @@ impl Executable {
             opts,
             pool: self.pool.as_ref(),
             threads: self.threads,
-            rng: Mutex::new(RngState::new(opts.seed)),
+            rng: Mutex::new(RngState::new(
+                opts.seed
+                    ^ replica
+                        .as_ref()
+                        .map_or(0, |r| (r.id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            )),
+            replica,
         };
         let mut guard = self.state.try_lock().ok();
         let mut local = ProgState::default();

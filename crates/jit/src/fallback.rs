@@ -69,6 +69,23 @@ impl FallbackCall {
             let mut pos = 0;
             args.push(literal_from_leaves(shape, leaves, &mut pos)?);
         }
+        // One instruction is one replica's work: a replicated run's
+        // replica count must not make the evaluator refuse it (the queues
+        // stay the caller's unless that count is set).
+        let single;
+        let opts = if opts.replica_count.is_some_and(|n| n > 1) {
+            single = RunOptions {
+                seed: opts.seed,
+                max_while_iterations: opts.max_while_iterations,
+                replica_count: None,
+                custom_calls: opts.custom_calls.clone(),
+                max_elements: opts.max_elements,
+                ..RunOptions::default()
+            };
+            &single
+        } else {
+            opts
+        };
         let r = rxla_eval::evaluate(&self.module, &args, opts)?;
         let r = r.relayout_to(&self.result_shape).unwrap_or(r);
         let leaves = r.leaves();

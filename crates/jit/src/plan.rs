@@ -13,6 +13,7 @@ use crate::error::{JitError, Result};
 use crate::fallback::FallbackCall;
 use crate::options::{CompileOptions, CompileStats};
 use crate::runtime::calls::CustomCallStep;
+use crate::runtime::collective::AllReduceStep;
 use crate::runtime::rng::{RngBitsStep, RngStep};
 use crate::runtime::sort::{SortStep, TopKOrder, TopKStep};
 use rxla_ir::{ArrayShape, CompId, ElementType, InstrId, Module, Op, RngDistribution, Shape};
@@ -73,6 +74,13 @@ pub enum Step {
     Infeed(Box<Shape>),
     /// `outfeed` of a value of this shape (`runtime::calls`).
     Outfeed(Box<Shape>),
+    /// `all-reduce`: `single` (the operands' leaves, a `Tuple` or `Leaves`
+    /// step) in a single-replica run, `runtime::collective` across
+    /// replicas.
+    AllReduce {
+        step: Box<AllReduceStep>,
+        single: Box<Step>,
+    },
     Call(Box<Program>),
     While {
         cond: Box<Program>,
@@ -316,6 +324,19 @@ impl Planner<'_> {
         types: &[ElementType],
         name: &str,
     ) -> Result<std::result::Result<usize, String>> {
+        self.scalar_kernel(cmp, types, ElementType::Pred, &format!("{name}_cmp"))
+    }
+
+    /// Compiles computation `cmp` on scalars as a rank-0 kernel: input k is
+    /// parameter number k, of type `types[k]`; the root must be a `result`
+    /// scalar. `Ok(Err(why))` when it does not fit or compile.
+    fn scalar_kernel(
+        &mut self,
+        cmp: CompId,
+        types: &[ElementType],
+        result: ElementType,
+        name: &str,
+    ) -> Result<std::result::Result<usize, String>> {
         let fc = self.module.comp(cmp);
         let params = fc.parameters();
         if params.len() != types.len() {
@@ -341,19 +362,18 @@ impl Planner<'_> {
             }
         }
         let root = fc.root_instruction();
-        if !matches!(&root.shape, Shape::Array(a) if a.rank() == 0 && a.element_type == ElementType::Pred)
-        {
-            return Ok(Err("comparator does not return pred[]".into()));
+        if !matches!(&root.shape, Shape::Array(a) if a.rank() == 0 && a.element_type == result) {
+            return Ok(Err(format!("{} does not return {result}[]", fc.name)));
         }
         let spec = KernelSpec {
             comp: cmp,
             root: fc.root,
             inputs: inputs.into_iter().flatten().collect(),
-            name: format!("{name}_cmp"),
+            name: name.to_string(),
         };
         match self.jit.compile(self.module, &spec, &mut self.stats) {
             Ok(meta) => Ok(Ok(meta.index)),
-            Err(JitError::Unsupported(why)) => Ok(Err(format!("comparator: {why}"))),
+            Err(JitError::Unsupported(why)) => Ok(Err(format!("{}: {why}", fc.name))),
             Err(e) => Err(e),
         }
     }
@@ -723,16 +743,36 @@ impl Planner<'_> {
                 Ok(step) => step,
                 Err(why) => self.fallback(cid, id, &why)?,
             },
-            // One replica (the JIT never runs more; `Executable::run_with`
-            // refuses replicated runs): the all-reduce of a single
-            // contribution is that contribution.
-            Op::AllReduce { .. } => {
+            // One replica (`run_with`): the value itself. Replicated runs
+            // (`run_replicated`) fold the contributions with the reducer
+            // compiled as a scalar kernel per leaf type.
+            Op::AllReduce {
+                to_apply,
+                replica_groups,
+            } => {
                 let from: Vec<_> = instr
                     .operands
                     .iter()
                     .flat_map(|&o| leaf_sources(comp, o))
                     .collect();
-                leaves_from(&from, &instr.shape, false).unwrap_or(Step::Tuple)
+                let leaves: Vec<ArrayShape> = instr.shape.leaves().into_iter().cloned().collect();
+                let mut reducers = Vec::with_capacity(leaves.len());
+                for (k, l) in leaves.iter().enumerate() {
+                    let et = l.element_type;
+                    let name = format!("{}_red{k}", instr.name);
+                    reducers.push(self.scalar_kernel(*to_apply, &[et, et], et, &name)?.ok());
+                }
+                Step::AllReduce {
+                    step: Box::new(AllReduceStep {
+                        leaves,
+                        reducers,
+                        groups: replica_groups.clone(),
+                        name: instr.name.clone(),
+                    }),
+                    single: Box::new(
+                        leaves_from(&from, &instr.shape, false).unwrap_or(Step::Tuple),
+                    ),
+                }
             }
             _ => {
                 let mut inputs: Vec<InstrId> = Vec::new();

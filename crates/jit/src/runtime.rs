@@ -7,6 +7,7 @@
 //! submodules `sort`, `rng` and `calls`. No compilation here.
 
 pub mod calls;
+pub mod collective;
 pub mod relayout;
 pub mod rng;
 pub mod sort;
@@ -77,8 +78,11 @@ pub struct Ctx<'a> {
     pub opts: &'a RunOptions,
     pub pool: Option<&'a rayon::ThreadPool>,
     pub threads: usize,
-    /// The run's random state (`rng`), seeded from `opts.seed`.
+    /// The run's random state (`rng`), seeded from `opts.seed` (mixed
+    /// with the replica id in replicated runs, as the evaluator).
     pub rng: Mutex<RngState>,
+    /// The replica this run executes as (`Executable::run_replicated`).
+    pub replica: Option<collective::ReplicaRun<'a>>,
 }
 
 struct SendPtrs(*const *const u8, *const *mut u8);
@@ -190,6 +194,11 @@ pub fn run_program(
     for (i, step) in prog.steps.iter().enumerate() {
         let sizes = &prog.leaf_bytes[i];
         let st = &mut state.steps[i];
+        // A single replica's all-reduce is its operands' value.
+        let step = match step {
+            Step::AllReduce { single, .. } if ctx.replica.is_none() => single.as_ref(),
+            s => s,
+        };
         let v = match step {
             Step::Dead => continue,
             Step::Param(k) => args
@@ -369,6 +378,22 @@ pub fn run_program(
                 let mut outs_mut: Vec<&mut [u8]> =
                     outs.iter().map(|&l| unsafe { bytes_mut(l) }).collect();
                 host_step(ctx, step, &slices, &mut outs_mut)?;
+                outs
+            }
+            Step::AllReduce { step: ar, .. } => {
+                let flat: Vec<Leaf> = operands(prog, i, &vals).into_iter().flatten().collect();
+                check_sizes(&flat, sizes, "all-reduce")?;
+                let replica = ctx
+                    .replica
+                    .as_ref()
+                    .ok_or_else(|| JitError::codegen("replicated all-reduce without a replica"))?;
+                let outs = leaves_of(st, sizes);
+                // SAFETY: every leaf points at a live buffer of its length.
+                let ins: Vec<&[u8]> = flat.iter().map(|&l| unsafe { bytes(l) }).collect();
+                // SAFETY: the state's buffers are distinct from every operand.
+                let mut om: Vec<&mut [u8]> =
+                    outs.iter().map(|&l| unsafe { bytes_mut(l) }).collect();
+                collective::all_reduce(ar, replica, ctx.fns, &ins, &mut om)?;
                 outs
             }
             Step::Call(p) => {

@@ -662,13 +662,120 @@ ENTRY %e (x: f32[3]) -> (f32[3], f32[3]) {
         panic!("tuple")
     };
     assert_eq!(t[0], x);
-    // A replicated run is refused (the JIT runs one replica).
+    // A replicated run of the single-replica entry point is refused.
     let e = exe(text, true);
     let opts = RunOptions {
         replica_count: Some(2),
         ..RunOptions::default()
     };
-    assert!(e.run_with(&[x], &opts).is_err());
+    assert!(e.run_with(std::slice::from_ref(&x), &opts).is_err());
+    // `run_replicated` with the evaluator's sum order.
+    let per: Vec<Vec<Literal>> = (0..2)
+        .map(|r| vec![Literal::vec1(vec![1.0f32 + r as f32, 1e8, 0.1 * r as f32])])
+        .collect();
+    let m = parse_module(text, "a").unwrap();
+    let want = rxla_eval::evaluate_replicated(&m, &per, &RunOptions::default()).unwrap();
+    let got = e.run_replicated(&per, &RunOptions::default()).unwrap();
+    assert_eq!(got, want);
+}
+
+/// Replicated runs on threads: all-reduce in replica groups (sum, max
+/// with NaN, s32, in a loop: several collectives), per-replica rng seeds —
+/// bit-identical to `evaluate_replicated`.
+#[test]
+fn replicated_all_reduce_matches_the_evaluator() {
+    let text = r#"HloModule r, replica_count=4
+%add (a: s32[], b: s32[]) -> s32[] {
+  %a = s32[] parameter(0)
+  %b = s32[] parameter(1)
+  ROOT %r = s32[] add(%a, %b)
+}
+%max (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %r = f32[] maximum(%a, %b)
+}
+%fadd (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %r = f32[] add(%a, %b)
+}
+%cond (s: (s32[], f32[3])) -> pred[] {
+  %s = (s32[], f32[3]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %n = s32[] constant(3)
+  ROOT %c = pred[] compare(%i, %n), direction=LT
+}
+%body (s: (s32[], f32[3])) -> (s32[], f32[3]) {
+  %s = (s32[], f32[3]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %x = f32[3] get-tuple-element(%s), index=1
+  %one = s32[] constant(1)
+  %j = s32[] add(%i, %one)
+  %lo = f32[] constant(0)
+  %hi = f32[] constant(1)
+  %r = f32[3] rng(%lo, %hi), distribution=rng_uniform
+  %y = f32[3] add(%x, %r)
+  %z = f32[3] all-reduce(%y), replica_groups={}, to_apply=%fadd
+  ROOT %t = (s32[], f32[3]) tuple(%j, %z)
+}
+ENTRY %e (x: f32[2,3], k: s32[4]) -> (f32[2,3], s32[4], (s32[], f32[3])) {
+  %x = f32[2,3]{0,1} parameter(0)
+  %k = s32[4] parameter(1)
+  %m = f32[2,3]{0,1} all-reduce(%x), replica_groups={{0,2},{3,1}}, to_apply=%max
+  %s = s32[4] all-reduce(%k), replica_groups={}, to_apply=%add
+  %z = s32[] constant(0)
+  %v = f32[3] constant({0.5, -1, 2})
+  %t = (s32[], f32[3]) tuple(%z, %v)
+  %w = (s32[], f32[3]) while(%t), condition=%cond, body=%body
+  ROOT %r = (f32[2,3], s32[4], (s32[], f32[3])) tuple(%m, %s, %w)
+}
+"#;
+    let m = parse_module(text, "r").unwrap();
+    let per: Vec<Vec<Literal>> = (0..4)
+        .map(|r| {
+            let v: Vec<f32> = (0..6)
+                .map(|j| match (r + j) % 5 {
+                    0 => f32::NAN,
+                    1 => -0.0,
+                    _ => (r * 7 + j) as f32 * 0.3 - 2.0,
+                })
+                .collect();
+            vec![
+                Literal::from_vec(&[2, 3], v).unwrap(),
+                Literal::vec1(vec![r, i32::MAX, -5 * r, 1]),
+            ]
+        })
+        .collect();
+    let opts = RunOptions {
+        seed: 3,
+        ..RunOptions::default()
+    };
+    let want = rxla_eval::evaluate_replicated(&m, &per, &opts).unwrap();
+    for fusion in [true, false] {
+        let e = exe(text, fusion);
+        let got = e.run_replicated(&per, &opts).unwrap();
+        assert_eq!(got.len(), 4);
+        for (g, w) in got.iter().zip(&want) {
+            if let Err(err) = same_values(w, g) {
+                panic!("fusion={fusion}: {err}\ngot  {g}\nwant {w}");
+            }
+        }
+        // Replicas 0 and 2 share a group, 1 and 3 another.
+        let Literal::Tuple(t0) = &got[0] else {
+            panic!("tuple")
+        };
+        let Literal::Tuple(t2) = &got[2] else {
+            panic!("tuple")
+        };
+        same_values(&t0[0], &t2[0]).expect("one group, one value");
+        assert_eq!(
+            t0[1].as_slice::<i32>().unwrap(),
+            &[6, i32::MAX.wrapping_mul(4), -30, 4]
+        );
+        // A wrong replica count is an error, not a hang.
+        assert!(e.run_replicated(&per[..2], &RunOptions::default()).is_err());
+    }
 }
 
 // ------------------------------------------------ half total-order compares
