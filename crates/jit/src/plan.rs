@@ -135,6 +135,19 @@ fn leaf_sources(comp: &rxla_ir::Computation, id: InstrId) -> Vec<(InstrId, usize
         .collect()
 }
 
+/// `shape` with every padded layout replaced by its unpadded form.
+fn unpad(shape: &Shape) -> Shape {
+    match shape {
+        Shape::Array(a) => {
+            let mut a = a.clone();
+            a.layout.padded_dimensions = None;
+            a.layout.padding_value = None;
+            Shape::Array(a)
+        }
+        Shape::Tuple(t) => Shape::Tuple(t.iter().map(unpad).collect()),
+    }
+}
+
 /// Scratch buffers of a kernel writing another layout than its step's,
 /// and the `(from, to)` relayout of each leaf.
 pub struct PostRelayout {
@@ -719,11 +732,25 @@ impl Planner<'_> {
                     name: instr.name.clone(),
                 };
                 let all_arrays = spec.inputs.len() == fc.parameters().len();
-                match all_arrays.then(|| self.jit.compile(self.module, &spec, &mut self.stats)) {
+                // A padded fused root: the kernel writes it unpadded (compiled
+                // against a copy of the module), then relayouts.
+                let root_shape = fc.root_instruction().shape.clone();
+                let produced = unpad(&root_shape);
+                let compiled = all_arrays.then(|| {
+                    if produced == root_shape {
+                        self.jit.compile(self.module, &spec, &mut self.stats)
+                    } else {
+                        let mut m = self.module.clone();
+                        m.computations[calls.index()].instructions[fc.root.index()].shape =
+                            produced.clone();
+                        self.jit.compile(&m, &spec, &mut self.stats)
+                    }
+                });
+                match compiled {
                     Some(Ok(meta)) => Step::Kernel {
                         meta,
                         inputs: instr.operands.clone(),
-                        post: PostRelayout::new(&fc.root_instruction().shape, &instr.shape)?,
+                        post: PostRelayout::new(&produced, &instr.shape)?,
                     },
                     Some(Err(JitError::Unsupported(_))) | None if self.layouts_agree(cid, id) => {
                         Step::Call(Box::new(self.program(*calls)?))
@@ -794,17 +821,24 @@ impl Planner<'_> {
                     inputs: spec_inputs,
                     name: instr.name.clone(),
                 };
-                let r = if arrays && !instr.op.has_side_effect() {
-                    self.jit.compile(self.module, &spec, &mut self.stats)
-                } else {
+                // Kernels never write padded layouts: a padded result is
+                // computed into unpadded scratch buffers (the kernel compiled
+                // against a copy of the module whose instruction is
+                // unpadded) and relayouted, padding filled.
+                let mut post = None;
+                let r = if !arrays || instr.op.has_side_effect() {
                     Err(JitError::unsupported("tuple operands or side effects"))
+                } else if instr.shape.leaves().iter().any(|l| l.layout.is_padded()) {
+                    let mut m = self.module.clone();
+                    let unpadded = unpad(&instr.shape);
+                    m.computations[cid.index()].instructions[id.index()].shape = unpadded.clone();
+                    post = PostRelayout::new(&unpadded, &instr.shape)?;
+                    self.jit.compile(&m, &spec, &mut self.stats)
+                } else {
+                    self.jit.compile(self.module, &spec, &mut self.stats)
                 };
                 match r {
-                    Ok(meta) => Step::Kernel {
-                        meta,
-                        inputs,
-                        post: None,
-                    },
+                    Ok(meta) => Step::Kernel { meta, inputs, post },
                     Err(JitError::Unsupported(why)) => self.fallback(cid, id, &why)?,
                     Err(e) => return Err(e),
                 }

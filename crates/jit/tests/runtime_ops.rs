@@ -1059,3 +1059,97 @@ ENTRY %e (x: f32[5,9], y: f32[9,5], z: s32[5,9]) -> (f32[5,9], f32[5], f32[5,5],
         }
     }
 }
+
+/// Kernels with padded result layouts write unpadded scratch buffers that
+/// are relayouted with the padding value (elementwise, reduce, variadic
+/// reduce, in a fusion and alone); the physical bytes equal the
+/// evaluator's `to_physical_bytes`.
+#[test]
+fn kernels_write_padded_results() {
+    let text = r#"HloModule p
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %r = f32[] add(%a, %b)
+}
+%am (a: f32[], i: s32[], b: f32[], j: s32[]) -> (f32[], s32[]) {
+  %a = f32[] parameter(0)
+  %i = s32[] parameter(1)
+  %b = f32[] parameter(2)
+  %j = s32[] parameter(3)
+  %g = pred[] compare(%a, %b), direction=GE
+  %v = f32[] select(%g, %a, %b)
+  %k = s32[] select(%g, %i, %j)
+  ROOT %t = (f32[], s32[]) tuple(%v, %k)
+}
+ENTRY %e (x: f32[5,9], y: f32[5,9]) -> (f32[5,9], f32[5], f32[5], s32[5]) {
+  %x = f32[5,9] parameter(0)
+  %y = f32[5,9]{0,1} parameter(1)
+  %m = f32[5,9]{0,1:P(8,10):V(-1)} multiply(%x, %y)
+  %t = f32[5,9]{1,0:P(6,12):V(7)} tanh(%m)
+  %zero = f32[] constant(0)
+  %s = f32[5]{0:P(8):V(3)} reduce(%m, %zero), dimensions={1}, to_apply=%add
+  %io = s32[5,9] iota(), iota_dimension=1
+  %mi = s32[] constant(0)
+  %ninf = f32[] constant(-inf)
+  %r = (f32[5]{0:P(6)}, s32[5]{0:P(7):V(9)}) reduce(%m, %io, %ninf, %mi), dimensions={1}, to_apply=%am
+  %r0 = f32[5]{0:P(6)} get-tuple-element(%r), index=0
+  %r1 = s32[5]{0:P(7):V(9)} get-tuple-element(%r), index=1
+  ROOT %o = (f32[5,9]{1,0:P(6,12):V(7)}, f32[5]{0:P(8):V(3)}, f32[5]{0:P(6)}, s32[5]{0:P(7):V(9)}) tuple(%t, %s, %r0, %r1)
+}
+"#;
+    let x = Literal::from_vec(
+        &[5, 9],
+        (0..45).map(|v| (v % 7) as f32 * 0.25 - 0.5).collect(),
+    )
+    .unwrap();
+    let y = Literal::from_vec(
+        &[5, 9],
+        (0..45).map(|v| (v % 5) as f32 * 0.5 - 1.0).collect(),
+    )
+    .unwrap();
+    let m = parse_module(text, "p").unwrap();
+    let want = evaluate(&m, &[x.clone(), y.clone()], &RunOptions::default()).unwrap();
+    for fusion in [true, false] {
+        let e = exe(text, fusion);
+        let got = e.run(&[x.clone(), y.clone()]).unwrap();
+        let (Literal::Tuple(g), Literal::Tuple(w)) = (&got, &want) else {
+            panic!("tuples")
+        };
+        for (a, b) in g[0]
+            .as_slice::<f32>()
+            .unwrap()
+            .iter()
+            .zip(w[0].as_slice::<f32>().unwrap())
+        {
+            assert!((a - b).abs() <= 1e-6, "tanh {a} vs {b}");
+        }
+        assert_eq!(g[1..], w[1..]);
+        // Physical bytes of the padded leaves, padding values included.
+        let ins: Vec<Vec<u8>> = [&x, &y]
+            .iter()
+            .zip(e.parameter_shapes())
+            .map(|(a, p)| {
+                a.relayout_to(p).unwrap().leaves()[0]
+                    .to_physical_bytes()
+                    .unwrap()
+            })
+            .collect();
+        let leaves = e.result_shape().leaves();
+        let mut outs: Vec<Vec<u8>> = leaves
+            .iter()
+            .map(|l| vec![0xAAu8; l.byte_size().unwrap()])
+            .collect();
+        {
+            let i: Vec<&[u8]> = ins.iter().map(|v| v.as_slice()).collect();
+            let mut o: Vec<&mut [u8]> = outs.iter_mut().map(|v| v.as_mut_slice()).collect();
+            e.run_into(&i, &mut o).unwrap();
+        }
+        for k in 1..4 {
+            let wl = want.leaves()[k].relayout(leaves[k].layout.clone()).unwrap();
+            assert_eq!(outs[k], wl.to_physical_bytes().unwrap(), "leaf {k}");
+        }
+        let pad7 = 7.0f32.to_le_bytes();
+        assert_eq!(&outs[0][36..40], &pad7, "padding of the tanh result");
+    }
+}
