@@ -56,8 +56,8 @@ pub enum Step {
         /// For padded or input-dilated convolutions: the GEMM multiplies the
         /// inserted zeros by the kernel (0·inf = NaN), which the evaluator
         /// never does, so a kernel with a non-finite value runs this
-        /// evaluator call instead.
-        guard: Option<Box<FallbackCall>>,
+        /// instead.
+        guard: Option<GemmGuard>,
     },
     Fallback(Box<FallbackCall>),
     /// `sort` (`runtime::sort`): merge sort with a compiled comparator.
@@ -176,6 +176,13 @@ impl PostRelayout {
                 .collect(),
         })))
     }
+}
+
+/// What a guarded GEMM convolution runs when its kernel holds inf/NaN:
+/// the exact loop kernel (inputs lhs, rhs), or the evaluator.
+pub enum GemmGuard {
+    Kernel(KernelMeta),
+    Eval(Box<FallbackCall>),
 }
 
 /// A planned product of the GEMM engine.
@@ -690,7 +697,26 @@ impl Planner<'_> {
                             .iter()
                             .any(|w| w.pad_low != 0 || w.pad_high != 0 || w.base_dilation != 1) =>
                     {
-                        Some(Box::new(FallbackCall::new(self.module, cid, id)?))
+                        // The exact loop kernel (`codegen/conv.rs`), else the
+                        // evaluator.
+                        let spec = KernelSpec {
+                            comp: cid,
+                            root: id,
+                            inputs: instr.operands[..2]
+                                .iter()
+                                .map(|&o| Ok((o, comp.get(o).shape.as_array()?.clone())))
+                                .collect::<Result<_>>()?,
+                            name: format!("{}_guard", instr.name),
+                        };
+                        Some(
+                            match self.jit.compile(self.module, &spec, &mut self.stats) {
+                                Ok(meta) => GemmGuard::Kernel(meta),
+                                Err(JitError::Unsupported(_)) => GemmGuard::Eval(Box::new(
+                                    FallbackCall::new(self.module, cid, id)?,
+                                )),
+                                Err(e) => return Err(e),
+                            },
+                        )
                     }
                     _ => None,
                 };

@@ -14,7 +14,7 @@ pub mod sort;
 
 use crate::codegen::KernelFn;
 use crate::error::{JitError, Result};
-use crate::plan::{GemmPlan, Program, Step};
+use crate::plan::{GemmGuard, GemmPlan, Program, Step};
 use rayon::prelude::*;
 use rxla_eval::RunOptions;
 use rxla_eval::kernels::rng::RngState;
@@ -331,9 +331,15 @@ pub fn run_program(
                         .chunks_exact(4)
                         .all(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]).is_finite())
                 };
-                if let Some(call) = guard
-                    && !finite()
-                {
+                let guarded = guard.is_some() && !finite();
+                if let (true, Some(GemmGuard::Kernel(meta))) = (guarded, guard) {
+                    let f = kernel(ctx, meta.index)?;
+                    let (ins, outs) = ([l.ptr as *const u8, r.ptr as *const u8], [o.ptr]);
+                    call_kernel(ctx, f, &ins, &outs, meta.outer, meta.elements);
+                    vals[i] = vec![o];
+                    continue;
+                }
+                if let (true, Some(GemmGuard::Eval(call))) = (guarded, guard) {
                     let ops = operands(prog, i, &vals);
                     // SAFETY: every leaf points at a live buffer of its length.
                     let slices: Vec<Vec<&[u8]>> = ops

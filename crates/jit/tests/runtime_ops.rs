@@ -1153,3 +1153,56 @@ ENTRY %e (x: f32[5,9], y: f32[5,9]) -> (f32[5,9], f32[5], f32[5], s32[5]) {
         assert_eq!(&outs[0][36..40], &pad7, "padding of the tanh result");
     }
 }
+
+/// A padded, input-dilated f32 convolution runs on the GEMM engine; when
+/// its kernel holds inf/NaN it runs the exact loop kernel instead (GEMM
+/// would multiply inserted zeros by inf) — bit-identical to the evaluator.
+#[test]
+fn guarded_f32_convolution_uses_the_loop_kernel() {
+    let w: Wd = (3, 1, 2, 1, 2, 1, 0);
+    let text = conv_text(
+        "f32",
+        "f32",
+        2,
+        [4, 3],
+        2,
+        3,
+        [w, (2, 1, 1, 0, 1, 1, 0)],
+        (1, 1),
+        "{3,2,1,0}",
+    );
+    let m = parse_module(&text, "g").unwrap();
+    let mut args = conv_args(&text, 5);
+    let opts = CompileOptions {
+        keep_clif: true,
+        ..strict(true)
+    };
+    let e = compile(&m, &opts).unwrap();
+    assert!(
+        e.stats().clif.iter().any(|(n, _)| n.ends_with("_guard")),
+        "a GEMM convolution with a loop-kernel guard"
+    );
+    // A finite kernel: the GEMM result, equal within rounding.
+    let finite: Vec<f32> = (0..36).map(|v| (v % 7) as f32 * 0.5 - 1.5).collect();
+    args[1] = Literal::from_vec(&[3, 2, 2, 3], finite).unwrap();
+    let x: Vec<f32> = (0..48).map(|v| (v % 5) as f32 * 0.25).collect();
+    args[0] = Literal::from_vec(&[2, 4, 3, 2], x).unwrap();
+    let want = evaluate(&m, &args, &RunOptions::default()).unwrap();
+    let got = e.run(&args).unwrap();
+    rxla_eval::compare_with_tolerance(
+        got.as_array().unwrap(),
+        want.as_array().unwrap(),
+        1e-5,
+        1e-5,
+    )
+    .unwrap();
+    // An infinite kernel element: the loops, exactly.
+    let mut inf: Vec<f32> = (0..36).map(|v| (v % 7) as f32 * 0.5 - 1.5).collect();
+    inf[4] = f32::INFINITY;
+    inf[20] = f32::NAN;
+    args[1] = Literal::from_vec(&[3, 2, 2, 3], inf).unwrap();
+    let want = evaluate(&m, &args, &RunOptions::default()).unwrap();
+    let got = e.run(&args).unwrap();
+    same_values(&want, &got).unwrap();
+    assert!(got.as_slice::<f32>().unwrap().iter().any(|v| v.is_finite()));
+}
