@@ -1206,3 +1206,58 @@ fn guarded_f32_convolution_uses_the_loop_kernel() {
     same_values(&want, &got).unwrap();
     assert!(got.as_slice::<f32>().unwrap().iter().any(|v| v.is_finite()));
 }
+
+/// Width-changing bitcast-convert (narrower: an extra minor dimension;
+/// wider: the minor dimension folded), little-endian like the evaluator,
+/// NaN payloads and signs kept bit for bit, in several layouts.
+#[test]
+fn width_changing_bitcast_convert() {
+    let f = Literal::from_vec(
+        &[2, 3],
+        vec![
+            1.5f32,
+            -0.0,
+            f32::from_bits(0x7fa0_0001),
+            -2.25e-39,
+            f32::INFINITY,
+            3.0e9,
+        ],
+    )
+    .unwrap();
+    let i = Literal::from_vec(
+        &[3, 4],
+        (0..12)
+            .map(|v: i32| v.wrapping_mul(0x1234_5679).wrapping_sub(0x7000_0000))
+            .collect::<Vec<i32>>(),
+    )
+    .unwrap();
+    let b = Literal::from_vec(
+        &[2, 8],
+        (0..16).map(|v| (v * 37 + 250) as u8).collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let text = r#"HloModule b
+ENTRY %e (f: f32[2,3], i: s32[3,4], b: u8[2,8]) -> (s16[2,3,2], u8[2,3,4], f64[3,2], s64[3,2], f32[2,2], u16[2,4], u64[2]) {
+  %f = f32[2,3]{0,1} parameter(0)
+  %i = s32[3,4] parameter(1)
+  %b = u8[2,8]{0,1} parameter(2)
+  %a = s16[2,3,2]{0,1,2} bitcast-convert(%f)
+  %c = u8[2,3,4] bitcast-convert(%f)
+  %ir = s32[3,2,2] reshape(%i)
+  %d = f64[3,2]{0,1} bitcast-convert(%ir)
+  %g = s64[3,2] bitcast-convert(%ir)
+  %br = u8[2,2,4] reshape(%b)
+  %h = f32[2,2] bitcast-convert(%br)
+  %bb = u8[2,4,2] reshape(%b)
+  %k = u16[2,4]{0,1} bitcast-convert(%bb)
+  %l = u64[2] bitcast-convert(%b)
+  ROOT %t = (s16[2,3,2]{0,1,2}, u8[2,3,4], f64[3,2]{0,1}, s64[3,2], f32[2,2], u16[2,4]{0,1}, u64[2]) tuple(%a, %c, %d, %g, %h, %k, %l)
+}
+"#;
+    let got = same(text, &[f, i, b]);
+    let Literal::Tuple(t) = &got else {
+        panic!("tuple")
+    };
+    // 1.5f32 = 0x3fc00000: low half 0, high half 0x3fc0.
+    assert_eq!(&t[0].as_slice::<i16>().unwrap()[..2], &[0, 0x3fc0]);
+}

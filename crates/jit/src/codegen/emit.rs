@@ -619,7 +619,12 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 // A width-changing bitcast-convert also changes the rank:
                 // the operand cannot be indexed with this op's index.
                 if matches!(instr.op, Op::BitcastConvert) && from.byte_size() != et.byte_size() {
-                    return Err(JitError::unsupported("width-changing bitcast-convert"));
+                    if lanes.is_some() {
+                        return Err(JitError::unsupported(
+                            "vector width-changing bitcast-convert",
+                        ));
+                    }
+                    return super::bitcast::width_changing(self, c, ops[0], &shape, idx);
                 }
                 let x = self.emit(c, ops[0], idx, lanes)?;
                 if lanes.is_some() {

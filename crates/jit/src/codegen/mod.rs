@@ -6,6 +6,7 @@
 //! (`cranelift-native`); every host function is registered by name.
 
 pub mod approx;
+pub mod bitcast;
 pub mod conv;
 pub mod emit;
 pub mod kernel;

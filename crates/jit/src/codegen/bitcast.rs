@@ -1,0 +1,111 @@
+//! Width-changing `bitcast-convert` at one output index, the evaluator's
+//! rule (the operand's little-endian bytes in row-major order read as the
+//! result type): to a narrower type the result has an extra minor
+//! dimension of size `from/to` bytes and element `k` is bits
+//! `k·w .. (k+1)·w` of the operand element; to a wider type the operand's
+//! minor dimension is folded, element `k` supplying bits `k·w ..`.
+//! Integers and f32/f64 only (their held values are their bits); pred
+//! (normalized to 0/1 by the evaluator) and half types (held as f32) stay
+//! `Unsupported`. Scalar only.
+
+use super::emit::Emitter;
+use super::scalar;
+use crate::error::{JitError, Result};
+use cranelift_codegen::ir::types::{I8, I16, I32, I64};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value};
+use rxla_ir::{ArrayShape, CompId, ElementType, InstrId};
+
+/// The integer type of `bytes` bytes.
+fn int_type(bytes: usize) -> Result<Type> {
+    Ok(match bytes {
+        1 => I8,
+        2 => I16,
+        4 => I32,
+        8 => I64,
+        _ => return Err(JitError::unsupported("bitcast-convert width")),
+    })
+}
+
+/// A held value of type `et` as its bits (an integer of the same width).
+fn to_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
+    let it = int_type(et.byte_size())?;
+    Ok(if scalar::storage(et)? == it {
+        v
+    } else {
+        em.b.ins().bitcast(it, MemFlagsData::new(), v)
+    })
+}
+
+/// Bits as a held value of type `et`.
+fn from_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
+    let st = scalar::storage(et)?;
+    Ok(if em.b.func.dfg.value_type(v) == st {
+        v
+    } else {
+        em.b.ins().bitcast(st, MemFlagsData::new(), v)
+    })
+}
+
+/// `bitcast-convert(operand)` to `out` (another element width) at `idx`.
+pub fn width_changing(
+    em: &mut Emitter,
+    c: CompId,
+    operand: InstrId,
+    out: &ArrayShape,
+    idx: &[Value],
+) -> Result<Value> {
+    let os = em.array_shape(c, operand)?;
+    let (from, to) = (os.element_type, out.element_type);
+    let plain = |t: ElementType| !(t.is_pred() || t.is_token() || scalar::is_half(t));
+    if !plain(from) || !plain(to) {
+        return Err(JitError::unsupported(
+            "width-changing bitcast-convert of pred or half types",
+        ));
+    }
+    let (fb, tb) = (from.byte_size(), to.byte_size());
+    if fb > tb {
+        // Narrower: out = operand dims + [fb / tb].
+        let n = out.rank();
+        if n == 0
+            || os.dims[..] != out.dims[..n - 1]
+            || out.dims[n - 1] != (fb / tb) as i64
+            || fb % tb != 0
+        {
+            return Err(JitError::unsupported("bitcast-convert shapes"));
+        }
+        let v = em.emit(c, operand, &idx[..n - 1], None)?;
+        let bits = to_bits(em, v, from)?;
+        let k = idx[n - 1];
+        let k = if int_type(fb)? == I64 {
+            k
+        } else {
+            em.b.ins().ireduce(int_type(fb)?, k)
+        };
+        let shift = em.b.ins().imul_imm_s(k, (tb * 8) as i64);
+        let part = em.b.ins().ushr(bits, shift);
+        let part = em.b.ins().ireduce(int_type(tb)?, part);
+        from_bits(em, part, to)
+    } else {
+        // Wider: operand = out dims + [tb / fb].
+        let m = os.rank();
+        if m == 0
+            || os.dims[..m - 1] != out.dims[..]
+            || os.dims[m - 1] != (tb / fb) as i64
+            || tb % fb != 0
+        {
+            return Err(JitError::unsupported("bitcast-convert shapes"));
+        }
+        let wide = int_type(tb)?;
+        let mut acc = em.b.ins().iconst(wide, 0);
+        for k in 0..tb / fb {
+            let mut oi = idx.to_vec();
+            oi.push(em.iconst(k as i64));
+            let v = em.emit(c, operand, &oi, None)?;
+            let bits = to_bits(em, v, from)?;
+            let bits = em.b.ins().uextend(wide, bits);
+            let bits = em.b.ins().ishl_imm_s(bits, (k * fb * 8) as i64);
+            acc = em.b.ins().bor(acc, bits);
+        }
+        from_bits(em, acc, to)
+    }
+}
