@@ -74,6 +74,12 @@ pub enum Step {
     Infeed(Box<Shape>),
     /// `outfeed` of a value of this shape (`runtime::calls`).
     Outfeed(Box<Shape>),
+    /// A select of tuples by a scalar pred: `branches[0]` (on true) or
+    /// `branches[1]`, each an `Alias` or `Leaves` step.
+    Select {
+        pred: InstrId,
+        branches: [Box<Step>; 2],
+    },
     /// `all-reduce`: `single` (the operands' leaves, a `Tuple` or `Leaves`
     /// step) in a single-replica run, `runtime::collective` across
     /// replicas.
@@ -672,6 +678,40 @@ impl Planner<'_> {
                     start: 0,
                     len: 1,
                 })
+            }
+            // A tuple copy is its operand's leaves (relayouted where the
+            // declared layouts differ).
+            Op::Copy if matches!(instr.shape, Shape::Tuple(_)) && instr.operands.len() == 1 => {
+                let src = instr.operands[0];
+                leaves_from(&leaf_sources(comp, src), &instr.shape, false).unwrap_or(Step::Alias {
+                    src,
+                    start: 0,
+                    len: leaf_count(&instr.shape),
+                })
+            }
+            // A scalar-predicate select of tuples picks one operand whole.
+            Op::Select
+                if matches!(instr.shape, Shape::Tuple(_))
+                    && instr.operands.len() == 3
+                    && matches!(operand_shape(0), Some(Shape::Array(p))
+                        if p.rank() == 0 && p.element_type == ElementType::Pred) =>
+            {
+                let branch = |k: usize| {
+                    let src = instr.operands[k];
+                    Box::new(
+                        leaves_from(&leaf_sources(comp, src), &instr.shape, false).unwrap_or(
+                            Step::Alias {
+                                src,
+                                start: 0,
+                                len: leaf_count(&instr.shape),
+                            },
+                        ),
+                    )
+                };
+                Step::Select {
+                    pred: instr.operands[0],
+                    branches: [branch(1), branch(2)],
+                }
             }
             Op::Call { .. } | Op::While { .. } | Op::Conditional { .. }
                 if !self.layouts_agree(cid, id) =>

@@ -197,6 +197,17 @@ pub fn run_program(
         // A single replica's all-reduce is its operands' value.
         let step = match step {
             Step::AllReduce { single, .. } if ctx.replica.is_none() => single.as_ref(),
+            // A select of tuples runs the chosen operand's step.
+            Step::Select { pred, branches } => {
+                let l = vals[pred.index()]
+                    .first()
+                    .copied()
+                    .filter(|l| l.len == 1)
+                    .ok_or_else(|| JitError::input("select predicate buffer"))?;
+                // SAFETY: the predicate leaf is a live 1-byte buffer.
+                let take_true = unsafe { bytes(l) }[0] != 0;
+                branches[usize::from(!take_true)].as_ref()
+            }
             s => s,
         };
         let v = match step {
@@ -386,6 +397,7 @@ pub fn run_program(
                 host_step(ctx, step, &slices, &mut outs_mut)?;
                 outs
             }
+            Step::Select { .. } => return Err(JitError::codegen("nested tuple select step")),
             Step::AllReduce { step: ar, .. } => {
                 let flat: Vec<Leaf> = operands(prog, i, &vals).into_iter().flatten().collect();
                 check_sizes(&flat, sizes, "all-reduce")?;

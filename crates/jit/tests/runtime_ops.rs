@@ -1261,3 +1261,36 @@ ENTRY %e (f: f32[2,3], i: s32[3,4], b: u8[2,8]) -> (s16[2,3,2], u8[2,3,4], f64[3
     // 1.5f32 = 0x3fc00000: low half 0, high half 0x3fc0.
     assert_eq!(&t[0].as_slice::<i16>().unwrap()[..2], &[0, 0x3fc0]);
 }
+
+/// Tuple-shaped `copy` and scalar-predicate `select` of tuples are host
+/// steps (aliases, or relayouts where the declared layouts differ).
+#[test]
+fn tuple_copy_and_select() {
+    let text = r#"HloModule t
+ENTRY %e (p: pred[], x: f32[2,3], y: s32[4]) -> ((f32[2,3], s32[4]), (f32[2,3], s32[4])) {
+  %p = pred[] parameter(0)
+  %x = f32[2,3] parameter(1)
+  %y = s32[4] parameter(2)
+  %nx = f32[2,3] negate(%x)
+  %ny = s32[4] negate(%y)
+  %a = (f32[2,3], s32[4]) tuple(%x, %y)
+  %b = (f32[2,3]{0,1}, s32[4]) tuple(%nx, %ny)
+  %c = (f32[2,3]{0,1}, s32[4]) copy(%a)
+  %s = (f32[2,3], s32[4]) select(%p, %a, %b)
+  ROOT %r = ((f32[2,3], s32[4]), (f32[2,3]{0,1}, s32[4])) tuple(%s, %c)
+}
+"#;
+    let x = Literal::from_vec(&[2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    let y = Literal::vec1(vec![1i32, -2, 3, -4]);
+    for p in [true, false] {
+        let got = same(text, &[Literal::scalar(p), x.clone(), y.clone()]);
+        let Literal::Tuple(t) = &got else {
+            panic!("tuple")
+        };
+        let Literal::Tuple(s) = &t[0] else {
+            panic!("tuple")
+        };
+        let want0 = if p { 1 } else { -1 };
+        assert_eq!(s[1].as_slice::<i32>().unwrap()[0], want0);
+    }
+}
