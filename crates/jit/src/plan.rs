@@ -91,6 +91,9 @@ pub enum Step {
     While {
         cond: Box<Program>,
         body: Box<Program>,
+        /// Relayouts of the initial value into the carry's (the
+        /// instruction's) layouts, when they differ.
+        init: Option<LeafPlan>,
     },
     Conditional(Vec<Program>),
 }
@@ -252,6 +255,34 @@ pub struct Program {
     /// Operands of each instruction.
     pub operands: Vec<Vec<InstrId>>,
     pub root: InstrId,
+    /// Arguments arriving in other layouts than the parameters declare:
+    /// per parameter, per leaf, the `(from, to)` relayout (none: aliased).
+    pub entry: Option<Vec<LeafPlan>>,
+    /// A root to be returned in other layouts (the calling instruction's).
+    pub exit: Option<LeafPlan>,
+}
+
+/// Per leaf of a value: `Some((from, to))` when it is rewritten from one
+/// layout into another, `None` when it is used as it is.
+pub type LeafPlan = Vec<Option<Box<(ArrayShape, ArrayShape)>>>;
+
+/// The relayouts taking a value of shape `from` to `to`: `Some(None)`
+/// when no leaf changes layout, `None` when types, dims or structure
+/// differ.
+pub fn leaf_plan(from: &Shape, to: &Shape) -> Option<Option<LeafPlan>> {
+    let (f, t) = (from.leaves(), to.leaves());
+    if f.len() != t.len() || f.iter().zip(&t).any(|(a, b)| !a.compatible(b)) {
+        return None;
+    }
+    let plan: LeafPlan = f
+        .iter()
+        .zip(&t)
+        .map(|(a, b)| {
+            (!a.element_type.is_token() && a.layout != b.layout)
+                .then(|| Box::new(((*a).clone(), (*b).clone())))
+        })
+        .collect();
+    Some(plan.iter().any(Option::is_some).then_some(plan))
 }
 
 /// Byte sizes of the leaves of `shape`, in order.
@@ -572,6 +603,97 @@ impl Planner<'_> {
         })
     }
 
+    /// The plan of computation `cid` called with arguments of shapes
+    /// `args` and returning `result` (relayouts at the boundary where the
+    /// layouts differ); `None` when types or dims differ.
+    fn program_at(
+        &mut self,
+        cid: CompId,
+        args: &[Shape],
+        result: Option<&Shape>,
+    ) -> Result<Option<Program>> {
+        let callee = self.module.comp(cid);
+        let params: Vec<Shape> = callee
+            .parameters()
+            .iter()
+            .map(|&p| callee.get(p).shape.clone())
+            .collect();
+        if params.len() != args.len() {
+            return Ok(None);
+        }
+        let mut entry = Vec::with_capacity(args.len());
+        let mut any = false;
+        for (a, p) in args.iter().zip(&params) {
+            match leaf_plan(a, p) {
+                Some(Some(plan)) => {
+                    any = true;
+                    entry.push(plan);
+                }
+                Some(None) => entry.push(vec![None; a.leaves().len()]),
+                None => return Ok(None),
+            }
+        }
+        let exit = match result.map(|r| leaf_plan(&callee.root_instruction().shape, r)) {
+            Some(None) => return Ok(None),
+            Some(Some(plan)) => plan,
+            None => None,
+        };
+        let mut prog = self.program(cid)?;
+        prog.entry = any.then_some(entry);
+        prog.exit = exit;
+        Ok(Some(prog))
+    }
+
+    /// Call, conditional and while whose layouts change at the boundary:
+    /// nested programs relayouting their arguments and results (the
+    /// while carry is held in the instruction's layouts). `None` when
+    /// types or dims differ.
+    fn adapted(&mut self, cid: CompId, id: InstrId) -> Result<Option<Step>> {
+        let comp = self.module.comp(cid);
+        let instr = comp.get(id);
+        let shape = |o: InstrId| comp.get(o).shape.clone();
+        let out = instr.shape.clone();
+        Ok(match &instr.op {
+            Op::Call { to_apply } => {
+                let args: Vec<Shape> = instr.operands.iter().map(|&o| shape(o)).collect();
+                self.program_at(*to_apply, &args, Some(&out))?
+                    .map(|p| Step::Call(Box::new(p)))
+            }
+            Op::Conditional { branches } => {
+                let mut progs = Vec::with_capacity(branches.len());
+                for (k, &b) in branches.iter().enumerate() {
+                    let Some(&o) = instr.operands.get(k + 1) else {
+                        return Ok(None);
+                    };
+                    match self.program_at(b, &[shape(o)], Some(&out))? {
+                        Some(p) => progs.push(p),
+                        None => return Ok(None),
+                    }
+                }
+                Some(Step::Conditional(progs))
+            }
+            Op::While { condition, body } => {
+                let Some(&o) = instr.operands.first() else {
+                    return Ok(None);
+                };
+                let Some(init) = leaf_plan(&shape(o), &out) else {
+                    return Ok(None);
+                };
+                let cond = self.program_at(*condition, std::slice::from_ref(&out), None)?;
+                let body = self.program_at(*body, std::slice::from_ref(&out), Some(&out))?;
+                match (cond, body) {
+                    (Some(c), Some(b)) => Some(Step::While {
+                        cond: Box::new(c),
+                        body: Box::new(b),
+                        init,
+                    }),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+    }
+
     pub fn program(&mut self, cid: CompId) -> Result<Program> {
         let comp = self.module.comp(cid);
         let live = comp.live_mask();
@@ -603,6 +725,8 @@ impl Planner<'_> {
                 .map(|i| i.operands.clone())
                 .collect(),
             root: comp.root,
+            entry: None,
+            exit: None,
         })
     }
 
@@ -716,12 +840,16 @@ impl Planner<'_> {
             Op::Call { .. } | Op::While { .. } | Op::Conditional { .. }
                 if !self.layouts_agree(cid, id) =>
             {
-                self.fallback(cid, id, "layouts differ across the call boundary")?
+                match self.adapted(cid, id)? {
+                    Some(step) => step,
+                    None => self.fallback(cid, id, "shapes differ across the call boundary")?,
+                }
             }
             Op::Call { to_apply } => Step::Call(Box::new(self.program(*to_apply)?)),
             Op::While { condition, body } => Step::While {
                 cond: Box::new(self.program(*condition)?),
                 body: Box::new(self.program(*body)?),
+                init: None,
             },
             Op::Conditional { branches } => Step::Conditional(
                 branches

@@ -14,7 +14,7 @@ pub mod sort;
 
 use crate::codegen::KernelFn;
 use crate::error::{JitError, Result};
-use crate::plan::{GemmGuard, GemmPlan, Program, Step};
+use crate::plan::{GemmGuard, GemmPlan, LeafPlan, Program, Step};
 use rayon::prelude::*;
 use rxla_eval::RunOptions;
 use rxla_eval::kernels::rng::RngState;
@@ -57,6 +57,45 @@ fn bufs(sizes: &[usize]) -> Vec<Buf> {
 #[derive(Default)]
 pub struct ProgState {
     steps: Vec<StepState>,
+    /// Arguments relayouted into the parameters' layouts.
+    entry: Vec<Buf>,
+    /// The root relayouted into the caller's layouts.
+    exit: Vec<Buf>,
+}
+
+/// Applies a leaf plan to `leaves`: rewritten leaves go to `own` (one
+/// buffer per rewritten leaf, allocated on first use), the others are
+/// passed through.
+fn adapt(
+    leaves: &[Leaf],
+    plan: &LeafPlan,
+    own: &mut Vec<Buf>,
+    at: &mut usize,
+) -> Result<Vec<Leaf>> {
+    if leaves.len() != plan.len() {
+        return Err(JitError::input("boundary relayout: leaf count"));
+    }
+    let mut out = Vec::with_capacity(leaves.len());
+    for (&l, p) in leaves.iter().zip(plan) {
+        let Some(r) = p else {
+            out.push(l);
+            continue;
+        };
+        let n = r.1.byte_size()?;
+        if own.len() <= *at {
+            own.push(Buf::new(n));
+        } else if own[*at].len != n {
+            own[*at] = Buf::new(n);
+        }
+        let d = own[*at].leaf();
+        *at += 1;
+        // SAFETY: `l` is a live buffer of its length; `d` is owned here,
+        // distinct from every source.
+        let (sb, db) = unsafe { (bytes(l), bytes_mut(d)) };
+        relayout::relayout(sb, &r.0, db, &r.1)?;
+        out.push(d);
+    }
+    Ok(out)
 }
 
 #[derive(Default)]
@@ -69,6 +108,8 @@ enum StepState {
         cond: ProgState,
         body: ProgState,
         carry: [Vec<Buf>; 2],
+        /// The initial value relayouted into the carry's layouts.
+        first: Vec<Buf>,
     },
 }
 
@@ -190,6 +231,19 @@ pub fn run_program(
         state.steps = (0..n).map(|_| StepState::Empty).collect();
     }
     let module_comp = prog.comp;
+    let adapted_args: Vec<Vec<Leaf>>;
+    let args = match &prog.entry {
+        Some(plans) => {
+            let mut at = 0;
+            let mut v = Vec::with_capacity(args.len());
+            for (a, p) in args.iter().zip(plans) {
+                v.push(adapt(a, p, &mut state.entry, &mut at)?);
+            }
+            adapted_args = v;
+            &adapted_args[..]
+        }
+        None => args,
+    };
     let mut vals: Vec<Vec<Leaf>> = vec![Vec::new(); n];
     for (i, step) in prog.steps.iter().enumerate() {
         let sizes = &prog.leaf_bytes[i];
@@ -444,7 +498,7 @@ pub fn run_program(
                 let bargs = vec![a.get(k + 1).cloned().unwrap_or_default()];
                 run_program(ctx, &branches[k], s, &bargs, None)?
             }
-            Step::While { cond, body } => {
+            Step::While { cond, body, init } => {
                 let a = operands(prog, i, &vals);
                 let mut cur = a.first().cloned().unwrap_or_default();
                 if !matches!(st, StepState::Loop { .. }) {
@@ -452,16 +506,22 @@ pub fn run_program(
                         cond: ProgState::default(),
                         body: ProgState::default(),
                         carry: [bufs(sizes), bufs(sizes)],
+                        first: Vec::new(),
                     };
                 }
                 let StepState::Loop {
                     cond: cs,
                     body: bs,
                     carry,
+                    first,
                 } = st
                 else {
                     unreachable!("just set")
                 };
+                if let Some(plan) = init {
+                    // The initial value in the carry's layouts.
+                    cur = adapt(&cur, plan, first, &mut 0)?;
+                }
                 let mut which = 0;
                 let mut iters = 0u64;
                 loop {
@@ -498,7 +558,11 @@ pub fn run_program(
         };
         vals[i] = v;
     }
-    Ok(vals[prog.root.index()].clone())
+    let root = vals[prog.root.index()].clone();
+    match &prog.exit {
+        Some(plan) => adapt(&root, plan, &mut state.exit, &mut 0),
+        None => Ok(root),
+    }
 }
 
 /// The compiled function at `index`.

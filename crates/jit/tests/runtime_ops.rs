@@ -1294,3 +1294,75 @@ ENTRY %e (p: pred[], x: f32[2,3], y: s32[4]) -> ((f32[2,3], s32[4]), (f32[2,3], 
         assert_eq!(s[1].as_slice::<i32>().unwrap()[0], want0);
     }
 }
+
+/// Calls, conditionals and loops whose callee layouts differ from the
+/// caller's relayout their arguments and results at the boundary.
+#[test]
+fn control_flow_across_layout_boundaries() {
+    let text = r#"HloModule c
+%f (a: f32[2,3], b: (s32[3,2], f32[])) -> (f32[2,3], s32[3,2]) {
+  %a = f32[2,3]{1,0} parameter(0)
+  %b = (s32[3,2]{0,1}, f32[]) parameter(1)
+  %i = s32[3,2]{0,1} get-tuple-element(%b), index=0
+  %s = f32[] get-tuple-element(%b), index=1
+  %sb = f32[2,3]{1,0} broadcast(%s), dimensions={}
+  %x = f32[2,3]{1,0} add(%a, %sb)
+  %j = s32[3,2]{0,1} negate(%i)
+  ROOT %t = (f32[2,3]{1,0}, s32[3,2]{0,1}) tuple(%x, %j)
+}
+%t1 (a: f32[2,3]) -> f32[2,3] {
+  %a = f32[2,3]{1,0} parameter(0)
+  ROOT %n = f32[2,3]{1,0} negate(%a)
+}
+%t2 (a: f32[2,3]) -> f32[2,3] {
+  ROOT %a = f32[2,3]{0,1} parameter(0)
+}
+%cond (s: (s32[], f32[2,3])) -> pred[] {
+  %s = (s32[], f32[2,3]{1,0}) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %n = s32[] constant(3)
+  ROOT %c = pred[] compare(%i, %n), direction=LT
+}
+%body (s: (s32[], f32[2,3])) -> (s32[], f32[2,3]) {
+  %s = (s32[], f32[2,3]{0,1}) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %x = f32[2,3]{0,1} get-tuple-element(%s), index=1
+  %one = s32[] constant(1)
+  %j = s32[] add(%i, %one)
+  %two = f32[] constant(2)
+  %tb = f32[2,3]{0,1} broadcast(%two), dimensions={}
+  %y = f32[2,3]{0,1} multiply(%x, %tb)
+  ROOT %t = (s32[], f32[2,3]{1,0}) tuple(%j, %y)
+}
+ENTRY %e (p: s32[], x: f32[2,3], y: s32[3,2]) -> ((f32[2,3], s32[3,2]), f32[2,3], (s32[], f32[2,3])) {
+  %p = s32[] parameter(0)
+  %x = f32[2,3]{0,1} parameter(1)
+  %y = s32[3,2]{1,0} parameter(2)
+  %h = f32[] constant(0.5)
+  %b = (s32[3,2]{1,0}, f32[]) tuple(%y, %h)
+  %c = (f32[2,3]{0,1}, s32[3,2]{1,0}) call(%x, %b), to_apply=%f
+  %k = f32[2,3]{0,1} conditional(%p, %x, %x), branch_computations={%t1, %t2}
+  %z = s32[] constant(0)
+  %w0 = (s32[], f32[2,3]{0,1}) tuple(%z, %x)
+  %w = (s32[], f32[2,3]{1,0}) while(%w0), condition=%cond, body=%body
+  ROOT %r = ((f32[2,3]{0,1}, s32[3,2]{1,0}), f32[2,3]{0,1}, (s32[], f32[2,3]{1,0})) tuple(%c, %k, %w)
+}
+"#;
+    let x = Literal::from_vec(&[2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    let y = Literal::from_vec(&[3, 2], vec![1i32, 2, 3, 4, 5, 6]).unwrap();
+    for p in [0, 1, 7] {
+        let got = same(text, &[Literal::scalar(p), x.clone(), y.clone()]);
+        let Literal::Tuple(t) = &got else {
+            panic!("tuple")
+        };
+        let first = if p == 0 { -1.0 } else { 1.0 };
+        assert_eq!(t[1].as_slice::<f32>().unwrap()[0], first);
+        let Literal::Tuple(w) = &t[2] else {
+            panic!("tuple")
+        };
+        assert_eq!(
+            w[1].as_slice::<f32>().unwrap(),
+            &[8.0, 16.0, 24.0, 32.0, 40.0, 48.0]
+        );
+    }
+}
