@@ -694,6 +694,26 @@ impl Planner<'_> {
         })
     }
 
+    /// A fusion that is not one kernel and whose layouts change at the
+    /// boundary: its parts as a nested plan with boundary relayouts, else
+    /// (shapes differ) the evaluator.
+    fn fused_parts(&mut self, cid: CompId, id: InstrId, why: &str) -> Result<Step> {
+        let comp = self.module.comp(cid);
+        let instr = comp.get(id);
+        let Op::Fusion { calls, .. } = &instr.op else {
+            return Err(JitError::codegen("fused_parts of another op"));
+        };
+        let args: Vec<Shape> = instr
+            .operands
+            .iter()
+            .map(|&o| comp.get(o).shape.clone())
+            .collect();
+        match self.program_at(*calls, &args, Some(&instr.shape))? {
+            Some(p) => Ok(Step::Call(Box::new(p))),
+            None => self.fallback(cid, id, why),
+        }
+    }
+
     pub fn program(&mut self, cid: CompId) -> Result<Program> {
         let comp = self.module.comp(cid);
         let live = comp.live_mask();
@@ -949,8 +969,8 @@ impl Planner<'_> {
                     Some(Err(JitError::Unsupported(_))) | None if self.layouts_agree(cid, id) => {
                         Step::Call(Box::new(self.program(*calls)?))
                     }
-                    Some(Err(JitError::Unsupported(why))) => self.fallback(cid, id, &why)?,
-                    None => self.fallback(cid, id, "tuple operands")?,
+                    Some(Err(JitError::Unsupported(why))) => self.fused_parts(cid, id, &why)?,
+                    None => self.fused_parts(cid, id, "tuple operands")?,
                     Some(Err(e)) => return Err(e),
                 }
             }

@@ -1366,3 +1366,30 @@ ENTRY %e (p: s32[], x: f32[2,3], y: s32[3,2]) -> ((f32[2,3], s32[3,2]), f32[2,3]
         );
     }
 }
+
+/// A multi-output fusion whose parameter layouts differ from its
+/// operands' runs its parts with boundary relayouts.
+#[test]
+fn multi_output_fusion_across_layouts() {
+    let text = r#"HloModule m
+%fc (a: f32[2,3], b: s32[3,2]) -> (f32[2,3], s32[3,2]) {
+  %a = f32[2,3]{1,0} parameter(0)
+  %b = s32[3,2]{1,0} parameter(1)
+  %n = f32[2,3]{1,0} negate(%a)
+  %m = s32[3,2]{1,0} multiply(%b, %b)
+  ROOT %t = (f32[2,3]{1,0}, s32[3,2]{1,0}) tuple(%n, %m)
+}
+ENTRY %e (x: f32[2,3], y: s32[3,2]) -> (f32[2,3], s32[3,2]) {
+  %x = f32[2,3]{0,1} parameter(0)
+  %y = s32[3,2]{0,1} parameter(1)
+  ROOT %f = (f32[2,3]{0,1}, s32[3,2]{1,0}) fusion(%x, %y), kind=kLoop, calls=%fc
+}
+"#;
+    let x = Literal::from_vec(&[2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    let y = Literal::from_vec(&[3, 2], vec![1i32, -2, 3, -4, 5, -6]).unwrap();
+    let got = same(text, &[x, y]);
+    let Literal::Tuple(t) = &got else {
+        panic!("tuple")
+    };
+    assert_eq!(t[1].as_slice::<i32>().unwrap(), &[1, 4, 9, 16, 25, 36]);
+}
