@@ -1,9 +1,51 @@
 //! `cargo xtask`: project automation. `ci` runs what CI runs plus the lint
 //! gates (fmt, clippy); `fuzz <target> [--time SECS]` wraps
-//! `cargo +nightly fuzz run`; `bench` runs the criterion benches. It only
-//! shells out to cargo; it never edits sources.
+//! `cargo +nightly fuzz run`; `bench [--report-only] [criterion args...]`
+//! runs the criterion benches (jit, gemm) and writes their figures into
+//! docs/PERFORMANCE.md (`bench_report`). It shells out to cargo and edits
+//! no file but that generated section.
 
+mod bench_report;
+
+use std::path::PathBuf;
 use std::process::{Command, ExitCode};
+
+/// The workspace root (xtask lives one level below it).
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_default()
+}
+
+/// Regenerates the figures section of docs/PERFORMANCE.md from the
+/// criterion results on disk.
+fn write_report() -> bool {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"));
+    let rows = bench_report::collect(&target.join("criterion"));
+    if rows.is_empty() {
+        eprintln!(
+            "no criterion results under {}",
+            target.join("criterion").display()
+        );
+        return false;
+    }
+    let doc_path = root().join("docs/PERFORMANCE.md");
+    let doc = std::fs::read_to_string(&doc_path).unwrap_or_else(|_| "# rxla performance\n".into());
+    let out = bench_report::splice(&doc, &bench_report::render(&rows));
+    match std::fs::write(&doc_path, out) {
+        Ok(()) => {
+            eprintln!("wrote {} rows to {}", rows.len(), doc_path.display());
+            true
+        }
+        Err(e) => {
+            eprintln!("cannot write {}: {e}", doc_path.display());
+            false
+        }
+    }
+}
 
 fn cargo(args: &[&str]) -> bool {
     eprintln!("+ cargo {}", args.join(" "));
@@ -15,7 +57,9 @@ fn cargo(args: &[&str]) -> bool {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: cargo xtask <ci | fuzz <target> [--time SECS] | bench [criterion args...]>");
+    eprintln!(
+        "usage: cargo xtask <ci | fuzz <target> [--time SECS] | bench [--report-only] [criterion args...]>"
+    );
     ExitCode::from(2)
 }
 
@@ -59,12 +103,26 @@ fn main() -> ExitCode {
                 .unwrap_or(false)
         }
         "bench" => {
-            let mut a = vec!["bench", "-p", "rxla-benches"];
-            if args.len() > 1 {
+            let report_only = args.iter().any(|a| a == "--report-only");
+            let rest: Vec<&str> = args[1..]
+                .iter()
+                .map(String::as_str)
+                .filter(|a| *a != "--report-only")
+                .collect();
+            let mut a = vec![
+                "bench",
+                "-p",
+                "rxla-benches",
+                "--bench",
+                "jit",
+                "--bench",
+                "gemm",
+            ];
+            if !rest.is_empty() {
                 a.push("--");
-                a.extend(args[1..].iter().map(String::as_str));
+                a.extend(rest);
             }
-            cargo(&a)
+            (report_only || cargo(&a)) && write_report()
         }
         _ => return usage(),
     };
