@@ -1,10 +1,16 @@
-//! The Dot/Conv engine (rxla-gemm): sgemm 128..2048 on 1 and 2 threads, the two benchmark convolutions
-//! (/work/shared/bench conv_b8_64_56_k3, conv_stem_224_k7s2), the MLP 784-512-512-10 batch 256 dots with fused
-//! bias+relu, and the FMA-peak probe. Throughput is reported in elements = flops, so criterion's "elem/s"
-//! reads as FLOP/s. `cargo bench -p rxla-benches --bench gemm -- --quick`.
+//! The Dot/Conv engine (rxla-gemm): the FMA-peak probe on 1 and 2 threads, sgemm 128..2048 on 1 and 2 threads,
+//! sgemm 1024 with the Cranelift and portable micro-kernels, the two benchmark convolutions
+//! (/work/shared/bench conv_b8_64_56_k3, conv_stem_224_k7s2), and the MLP 784-512-512-10 batch 256 dots with fused
+//! bias+relu. Throughput is reported in elements = flops, so criterion's "elem/s" reads as FLOP/s.
+//! `cargo bench -p rxla-benches --bench gemm`; `cargo xtask bench` runs it and writes docs/PERFORMANCE.md.
+//! Sample counts and times are small so the whole suite stays within a few minutes.
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use rxla_gemm::{Bias, ConvPlan, Epilogue, MatMut, MatRef, Options, TensorLayout, sgemm};
+use criterion::{
+    BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
+};
+use rxla_gemm::{
+    Bias, ConvPlan, Epilogue, KernelKind, MatMut, MatRef, Options, TensorLayout, sgemm,
+};
 use rxla_ir::{ConvDims, Window, WindowDim};
 use std::time::Duration;
 
@@ -14,43 +20,79 @@ fn data(n: usize) -> Vec<f32> {
         .collect()
 }
 
+/// Short warm-up and measurement: the big cases take tens of milliseconds per iteration.
+fn quick(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, secs: u64) {
+    g.sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(secs));
+}
+
 fn bench_peak(c: &mut Criterion) {
     let mut g = c.benchmark_group("fma_peak");
-    g.sample_size(10);
-    let iters = 1u64 << 22;
-    g.throughput(Throughput::Elements(iters));
-    g.bench_function("probe_1thread_gflops", |b| {
-        b.iter(|| rxla_gemm::peak::fma_peak_gflops(Duration::from_millis(50)))
-    });
-    g.finish();
+    quick(&mut g, 2);
+    let iters = 1usize << 20;
     for t in [1, 2] {
-        let gf = rxla_gemm::peak::fma_peak_gflops_threads(t, Duration::from_millis(500));
-        println!("fma_peak probe: {t} thread(s) {gf:.1} GFLOP/s");
+        let flops = rxla_gemm::peak::fma_burst(1, 1) * (t * iters) as f64;
+        g.throughput(Throughput::Elements(flops as u64));
+        g.bench_function(format!("{t}thr"), |b| {
+            b.iter(|| rxla_gemm::peak::fma_burst(t, iters))
+        });
     }
+    g.finish();
+}
+
+fn sgemm_with(n: usize, a: &[f32], b: &[f32], out: &mut [f32], o: &Options) {
+    sgemm(
+        1.0,
+        MatRef::row_major(a, n, n).unwrap(),
+        MatRef::row_major(b, n, n).unwrap(),
+        0.0,
+        MatMut::row_major(out, n, n).unwrap(),
+        None,
+        o,
+    )
+    .unwrap()
+}
+
+/// sgemm 1024 with the other micro-kernels (one thread), where this host supports them.
+fn bench_kernels(c: &mut Criterion) {
+    let mut g = c.benchmark_group("sgemm_kernel");
+    quick(&mut g, 3);
+    let n = 1024;
+    let (a, b) = (data(n * n), data(n * n));
+    let mut out = vec![0f32; n * n];
+    g.throughput(Throughput::Elements(2 * (n * n * n) as u64));
+    for (name, kind) in [
+        ("cranelift", KernelKind::Cranelift),
+        ("portable", KernelKind::Portable),
+    ] {
+        if !kind.available() {
+            eprintln!("note: the {name} micro-kernel is not available on this host");
+            continue;
+        }
+        let o = Options {
+            kernel: kind,
+            ..Options::with_threads(1)
+        };
+        g.bench_with_input(BenchmarkId::new(name, n), &n, |bch, &n| {
+            bch.iter(|| sgemm_with(n, &a, &b, &mut out, &o))
+        });
+    }
+    g.finish();
 }
 
 fn bench_sgemm(c: &mut Criterion) {
     let mut g = c.benchmark_group("sgemm");
-    g.sample_size(10);
     for n in [128usize, 256, 512, 1024, 2048] {
+        quick(&mut g, if n >= 1024 { 4 } else { 2 });
         let (a, b) = (data(n * n), data(n * n));
         let mut out = vec![0f32; n * n];
         g.throughput(Throughput::Elements(2 * (n * n * n) as u64));
         for t in [1, 2] {
             let o = Options::with_threads(t);
             g.bench_with_input(BenchmarkId::new(format!("{t}thr"), n), &n, |bch, &n| {
-                bch.iter(|| {
-                    sgemm(
-                        1.0,
-                        MatRef::row_major(&a, n, n).unwrap(),
-                        MatRef::row_major(&b, n, n).unwrap(),
-                        0.0,
-                        MatMut::row_major(&mut out, n, n).unwrap(),
-                        None,
-                        &o,
-                    )
-                    .unwrap()
-                })
+                bch.iter(|| sgemm_with(n, &a, &b, &mut out, &o))
             });
         }
     }
@@ -97,7 +139,7 @@ fn conv_plan(
 
 fn bench_conv(c: &mut Criterion) {
     let mut g = c.benchmark_group("conv");
-    g.sample_size(10);
+    quick(&mut g, 3);
     for (name, (plan, ext, flops)) in [
         ("conv_b8_64_56_k3", conv_plan(8, 64, 56, 64, 3, 1, 1)),
         ("conv_stem_224_k7s2", conv_plan(1, 3, 224, 64, 7, 2, 3)),
@@ -117,7 +159,7 @@ fn bench_conv(c: &mut Criterion) {
 
 fn bench_mlp(c: &mut Criterion) {
     let mut g = c.benchmark_group("mlp");
-    g.sample_size(10);
+    quick(&mut g, 2);
     let x = data(256 * 784);
     let (w1, w2, w3) = (data(784 * 512), data(512 * 512), data(512 * 10));
     let (b1, b2, b3) = (data(512), data(512), data(10));
@@ -163,5 +205,12 @@ fn bench_mlp(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_peak, bench_sgemm, bench_conv, bench_mlp);
+criterion_group!(
+    benches,
+    bench_peak,
+    bench_sgemm,
+    bench_kernels,
+    bench_conv,
+    bench_mlp
+);
 criterion_main!(benches);

@@ -3,10 +3,13 @@
 //! 4096², softmax over rows of 4096² (buffers reused: `run_into`), the
 //! compile time (fusion + codegen) of the 3-layer MLP and of a 200-op
 //! elementwise chain, and the cost of one scalar-add call. One thread.
+//! Run benches report throughput in bytes (parameters + result), so
+//! criterion's rate is the memory bandwidth the issue compares.
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rxla_ir::{Module, parse_module};
 use rxla_jit::{CompileOptions, Executable, compile};
+use std::time::Duration;
 
 fn load(name: &str) -> Module {
     let path = format!(
@@ -54,8 +57,13 @@ fn bench_run(c: &mut Criterion, name: &str) {
     let exe = compile(&load(name), &one_thread()).expect("compiles");
     let (ins, mut outs) = buffers(&exe);
     let ins: Vec<&[u8]> = ins.iter().map(|v| v.as_slice()).collect();
+    let bytes: usize =
+        ins.iter().map(|v| v.len()).sum::<usize>() + outs.iter().map(Vec::len).sum::<usize>();
     let mut g = c.benchmark_group("jit");
-    g.sample_size(20);
+    g.sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .throughput(Throughput::Bytes(bytes as u64));
     g.bench_function(name, |b| {
         b.iter(|| {
             let mut o: Vec<&mut [u8]> = outs.iter_mut().map(|v| v.as_mut_slice()).collect();
@@ -73,7 +81,9 @@ fn bench_kernels(c: &mut Criterion) {
 
 fn bench_compile(c: &mut Criterion) {
     let mut g = c.benchmark_group("jit_compile");
-    g.sample_size(20);
+    g.sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
     for name in ["mlp_784_512_512_10_b256", "chain_200_f32_1024"] {
         let m = load(name);
         g.bench_function(name, |b| {
@@ -92,9 +102,13 @@ fn bench_call(c: &mut Criterion) {
     let exe = compile(&m, &one_thread()).expect("compiles");
     let (a, b) = (1.5f32.to_le_bytes(), 2.0f32.to_le_bytes());
     let mut out = [0u8; 4];
-    c.bench_function("jit/scalar_add_call", |bch| {
+    let mut g = c.benchmark_group("jit");
+    g.warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(2));
+    g.bench_function("scalar_add_call", |bch| {
         bch.iter(|| exe.run_into(&[&a, &b], &mut [&mut out[..]]).expect("runs"))
     });
+    g.finish();
 }
 
 criterion_group!(benches, bench_kernels, bench_compile, bench_call);

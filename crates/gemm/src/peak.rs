@@ -49,6 +49,25 @@ pub fn fma_peak_gflops_threads(threads: usize, dur: Duration) -> f64 {
         .sum()
 }
 
+/// Runs the probe loop for `iters` rounds on each of `threads` threads (rayon; 1 = the calling thread) and returns
+/// the floating-point operations done, for benches that time it themselves (criterion). The count depends only on
+/// the host (8 lanes with AVX2+FMA, else 4), not on timing.
+pub fn fma_burst(threads: usize, iters: usize) -> f64 {
+    if threads <= 1 {
+        let (f, s) = burst(iters);
+        std::hint::black_box(s);
+        return f;
+    }
+    (0..threads)
+        .into_par_iter()
+        .map(|_| {
+            let (f, s) = burst(iters);
+            std::hint::black_box(s);
+            f
+        })
+        .sum()
+}
+
 /// `iters` rounds of 12 independent FMAs on 8 lanes; returns (flops, a value to keep the result alive).
 fn burst(iters: usize) -> (f64, f32) {
     #[cfg(target_arch = "x86_64")]
