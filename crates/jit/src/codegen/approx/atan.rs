@@ -78,7 +78,8 @@ pub fn atan2(em: &mut Emitter, y: Value, x: Value) -> Value {
     let a = em.b.ins().fadd(khi, s);
     // Sign of y.
     let r = super::copysign(em, a, y);
+    // A NaN operand propagates as libm's `x + y` does.
     let xn = fmask(em, FloatCC::Unordered, x, y);
-    let nan = c(em, f32::NAN);
+    let nan = em.b.ins().fadd(x, y);
     sel(em, xn, nan, r)
 }

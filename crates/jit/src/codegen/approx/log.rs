@@ -69,7 +69,7 @@ fn specials(em: &mut Emitter, arg: Value, y: Value) -> Value {
     let zero = c(em, 0.0);
     let inf = c(em, f32::INFINITY);
     let ninf = c(em, f32::NEG_INFINITY);
-    let nan = c(em, f32::NAN);
+    let nan = c(em, super::INVALID_NAN);
     let isinf = fmask(em, FloatCC::Equal, arg, inf);
     let y = sel(em, isinf, inf, y);
     let isz = fmask(em, FloatCC::Equal, arg, zero);

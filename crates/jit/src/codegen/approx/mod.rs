@@ -33,6 +33,16 @@ pub(super) fn le() -> MemFlagsData {
     MemFlagsData::new().with_endianness(Endianness::Little)
 }
 
+/// The NaN an invalid operation (log of a negative number, ...) produces
+/// on this host, which is what the evaluator's libm returns: x86's
+/// default NaN has the sign bit set. Total-order consumers (sort, topk,
+/// TOTALORDER compares) see the sign, so it must match bit for bit.
+pub(super) const INVALID_NAN: f32 = if cfg!(target_arch = "x86_64") {
+    f32::from_bits(0xffc0_0000)
+} else {
+    f32::from_bits(0x7fc0_0000)
+};
+
 /// An F32X4 constant (memoized by the emitter per scope).
 pub(super) fn c(em: &mut Emitter, v: f32) -> Value {
     em.vconst(v)

@@ -157,7 +157,7 @@ pub fn pow(em: &mut Emitter, x: Value, y: Value) -> Value {
     let xfin = fmask(em, FloatCC::GreaterThan, x, ninf);
     let bad = em.b.ins().band(xneg, xfin);
     let bad = em.b.ins().band_not(bad, yint);
-    let nan = c(em, f32::NAN);
+    let nan = c(em, super::INVALID_NAN);
     let r = sel(em, bad, nan, r);
     // pow(±1, ±inf) = 1, pow(1, y) = 1, pow(x, ±0) = 1.
     let one = c(em, 1.0);
