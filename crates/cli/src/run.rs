@@ -241,8 +241,8 @@ fn make_options(args: &RunArgs) -> Result<RunOptions, Failure> {
     Ok(opts)
 }
 
-/// One execution: per-replica results. The JIT runs single-replica
-/// modules; replicated runs use the evaluator.
+/// One execution: per-replica results (the JIT runs replicated modules
+/// with one thread per replica, `Executable::run_replicated`).
 fn execute(
     module: &Module,
     args: &[Literal],
@@ -253,12 +253,18 @@ fn execute(
     let replicas = run
         .replicas
         .unwrap_or(module.replica_count().max(1) as usize);
-    if let (Some(exe), 1) = (exe, replicas) {
-        let r =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| exe.run_with(args, &opts)))
-                .unwrap_or_else(|_| Err(rxla_jit::JitError::unsupported("the JIT panicked")));
+    if let Some(exe) = exe {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if replicas > 1 {
+                let per: Vec<Vec<Literal>> = (0..replicas).map(|_| args.to_vec()).collect();
+                exe.run_replicated(&per, &opts)
+            } else {
+                exe.run_with(args, &opts).map(|l| vec![l])
+            }
+        }))
+        .unwrap_or_else(|_| Err(rxla_jit::JitError::unsupported("the JIT panicked")));
         match r {
-            Ok(l) => return Ok(vec![l]),
+            Ok(l) => return Ok(l),
             Err(e) if run.backend.is_some() => {
                 return Err(Failure::input(format!("{}: error: {e}", module.name)));
             }

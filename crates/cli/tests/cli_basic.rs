@@ -220,3 +220,25 @@ fn run_rejects_missing_and_wrong_arguments() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("expects 2 argument(s), got 7"), "{err}");
 }
+
+/// A replicated module runs on the JIT (one thread per replica) and gives
+/// the evaluator's all-reduce result on every replica.
+#[test]
+fn run_replicated_all_reduce_on_both_backends() {
+    let text = "HloModule ar, replica_count=2\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nENTRY e {\n  p = f32[3] constant({1, -2.5, 4})\n  ROOT r = f32[3] all-reduce(p), replica_groups={{0,1}}, to_apply=add\n}\n";
+    for backend in ["jit", "interp"] {
+        let out = rxla(&["run", "-", "--backend", backend], Some(text));
+        assert!(
+            out.status.success(),
+            "{backend}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            stdout.matches("f32[3]{0} {2, -5, 8}").count(),
+            2,
+            "{backend}: {stdout}"
+        );
+        assert!(stdout.contains("// replica 1"), "{backend}: {stdout}");
+    }
+}
