@@ -25,7 +25,9 @@ pub struct Executable {
     result: Shape,
     entry_result: Shape,
     state: Mutex<Option<ProgState>>,
-    pool: Option<rayon::ThreadPool>,
+    /// Worker pool shared by every Executable with the same thread count
+    /// (`shared_pool`): compiling never spawns threads after the first.
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
     threads: usize,
     /// The module's `replica_count` (1 when not declared).
     replicas: usize,
@@ -74,10 +76,7 @@ pub fn compile(module: &Module, opts: &CompileOptions) -> Result<Executable> {
         .unwrap_or_else(|| result.clone());
     let threads = opts.resolved_threads();
     let pool = if threads > 1 {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .ok()
+        shared_pool(threads)
     } else {
         None
     };
@@ -322,7 +321,7 @@ impl Executable {
         let ctx = Ctx {
             fns: &self.code.fns,
             opts,
-            pool: self.pool.as_ref(),
+            pool: self.pool.as_deref(),
             threads: self.threads,
             rng: Mutex::new(RngState::new(
                 opts.seed
@@ -355,4 +354,29 @@ pub fn leaf_literal(shape: &rxla_ir::ArrayShape, bytes: &[u8]) -> Result<Literal
         shape.clone(),
         bytes,
     )?))
+}
+
+/// The process-wide worker pool of `threads` threads, built on first use
+/// and kept for the life of the process (a pool per Executable spawned and
+/// tore down threads on every compile). `None` if the pool cannot be built.
+fn shared_pool(threads: usize) -> Option<std::sync::Arc<rayon::ThreadPool>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, OnceLock};
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let mut pools = POOLS
+        .get_or_init(|| Mutex::new(HashMap::new()))
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = pools.get(&threads) {
+        return Some(Arc::clone(p));
+    }
+    let pool = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(move |i| format!("rxla-jit-{threads}-{i}"))
+            .build()
+            .ok()?,
+    );
+    pools.insert(threads, Arc::clone(&pool));
+    Some(pool)
 }
