@@ -61,6 +61,20 @@ pub struct Tolerance {
     pub op_u: f64,
 }
 
+/// Exact float ops that are discontinuous (or periodic) in an operand: a
+/// last-bit difference in an inexact operand can change the result by a
+/// whole unit (`floor(exp(x))` near an integer) or arbitrarily
+/// (`remainder(expm1(x), x)`). Downstream of an inexact value they make
+/// the leaf ill-conditioned (not compared).
+pub const DISCONTINUOUS: &[&str] = &[
+    "remainder",
+    "floor",
+    "ceil",
+    "round-nearest-afz",
+    "round-nearest-even",
+    "sign",
+];
+
 /// Transcendentals whose condition number is unbounded on the generated
 /// values (periodic functions of large arguments, `x^y` with large `y`).
 pub const ILL_CONDITIONED: &[&str] = &["sine", "cosine", "tan", "power"];
@@ -261,6 +275,12 @@ fn instruction_tolerances(
         for o in from_callees.chain(from_operands) {
             t.get_or_insert_with(|| o.clone()).merge(&o);
         }
+        if fed
+            && DISCONTINUOUS.contains(&instr.opcode())
+            && let Some(t) = t.as_mut()
+        {
+            t.ill_conditioned = true;
+        }
         taint[id.0 as usize] = t;
     }
     taint
@@ -407,5 +427,20 @@ mod tests {
         assert!(!get(0).chained && (get(0).rtol(u) - 1e-5).abs() < 1e-12);
         assert!(get(1).chained && !get(1).ill_conditioned && get(1).rtol(u) >= 1e-3);
         assert!(get(2).chained && get(2).ill_conditioned);
+    }
+
+    /// Found by the jit cargo-fuzz target: `remainder(expm1(p), p)` turned
+    /// expm1's last-bit difference into 3e-5 relative (7.311035 vs
+    /// 7.311279); a discontinuous op of an inexact value is not compared,
+    /// while `remainder` of exact values stays bit-exact.
+    #[test]
+    fn discontinuous_ops_of_inexact_values() {
+        let text = "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  e = f32[4] exponential-minus-one(p)\n  r = f32[4] remainder(e, p)\n  f = f32[4] floor(e)\n  q = f32[4] remainder(p, p)\n  ROOT t = (f32[4], f32[4], f32[4], f32[4]) tuple(r, f, q, e)\n}\n";
+        let m = rxla_ir::parse_module(text, "t").unwrap();
+        let p = leaf_policies(&m);
+        let ill = |i: usize| matches!(&p[i], LeafPolicy::Tolerance(t) if t.ill_conditioned);
+        assert!(ill(0) && ill(1));
+        assert_eq!(p[2], LeafPolicy::Exact);
+        assert!(matches!(&p[3], LeafPolicy::Tolerance(t) if !t.ill_conditioned));
     }
 }
