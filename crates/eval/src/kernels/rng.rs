@@ -271,18 +271,34 @@ pub fn rng_bit_generator(
         .element_count()?
         .checked_mul(bits_shape.element_type.byte_size())
         .ok_or_else(|| EvalError::new("rng-bit-generator: result size overflows"))?;
+    let bytes = bit_stream(algorithm, &mut words, nbytes);
+    let new_state_bytes: Vec<u8> = words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take(state_bytes.len())
+        .collect();
+    let new_state = ArrayData::from_le_bytes(state.shape.element_type, &new_state_bytes)?;
+    let bits = ArrayData::from_le_bytes(bits_shape.element_type, &bytes)?;
+    Ok(Literal::Tuple(vec![
+        Literal::Array(make_array(state_shape, new_state)?),
+        Literal::Array(make_array(bits_shape, bits)?),
+    ]))
+}
+
+/// The first `nbytes` bytes of rng-bit-generator's stream for the state
+/// `words` (key, counter words), which it advances: ThreeFry-2x32 on a
+/// 64-bit counter, Philox-4x32 on a 128-bit one. Shared with the JIT.
+pub fn bit_stream(algorithm: RngAlgorithm, words: &mut [u64], nbytes: usize) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(nbytes + 16);
     let key = words[0];
+    let key2 = [key as u32, (key >> 32) as u32];
     match algorithm {
         RngAlgorithm::ThreeFry => {
             let mut ctr = words[1];
             while bytes.len() < nbytes {
-                let [x0, x1] = threefry2x32(
-                    [key as u32, (key >> 32) as u32],
-                    [ctr as u32, (ctr >> 32) as u32],
-                );
-                bytes.extend_from_slice(&x0.to_le_bytes());
-                bytes.extend_from_slice(&x1.to_le_bytes());
+                for x in threefry2x32(key2, [ctr as u32, (ctr >> 32) as u32]) {
+                    bytes.extend_from_slice(&x.to_le_bytes());
+                }
                 ctr = ctr.wrapping_add(1);
             }
             words[1] = ctr;
@@ -297,7 +313,7 @@ pub fn rng_bit_generator(
                     (ctr >> 64) as u32,
                     (ctr >> 96) as u32,
                 ];
-                for x in philox4x32([key as u32, (key >> 32) as u32], c) {
+                for x in philox4x32(key2, c) {
                     bytes.extend_from_slice(&x.to_le_bytes());
                 }
                 ctr = ctr.wrapping_add(1);
@@ -309,17 +325,7 @@ pub fn rng_bit_generator(
         }
     }
     bytes.truncate(nbytes);
-    let new_state_bytes: Vec<u8> = words
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take(state_bytes.len())
-        .collect();
-    let new_state = ArrayData::from_le_bytes(state.shape.element_type, &new_state_bytes)?;
-    let bits = ArrayData::from_le_bytes(bits_shape.element_type, &bytes)?;
-    Ok(Literal::Tuple(vec![
-        Literal::Array(make_array(state_shape, new_state)?),
-        Literal::Array(make_array(bits_shape, bits)?),
-    ]))
+    bytes
 }
 
 /// ThreeFry-2x32 with 20 rounds (Salmon et al., Random123).

@@ -21,7 +21,7 @@
 use super::relayout::relayout;
 use crate::error::{JitError, Result};
 use half::{bf16, f16};
-use rxla_eval::kernels::rng::{RngState, philox4x32, threefry2x32};
+use rxla_eval::kernels::rng::{RngState, bit_stream};
 use rxla_ir::{ArrayShape, ElementType, Layout, RngAlgorithm, RngDistribution};
 
 /// A planned `rng`: distribution and result shape (operands are scalars of
@@ -222,42 +222,7 @@ pub fn rng_bits(step: &RngBitsStep, input: &[u8], outs: &mut [&mut [u8]]) -> Res
         .element_count()?
         .checked_mul(bs.element_type.byte_size())
         .ok_or_else(|| JitError::input("rng-bit-generator: result size overflows"))?;
-    let mut bytes = Vec::with_capacity(nbytes + 16);
-    let key = words[0];
-    let key2 = [key as u32, (key >> 32) as u32];
-    match step.algorithm {
-        RngAlgorithm::ThreeFry => {
-            let mut ctr = words[1];
-            while bytes.len() < nbytes {
-                for x in threefry2x32(key2, [ctr as u32, (ctr >> 32) as u32]) {
-                    bytes.extend_from_slice(&x.to_le_bytes());
-                }
-                ctr = ctr.wrapping_add(1);
-            }
-            words[1] = ctr;
-        }
-        RngAlgorithm::Philox | RngAlgorithm::Default => {
-            let hi_word = words.get(2).copied().unwrap_or(0);
-            let mut ctr = ((hi_word as u128) << 64) | words[1] as u128;
-            while bytes.len() < nbytes {
-                let c = [
-                    ctr as u32,
-                    (ctr >> 32) as u32,
-                    (ctr >> 64) as u32,
-                    (ctr >> 96) as u32,
-                ];
-                for x in philox4x32(key2, c) {
-                    bytes.extend_from_slice(&x.to_le_bytes());
-                }
-                ctr = ctr.wrapping_add(1);
-            }
-            words[1] = ctr as u64;
-            if words.len() > 2 {
-                words[2] = (ctr >> 64) as u64;
-            }
-        }
-    }
-    bytes.truncate(nbytes);
+    let mut bytes = bit_stream(step.algorithm, &mut words, nbytes);
     if bs.element_type == ElementType::Pred {
         // A pred element is true or false (the evaluator reads bools).
         for b in &mut bytes {

@@ -18,15 +18,8 @@ use cranelift_codegen::ir::{InstBuilder, Value};
 
 /// exp(x), lane-wise.
 pub fn exp(em: &mut Emitter, x: Value) -> Value {
-    let lo = c(em, -104.0);
-    let hi = c(em, 89.0);
     // Clamp with compare+select (NaN fails both compares and stays).
-    let below = em.b.ins().fcmp(FloatCC::LessThan, x, lo);
-    let below = em.b.ins().bitcast(F32X4, le(), below);
-    let x = em.b.ins().bitselect(below, lo, x);
-    let above = em.b.ins().fcmp(FloatCC::GreaterThan, x, hi);
-    let above = em.b.ins().bitcast(F32X4, le(), above);
-    let x = em.b.ins().bitselect(above, hi, x);
+    let x = clamp(em, x, -104.0, 89.0);
     let log2e = c(em, std::f32::consts::LOG2_E);
     let t = em.b.ins().fmul(x, log2e);
     let n = em.b.ins().nearest(t);
