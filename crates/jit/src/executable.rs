@@ -58,6 +58,7 @@ pub fn compile(module: &Module, opts: &CompileOptions) -> Result<Executable> {
         jit: Jit::new(opts)?,
         stats: CompileStats::default(),
         opts: opts.clone(),
+        row_local: Default::default(),
     };
     let program = planner.program(module.entry)?;
     let code = planner.jit.finish()?;

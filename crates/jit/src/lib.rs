@@ -13,6 +13,7 @@ pub mod executable;
 pub mod fallback;
 pub mod options;
 pub mod plan;
+pub mod rows;
 pub mod runtime;
 
 pub use error::{JitError, Result};

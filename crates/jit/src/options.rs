@@ -20,6 +20,13 @@ pub struct CompileOptions {
     /// Run the `fusion` pass on a copy of the module first (each fusion
     /// becomes one loop nest). Modules already fused are left as they are.
     pub fusion: bool,
+    /// Run consecutive kernels that read each other row by row block of
+    /// rows by block of rows (`rows`): intermediates stay in cache.
+    pub row_groups: bool,
+    /// Output bytes a row group's kernels must write together before it
+    /// pays (smaller data fits in cache anyway). The fuzzer's JIT oracle
+    /// sets 0 so that every eligible chain is grouped.
+    pub row_group_min_bytes: usize,
 }
 
 impl Default for CompileOptions {
@@ -31,6 +38,8 @@ impl Default for CompileOptions {
             keep_asm: false,
             vectorize: true,
             fusion: true,
+            row_groups: true,
+            row_group_min_bytes: 4 << 20,
         }
     }
 }
@@ -73,6 +82,9 @@ pub struct CompileStats {
     /// sort, topk, rng, rng-bit-generator, custom-call, infeed, outfeed,
     /// all-reduce).
     pub host_steps: usize,
+    /// Row groups formed (consecutive kernels run block of rows by block
+    /// of rows).
+    pub row_groups: usize,
     /// `(kernel name, text)` of each kernel when `keep_clif` was set.
     pub clif: Vec<(String, String)>,
     /// `(kernel name, text)` of each kernel when `keep_asm` was set.

@@ -12,11 +12,13 @@ use crate::codegen::{Jit, KernelMeta, KernelSpec};
 use crate::error::{JitError, Result};
 use crate::fallback::FallbackCall;
 use crate::options::{CompileOptions, CompileStats};
+use crate::rows::{self, RowGroup};
 use crate::runtime::calls::CustomCallStep;
 use crate::runtime::collective::AllReduceStep;
 use crate::runtime::rng::{RngBitsStep, RngStep};
 use crate::runtime::sort::{SortStep, TopKOrder, TopKStep};
 use rxla_ir::{ArrayShape, CompId, ElementType, InstrId, Module, Op, RngDistribution, Shape};
+use std::collections::HashMap;
 
 /// What one instruction does at run time.
 pub enum Step {
@@ -255,6 +257,10 @@ pub struct Program {
     /// Operands of each instruction.
     pub operands: Vec<Vec<InstrId>>,
     pub root: InstrId,
+    /// Kernels run row block by row block (`rows`).
+    pub groups: Vec<RowGroup>,
+    /// Per step: the row group it belongs to.
+    pub in_group: Vec<Option<usize>>,
     /// Arguments arriving in other layouts than the parameters declare:
     /// per parameter, per leaf, the `(from, to)` relayout (none: aliased).
     pub entry: Option<Vec<LeafPlan>>,
@@ -310,6 +316,9 @@ pub struct Planner<'m> {
     pub jit: Jit,
     pub stats: CompileStats,
     pub opts: CompileOptions,
+    /// Per kernel step `(computation, instruction)`: which inputs it reads
+    /// row-locally (`rows::row_local_inputs`), for row groups.
+    pub row_local: HashMap<(CompId, InstrId), Vec<bool>>,
 }
 
 impl Planner<'_> {
@@ -735,7 +744,7 @@ impl Planner<'_> {
             }
             steps.push(step);
         }
-        Ok(Program {
+        let mut prog = Program {
             comp: cid,
             steps,
             leaf_bytes: sizes,
@@ -745,9 +754,27 @@ impl Planner<'_> {
                 .map(|i| i.operands.clone())
                 .collect(),
             root: comp.root,
+            groups: Vec::new(),
+            in_group: Vec::new(),
             entry: None,
             exit: None,
-        })
+        };
+        if self.opts.row_groups {
+            let local: HashMap<usize, Vec<bool>> = comp
+                .ids()
+                .filter_map(|id| Some((id.index(), self.row_local.get(&(cid, id))?.clone())))
+                .collect();
+            prog.groups =
+                rows::find_groups(&prog, &local, &comp.users(), self.opts.row_group_min_bytes);
+            self.stats.row_groups += prog.groups.len();
+        }
+        prog.in_group = vec![None; prog.steps.len()];
+        for (g, group) in prog.groups.iter().enumerate() {
+            for &m in &group.members {
+                prog.in_group[m] = Some(g);
+            }
+        }
+        Ok(prog)
     }
 
     fn step(&mut self, cid: CompId, id: InstrId) -> Result<Step> {
@@ -961,11 +988,17 @@ impl Planner<'_> {
                     }
                 });
                 match compiled {
-                    Some(Ok(meta)) => Step::Kernel {
-                        meta,
-                        inputs: instr.operands.clone(),
-                        post: PostRelayout::new(&produced, &instr.shape)?,
-                    },
+                    Some(Ok(meta)) => {
+                        if let Shape::Array(out) = &produced {
+                            let local = rows::row_local_inputs(self.module, &spec, out);
+                            self.row_local.insert((cid, id), local);
+                        }
+                        Step::Kernel {
+                            meta,
+                            inputs: instr.operands.clone(),
+                            post: PostRelayout::new(&produced, &instr.shape)?,
+                        }
+                    }
                     Some(Err(JitError::Unsupported(_))) | None if self.layouts_agree(cid, id) => {
                         Step::Call(Box::new(self.program(*calls)?))
                     }
@@ -1052,7 +1085,13 @@ impl Planner<'_> {
                     self.jit.compile(self.module, &spec, &mut self.stats)
                 };
                 match r {
-                    Ok(meta) => Step::Kernel { meta, inputs, post },
+                    Ok(meta) => {
+                        if let Shape::Array(out) = &instr.shape {
+                            let local = rows::row_local_inputs(self.module, &spec, out);
+                            self.row_local.insert((cid, id), local);
+                        }
+                        Step::Kernel { meta, inputs, post }
+                    }
                     Err(JitError::Unsupported(why)) => self.fallback(cid, id, &why)?,
                     Err(e) => return Err(e),
                 }

@@ -10,6 +10,7 @@ pub mod calls;
 pub mod collective;
 pub mod relayout;
 pub mod rng;
+pub mod rows;
 pub mod sort;
 
 use crate::codegen::KernelFn;
@@ -61,6 +62,8 @@ pub struct ProgState {
     entry: Vec<Buf>,
     /// The root relayouted into the caller's layouts.
     exit: Vec<Buf>,
+    /// Scratch of each row group.
+    groups: Vec<rows::GroupState>,
 }
 
 /// Applies a leaf plan to `leaves`: rewritten leaves go to `own` (one
@@ -105,8 +108,8 @@ enum StepState {
     Bufs(Vec<Buf>),
     Subs(Vec<ProgState>),
     Loop {
-        cond: ProgState,
-        body: ProgState,
+        cond: Box<ProgState>,
+        body: Box<ProgState>,
         carry: [Vec<Buf>; 2],
         /// The initial value relayouted into the carry's layouts.
         first: Vec<Buf>,
@@ -245,7 +248,26 @@ pub fn run_program(
         None => args,
     };
     let mut vals: Vec<Vec<Leaf>> = vec![Vec::new(); n];
+    if state.groups.len() != prog.groups.len() {
+        state.groups = prog.groups.iter().map(|_| Default::default()).collect();
+    }
     for (i, step) in prog.steps.iter().enumerate() {
+        // A row group runs when its last member is reached.
+        if let Some(g) = prog.in_group.get(i).copied().flatten() {
+            let group = &prog.groups[g];
+            if group.members.last() == Some(&i) {
+                rows::run_group(
+                    ctx,
+                    prog,
+                    group,
+                    &mut state.steps,
+                    &mut state.groups[g],
+                    &mut vals,
+                    out,
+                )?;
+            }
+            continue;
+        }
         let sizes = &prog.leaf_bytes[i];
         let st = &mut state.steps[i];
         // A single replica's all-reduce is its operands' value.
@@ -503,8 +525,8 @@ pub fn run_program(
                 let mut cur = a.first().cloned().unwrap_or_default();
                 if !matches!(st, StepState::Loop { .. }) {
                     *st = StepState::Loop {
-                        cond: ProgState::default(),
-                        body: ProgState::default(),
+                        cond: Box::default(),
+                        body: Box::default(),
                         carry: [bufs(sizes), bufs(sizes)],
                         first: Vec::new(),
                     };

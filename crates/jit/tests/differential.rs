@@ -9,13 +9,14 @@ use rxla_eval::{RunOptions, compare_with_tolerance, evaluate};
 use rxla_fuzzgen::{GenConfig, generate_from_seed, random_args};
 use rxla_jit::{CompileOptions, compile};
 
-fn check(seed: u64, cfg: &GenConfig, opts: &CompileOptions) -> Result<bool, String> {
+/// Ok(None): not judged; Ok(Some(row groups formed)): agrees.
+fn check(seed: u64, cfg: &GenConfig, opts: &CompileOptions) -> Result<Option<usize>, String> {
     let module = generate_from_seed(seed, cfg);
     let args = random_args(&module, seed);
     // Modules the evaluator rejects (or panics on) are not the JIT's to judge.
     let want = match std::panic::catch_unwind(|| evaluate(&module, &args, &RunOptions::default())) {
         Ok(Ok(w)) => w,
-        _ => return Ok(false),
+        _ => return Ok(None),
     };
     let exe = compile(&module, opts).map_err(|e| format!("compile: {e}"))?;
     let got = exe.run(&args).map_err(|e| format!("run: {e}"))?;
@@ -31,16 +32,21 @@ fn check(seed: u64, cfg: &GenConfig, opts: &CompileOptions) -> Result<bool, Stri
         };
         compare_with_tolerance(g, w, rtol, atol).map_err(|e| format!("leaf {i}: {e}"))?;
     }
-    Ok(true)
+    Ok(Some(exe.stats().row_groups))
 }
 
-fn sweep(cfg: GenConfig, opts: CompileOptions, seeds: std::ops::Range<u64>) {
+/// Checks every seed; returns the number of modules with a row group.
+fn sweep(cfg: GenConfig, opts: CompileOptions, seeds: std::ops::Range<u64>) -> usize {
     let mut failures = Vec::new();
     let mut checked = 0;
+    let mut grouped = 0;
     for seed in seeds {
         match check(seed, &cfg, &opts) {
-            Ok(true) => checked += 1,
-            Ok(false) => {}
+            Ok(Some(g)) => {
+                checked += 1;
+                grouped += usize::from(g > 0);
+            }
+            Ok(None) => {}
             Err(e) => {
                 println!(
                     "seed {seed}: {e}\n{}",
@@ -58,11 +64,12 @@ fn sweep(cfg: GenConfig, opts: CompileOptions, seeds: std::ops::Range<u64>) {
         failures.len(),
         failures.join("\n")
     );
+    grouped
 }
 
 #[test]
 fn random_modules_match_the_evaluator() {
-    sweep(
+    let _ = sweep(
         GenConfig::evaluable(),
         CompileOptions {
             threads: Some(1),
@@ -73,6 +80,30 @@ fn random_modules_match_the_evaluator() {
 }
 
 #[test]
+fn random_modules_match_the_evaluator_with_row_groups_everywhere() {
+    // Every eligible chain of kernels grouped, however small, on two
+    // threads (the fuzzer's JIT oracle options and tolerance rules): the
+    // row-locality analysis is checked against the evaluator.
+    let cfg = GenConfig::evaluable();
+    let opts = rxla_fuzzgen::oracles::jit::options();
+    assert_eq!(opts.row_group_min_bytes, 0);
+    let (mut grouped, mut failures) = (0, Vec::new());
+    for seed in 2000..2300 {
+        let module = generate_from_seed(seed, &cfg);
+        if let Err(e) = rxla_fuzzgen::oracles::jit::check_with(&module, seed, &opts) {
+            failures.push(format!("seed {seed}: {e}"));
+            continue;
+        }
+        if let Ok(exe) = compile(&module, &opts) {
+            grouped += usize::from(exe.stats().row_groups > 0);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    println!("{grouped} modules ran a row group");
+    assert!(grouped >= 10, "only {grouped} modules formed a row group");
+}
+
+#[test]
 fn random_modules_match_the_evaluator_scalar_and_unfused() {
     let opts = CompileOptions {
         threads: Some(1),
@@ -80,7 +111,7 @@ fn random_modules_match_the_evaluator_scalar_and_unfused() {
         fusion: false,
         ..CompileOptions::default()
     };
-    sweep(GenConfig::evaluable(), opts, 1000..1100);
+    let _ = sweep(GenConfig::evaluable(), opts, 1000..1100);
 }
 
 #[test]

@@ -22,10 +22,13 @@ use tolerance::{LeafPolicy, leaf_policies};
 
 /// The compile options of the oracle: the JIT's defaults (as `rxla run
 /// --backend jit`), with two worker threads whatever the machine, so that
-/// the parallel paths run and a seed behaves the same everywhere.
+/// the parallel paths run and a seed behaves the same everywhere, and row
+/// groups formed however small the arrays (so that the generated
+/// programs exercise them).
 pub fn options() -> CompileOptions {
     CompileOptions {
         threads: Some(2),
+        row_group_min_bytes: 0,
         ..CompileOptions::default()
     }
 }

@@ -61,6 +61,9 @@ pub enum Combiner {
     Min,
 }
 
+/// A buffer base and the major `(index, byte stride)` terms of an address.
+type AddrPrefix = (Value, Vec<(Value, i64)>);
+
 /// State of one kernel function under construction.
 pub struct Emitter<'a, 'f> {
     pub b: FunctionBuilder<'f>,
@@ -75,11 +78,15 @@ pub struct Emitter<'a, 'f> {
     /// made before a loop are reused inside it.
     consts_i: Vec<HashMap<i64, Value>>,
     consts_v: Vec<HashMap<u32, Value>>,
+    /// Per scope: address prefixes `(base, major terms) → address`.
+    addr_prefix: Vec<HashMap<AddrPrefix, Value>>,
     libs: HashMap<&'static str, FuncRef>,
     /// Constant arrays baked into the kernel (kept alive by the executable).
     pub consts: &'a mut Vec<Box<[u64]>>,
     /// Vectorize reductions along their contiguous dimension.
     pub vec_reduce: bool,
+    /// Set by `approx::warm`: emit constants, no branches.
+    pub warming: bool,
 }
 
 impl<'a, 'f> Emitter<'a, 'f> {
@@ -98,9 +105,11 @@ impl<'a, 'f> Emitter<'a, 'f> {
             memo: vec![HashMap::new()],
             consts_i: vec![HashMap::new()],
             consts_v: vec![HashMap::new()],
+            addr_prefix: vec![HashMap::new()],
             libs: HashMap::new(),
             consts,
             vec_reduce: true,
+            warming: false,
         }
     }
 
@@ -110,12 +119,14 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.memo.push(HashMap::new());
         self.consts_i.push(HashMap::new());
         self.consts_v.push(HashMap::new());
+        self.addr_prefix.push(HashMap::new());
     }
 
     pub fn pop_scope(&mut self) {
         self.memo.pop();
         self.consts_i.pop();
         self.consts_v.pop();
+        self.addr_prefix.pop();
     }
 
     /// Stores one element of type `et` (half types as their bits).
@@ -278,16 +289,54 @@ impl<'a, 'f> Emitter<'a, 'f> {
     pub fn address(&mut self, base: Value, shape: &ArrayShape, idx: &[Value]) -> Result<Value> {
         let pst = physical_strides(shape);
         let size = shape.element_type.byte_size() as i64;
-        let mut addr = base;
-        for (d, &v) in idx.iter().enumerate() {
-            let s = pst[d] as i64 * size;
-            if shape.dims[d] <= 1 || s == 0 {
-                continue;
+        let mut terms: Vec<(Value, i64)> = idx
+            .iter()
+            .enumerate()
+            .map(|(d, &v)| (v, pst[d] as i64 * size))
+            .filter(|&(_, s)| s != 0)
+            .zip(&shape.dims)
+            .filter(|&(_, &n)| n > 1)
+            .map(|(t, _)| t)
+            .collect();
+        // Major terms first: the minor one (the loop counter of the
+        // innermost loop) is added last, after a prefix computed once per
+        // scope and reused by every access of the same row.
+        terms.sort_by_key(|&(_, s)| std::cmp::Reverse(s));
+        let Some(last) = terms.pop() else {
+            return Ok(base);
+        };
+        let key = (base, terms);
+        let cached = self
+            .addr_prefix
+            .iter()
+            .rev()
+            .find_map(|m| m.get(&key).copied());
+        let prefix = match cached {
+            Some(p) => p,
+            None => {
+                let mut addr = base;
+                for &(v, s) in &key.1 {
+                    let off = self.scaled(v, s);
+                    addr = self.b.ins().iadd(addr, off);
+                }
+                if let Some(top) = self.addr_prefix.last_mut() {
+                    top.insert(key, addr);
+                }
+                addr
             }
-            let off = self.b.ins().imul_imm_s(v, s);
-            addr = self.b.ins().iadd(addr, off);
+        };
+        let off = self.scaled(last.0, last.1);
+        Ok(self.b.ins().iadd(prefix, off))
+    }
+
+    /// `v · s`: a shift (not a multiply) for powers of two, so that x64
+    /// folds `base + (i << k)` into one addressing mode.
+    fn scaled(&mut self, v: Value, s: i64) -> Value {
+        if s > 0 && s & (s - 1) == 0 {
+            self.b.ins().ishl_imm_s(v, s.trailing_zeros() as i64)
+        } else {
+            self.b.ins().imul_imm_s(v, s)
         }
-        Ok(addr)
     }
 
     fn load(

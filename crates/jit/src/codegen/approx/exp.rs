@@ -1,8 +1,11 @@
 //! exp, expm1, tanh and logistic on F32X4 lanes.
 //!
-//! - exp: x clamped to [-104, 89]; n = round(x·log2 e); r = x − n·ln2
-//!   (two-part ln2); Cephes degree-6 polynomial; scaled by 2^(n/2)·2^(n−n/2)
-//!   so denormal results and overflow to +inf come out right.
+//! - exp: for |x| ≤ 87 (the whole vector): n = round(x·log2 e) by the
+//!   1.5·2^23 trick, r = x − n·ln2 (two-part ln2), Cephes degree-6
+//!   polynomial in Estrin form, times 2^n from n's bits. Any other lane
+//!   sends the vector to the full version: x clamped to [-104, 89],
+//!   scaled by 2^(n/2)·2^(n−n/2) so denormal results and overflow to +inf
+//!   come out right.
 //! - expm1: x clamped to [-30, 89]; the same reduction; expm1(r) =
 //!   r + r²·h(r) (degree-6 fit); 2^n·expm1(r) + (2^n − 1) as one FMA.
 //! - tanh: |x| < 0.625: Cephes odd polynomial; else 1 − 2/(exp(2|x|)+1)
@@ -16,8 +19,84 @@ use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::types::{F32X4, I32X4};
 use cranelift_codegen::ir::{InstBuilder, Value};
 
-/// exp(x), lane-wise.
+/// Below this |x| the fast path of [`exp`] holds: 2^n stays a normal
+/// number (n ∈ [-126, 126]) and no clamping is needed.
+const EXP_FAST_LIMIT: f32 = 87.0;
+
+/// exp(x), lane-wise: a vector whose lanes all satisfy |x| ≤ 87 takes the
+/// fast path (`exp_fast`); any other (NaN, overflow, denormal results)
+/// the complete one (`exp_full`).
 pub fn exp(em: &mut Emitter, x: Value) -> Value {
+    if em.warming {
+        let _ = exp_full(em, x);
+        let _ = c(em, EXP_FAST_LIMIT);
+        return exp_fast(em, x);
+    }
+    let fast = exp_fast(em, x);
+    let ax = em.b.ins().fabs(x);
+    let lim = c(em, EXP_FAST_LIMIT);
+    let bad = em.b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, ax, lim);
+    let any = em.b.ins().vany_true(bad);
+    let slow_b = em.b.create_block();
+    let join = em.b.create_block();
+    em.b.append_block_param(join, F32X4);
+    em.b.ins().brif(any, slow_b, &[], join, &[fast.into()]);
+    em.b.switch_to_block(slow_b);
+    em.b.seal_block(slow_b);
+    // No constants made here may be reused after the join.
+    em.push_scope();
+    let full = exp_full(em, x);
+    em.pop_scope();
+    em.b.ins().jump(join, &[full.into()]);
+    em.b.switch_to_block(join);
+    em.b.seal_block(join);
+    em.b.block_params(join)[0]
+}
+
+/// exp(x) for |x| ≤ 87: n = round(x·log2 e) by adding 1.5·2^23 + 127
+/// (whose low mantissa bits then hold n + 127, the biased exponent of
+/// 2^n), r = x − n·ln2 (two-part ln2), the degree-6 polynomial evaluated
+/// in Estrin form (a shorter dependency chain than Horner), times 2^n.
+fn exp_fast(em: &mut Emitter, x: Value) -> Value {
+    let log2e = c(em, std::f32::consts::LOG2_E);
+    let magic = c(em, 12_583_039.0);
+    let t = em.b.ins().fma(x, log2e, magic);
+    let n = em.b.ins().fsub(t, magic);
+    let c1 = c(em, -0.693_359_4);
+    let c2 = c(em, 2.121_944_4e-4);
+    let r = em.b.ins().fma(n, c1, x);
+    let r = em.b.ins().fma(n, c2, r);
+    // p(r) = k0 r⁵ + k1 r⁴ + k2 r³ + k3 r² + k4 r + k5, as
+    // (k0 r + k1) r⁴ + (k2 r + k3) r² + (k4 r + k5).
+    let k: Vec<Value> = [
+        1.987_569_1e-4,
+        1.398_2e-3,
+        8.333_452e-3,
+        4.166_579_6e-2,
+        1.666_666_5e-1,
+        5.000_000_1e-1,
+    ]
+    .iter()
+    .map(|&v| c(em, v))
+    .collect();
+    let r2 = em.b.ins().fmul(r, r);
+    let a = em.b.ins().fma(k[0], r, k[1]);
+    let b = em.b.ins().fma(k[2], r, k[3]);
+    let d = em.b.ins().fma(k[4], r, k[5]);
+    let r4 = em.b.ins().fmul(r2, r2);
+    let lo = em.b.ins().fma(b, r2, d);
+    let p = em.b.ins().fma(a, r4, lo);
+    let p = em.b.ins().fma(p, r2, r);
+    let one = c(em, 1.0);
+    let p = em.b.ins().fadd(p, one);
+    let tb = em.b.ins().bitcast(I32X4, le(), t);
+    let e = em.b.ins().ishl_imm_s(tb, 23);
+    let s = em.b.ins().bitcast(F32X4, le(), e);
+    em.b.ins().fmul(p, s)
+}
+
+/// exp(x) on the whole f32 range.
+fn exp_full(em: &mut Emitter, x: Value) -> Value {
     // Clamp with compare+select (NaN fails both compares and stays).
     let x = clamp(em, x, -104.0, 89.0);
     let log2e = c(em, std::f32::consts::LOG2_E);
@@ -84,6 +163,10 @@ pub fn tanh(em: &mut Emitter, x: Value) -> Value {
     // Large |x|: 1 - 2/(exp(2|x|) + 1), sign of x.
     let two = c(em, 2.0);
     let ax2 = em.b.ins().fmul(ax, two);
+    // tanh(x) rounds to ±1 from |x| ≈ 9; capping 2|x| at 40 keeps exp on
+    // its fast path (NaN passes through the min and takes the slow one).
+    let cap = c(em, 40.0);
+    let ax2 = sel_min(em, cap, ax2);
     let e = exp(em, ax2);
     let one = c(em, 1.0);
     let d = em.b.ins().fadd(e, one);
@@ -122,14 +205,21 @@ pub fn logistic(em: &mut Emitter, x: Value) -> Value {
     em.b.ins().fdiv(one, d)
 }
 
+/// `a < b ? a : b` lane-wise; a NaN `b` is returned as it is (one
+/// `minps a, b` on x64).
+pub(super) fn sel_min(em: &mut Emitter, a: Value, b: Value) -> Value {
+    let m = em.b.ins().fcmp(FloatCC::LessThan, a, b);
+    let m = em.b.ins().bitcast(F32X4, le(), m);
+    em.b.ins().bitselect(m, a, b)
+}
+
 /// x clamped to [lo, hi]; NaN stays NaN.
 pub(super) fn clamp(em: &mut Emitter, x: Value, lo: f32, hi: f32) -> Value {
     let lov = c(em, lo);
     let hiv = c(em, hi);
     let below = fmask(em, FloatCC::LessThan, x, lov);
     let x = sel(em, below, lov, x);
-    let above = fmask(em, FloatCC::GreaterThan, x, hiv);
-    sel(em, above, hiv, x)
+    sel_min(em, hiv, x)
 }
 
 /// expm1(x) = exp(x) − 1, lane-wise.

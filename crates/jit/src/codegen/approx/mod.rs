@@ -163,6 +163,9 @@ pub(super) fn horner_d(em: &mut Emitter, r: Value, coeffs: &[f64]) -> Value {
 /// the loop body reuses them; unused ones are never lowered.
 pub fn warm(em: &mut Emitter) {
     let x = em.vconst(0.0);
+    // Straight-line code only (exp's fast-path branch is not emitted).
+    em.warming = true;
+    let _ = exp::exp(em, x);
     let _ = exp::tanh(em, x);
     let _ = exp::expm1(em, x);
     let _ = log::log(em, x);
@@ -170,6 +173,7 @@ pub fn warm(em: &mut Emitter) {
     let _ = trig::warm(em, x);
     let _ = atan::atan2(em, x, x);
     let _ = erf::erf(em, x);
+    em.warming = false;
 }
 
 /// Whether `op` on f32 has an inline approximation (or exact inline code).

@@ -1,0 +1,162 @@
+//! Row groups (consecutive kernels run block of rows by block of rows):
+//! they form where each kernel reads the previous ones row-locally, never
+//! where a kernel reads another row (a transpose, a reverse along the
+//! rows), and give the same bits as running each kernel over its whole
+//! output — on one thread and split over threads, with row counts that
+//! are not a multiple of the block.
+
+use rxla_ir::{Literal, parse_module};
+use rxla_jit::{CompileOptions, compile};
+
+fn arg(n: usize, salt: u32) -> Vec<f32> {
+    (0..n)
+        .map(|i| (((i as u32).wrapping_mul(2654435761) ^ salt) % 1000) as f32 / 125.0 - 4.0)
+        .collect()
+}
+
+/// Compiles `text` with and without row groups (on `threads`), checks
+/// both give the same bits and returns the number of groups formed.
+fn groups_and_same_bits(text: &str, args: &[Literal], threads: usize) -> usize {
+    let m = parse_module(text, "row_groups").expect("parses");
+    let opts = |row_groups| CompileOptions {
+        threads: Some(threads),
+        row_groups,
+        allow_interpreter_fallback: false,
+        ..CompileOptions::default()
+    };
+    let grouped = compile(&m, &opts(true)).expect("compiles");
+    let plain = compile(&m, &opts(false)).expect("compiles");
+    assert_eq!(plain.stats().row_groups, 0);
+    let a = grouped.run(args).expect("runs");
+    let b = plain.run(args).expect("runs");
+    assert_eq!(a, b, "row groups changed the result of\n{text}");
+    // And a second run on the reused scratch buffers.
+    assert_eq!(grouped.run(args).expect("runs"), b);
+    // Several kernels (else there is nothing to group).
+    assert!(grouped.stats().kernels >= 2, "{:?}", grouped.stats());
+    grouped.stats().row_groups
+}
+
+fn softmax(rows: usize, cols: usize) -> String {
+    format!(
+        "HloModule m
+max {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] maximum(a, b)
+}}
+add {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}}
+ENTRY e {{
+  x = f32[{rows},{cols}] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[{rows}] reduce(x, ninf), dimensions={{1}}, to_apply=max
+  mb = f32[{rows},{cols}] broadcast(m), dimensions={{0}}
+  d = f32[{rows},{cols}] subtract(x, mb)
+  e = f32[{rows},{cols}] exponential(d)
+  z = f32[] constant(0)
+  s = f32[{rows}] reduce(e, z), dimensions={{1}}, to_apply=add
+  sb = f32[{rows},{cols}] broadcast(s), dimensions={{0}}
+  ROOT r = f32[{rows},{cols}] divide(e, sb)
+}}
+"
+    )
+}
+
+#[test]
+fn softmax_runs_as_one_group_with_the_same_bits() {
+    // 1027 rows: not a multiple of any block size.
+    let (rows, cols) = (1027, 1024);
+    let x = Literal::from_vec(&[rows as i64, cols as i64], arg(rows * cols, 3)).unwrap();
+    for threads in [1, 2, 3] {
+        let g = groups_and_same_bits(&softmax(rows, cols), std::slice::from_ref(&x), threads);
+        assert_eq!(g, 1, "softmax on {threads} threads");
+    }
+}
+
+#[test]
+fn softmax_rows_sum_to_one() {
+    let (rows, cols) = (1024, 1024);
+    let x = Literal::from_vec(&[rows as i64, cols as i64], arg(rows * cols, 5)).unwrap();
+    let m = parse_module(&softmax(rows, cols), "softmax").unwrap();
+    let exe = compile(&m, &CompileOptions::default()).unwrap();
+    assert_eq!(exe.stats().row_groups, 1);
+    let out = exe.run(&[x]).unwrap();
+    let v: &[f32] = out.as_slice().unwrap();
+    for r in 0..rows {
+        let s: f64 = v[r * cols..(r + 1) * cols].iter().map(|&p| p as f64).sum();
+        assert!((s - 1.0).abs() < 1e-4, "row {r} sums to {s}");
+    }
+}
+
+#[test]
+fn a_kernel_reading_other_rows_is_not_grouped() {
+    // Row r of the divide needs every column sum: all of s first.
+    let n = 1024;
+    let add = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n";
+    let text = format!(
+        "HloModule m
+{add}
+ENTRY e {{
+  x = f32[{n},{n}] parameter(0)
+  z = f32[] constant(0)
+  s = f32[{n}] reduce(x, z), dimensions={{0}}, to_apply=add
+  sb = f32[{n},{n}] broadcast(s), dimensions={{1}}
+  ROOT r = f32[{n},{n}] divide(x, sb)
+}}
+"
+    );
+    let x = Literal::from_vec(&[n as i64, n as i64], arg(n * n, 9)).unwrap();
+    for threads in [1, 2] {
+        assert_eq!(
+            groups_and_same_bits(&text, std::slice::from_ref(&x), threads),
+            0
+        );
+    }
+    // Row r of the sum reversed along the rows is row n-1-r.
+    let text = format!(
+        "HloModule m
+{add}
+ENTRY e {{
+  x = f32[{n},{n}] parameter(0)
+  z = f32[] constant(0)
+  s = f32[{n}] reduce(x, z), dimensions={{1}}, to_apply=add
+  v = f32[{n}] reverse(s), dimensions={{0}}
+  vb = f32[{n},{n}] broadcast(v), dimensions={{0}}
+  ROOT r = f32[{n},{n}] divide(x, vb)
+}}
+"
+    );
+    assert_eq!(groups_and_same_bits(&text, &[x], 1), 0);
+}
+
+#[test]
+fn an_intermediate_read_after_the_group_keeps_its_whole_buffer() {
+    // The exp is both inside the group and part of the tuple result.
+    let n = 1024;
+    let text = format!(
+        "HloModule m
+add {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}}
+ENTRY e {{
+  x = f32[{n},{n}] parameter(0)
+  e = f32[{n},{n}] exponential(x)
+  z = f32[] constant(0)
+  s = f32[{n}] reduce(e, z), dimensions={{1}}, to_apply=add
+  sb = f32[{n},{n}] broadcast(s), dimensions={{0}}
+  d = f32[{n},{n}] divide(e, sb)
+  ROOT t = (f32[{n},{n}], f32[{n},{n}]) tuple(e, d)
+}}
+"
+    );
+    let x = Literal::from_vec(&[n as i64, n as i64], arg(n * n, 11)).unwrap();
+    for threads in [1, 2] {
+        assert!(groups_and_same_bits(&text, std::slice::from_ref(&x), threads) >= 1);
+    }
+}
