@@ -249,9 +249,13 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
                         .a
                         .pack_a(ic + i, mr.min(mcb - i), self.pc, kcb, mr, dst);
                 }
+                let nr = self.kernel.nr;
                 for jr in p_lo..p_hi {
+                    // The panel's column stride, checked once for all its tiles.
+                    let j = self.jc + jr * nr;
+                    let cs = linear(self.g.c.cols, j, nr.min(self.ncb - jr * nr));
                     for ir in 0..apanels {
-                        self.tile(abuf, ic, mcb, ir, jr);
+                        self.tile(abuf, ic, mcb, ir, jr, cs);
                     }
                 }
             });
@@ -259,8 +263,10 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
         }
     }
 
+    /// One micro-tile; `cs` is the column stride of panel `jr` in C when
+    /// its columns are equally spaced.
     #[inline]
-    fn tile(&self, abuf: &[f32], ic: usize, mcb: usize, ir: usize, jr: usize) {
+    fn tile(&self, abuf: &[f32], ic: usize, mcb: usize, ir: usize, jr: usize, cs: Option<isize>) {
         let g = self.g;
         let (mr, nr, kcb) = (self.kernel.mr, self.kernel.nr, self.kcb);
         let rows = mr.min(mcb - ir * mr);
@@ -269,7 +275,7 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
         let ap = abuf[ir * kcb * mr..].as_ptr();
         let bp = self.bbuf[jr * kcb * nr..].as_ptr();
         let beta = if self.first { g.beta } else { 1.0 };
-        let lin = (linear(g.c.rows, i, rows), linear(g.c.cols, j, cols));
+        let lin = (linear(g.c.rows, i, rows), cs);
         match lin {
             (Some(rs), Some(cs)) if rows == mr && cols == nr => {
                 // SAFETY: full tile inside C; panels hold kcb*mr / kcb*nr floats.
@@ -282,7 +288,20 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
                     (self.kernel.f)(kcb, ap, bp, tile.as_mut_ptr(), nr as isize, 1, g.alpha, 0.0)
                 };
                 for r in 0..rows {
-                    for (q, &v) in tile[r * nr..r * nr + cols].iter().enumerate() {
+                    let src = &tile[r * nr..r * nr + cols];
+                    if lin.1 == Some(1) {
+                        // A contiguous row segment of C: slice operations
+                        // (vectorised) instead of per-element offsets.
+                        // SAFETY: the segment is inside C and this thread's tile.
+                        let d = unsafe { std::slice::from_raw_parts_mut(g.c_ptr(i + r, j), cols) };
+                        if beta == 0.0 {
+                            d.copy_from_slice(src);
+                        } else {
+                            d.iter_mut().zip(src).for_each(|(p, &v)| *p = v + beta * *p);
+                        }
+                        continue;
+                    }
+                    for (q, &v) in src.iter().enumerate() {
                         let p = g.c_ptr(i + r, j + q);
                         // SAFETY: (i+r, j+q) is inside C and this thread's tile.
                         unsafe { *p = if beta == 0.0 { v } else { v + beta * *p } };
