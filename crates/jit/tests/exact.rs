@@ -173,3 +173,55 @@ fn half_types_round_like_the_evaluator() {
         std::slice::from_ref(&b),
     );
 }
+
+/// Row max/min reductions (the vector loop runs a fast max/min and
+/// recomputes rows with a NaN or a zero result exactly): rows of ±0 mixes,
+/// NaNs of both signs in the vector part and the tail, infinities, a
+/// denormal; lengths with and without a 16-wide body, a 4-wide step and a
+/// scalar tail.
+#[test]
+fn row_max_min_reductions_bitwise() {
+    let nan_neg = f32::from_bits(0xffc0_0001);
+    let rows: Vec<Vec<f32>> = vec![
+        vec![-0.0; 37],
+        (0..37)
+            .map(|i| if i % 3 == 0 { 0.0 } else { -0.0 })
+            .collect(),
+        (0..37).map(|i| if i == 36 { 0.0 } else { -0.0 }).collect(),
+        (0..37)
+            .map(|i| if i == 5 { f32::NAN } else { i as f32 })
+            .collect(),
+        (0..37)
+            .map(|i| if i == 20 { nan_neg } else { -(i as f32) })
+            .collect(),
+        (0..37)
+            .map(|i| if i == 36 { f32::NAN } else { i as f32 - 9.0 })
+            .collect(),
+        (0..37)
+            .map(|i| match i {
+                3 => nan_neg,
+                30 => f32::NAN,
+                _ => 1.0,
+            })
+            .collect(),
+        vec![f32::NEG_INFINITY; 37],
+        vec![f32::INFINITY; 37],
+        (0..37)
+            .map(|i| if i == 17 { 1e-45 } else { -0.0 })
+            .collect(),
+        (0..37).map(|i| ((i * 7919) % 37) as f32 - 18.0).collect(),
+    ];
+    for len in [37usize, 16, 20, 3] {
+        let n = rows.len();
+        let data: Vec<f32> = rows.iter().flat_map(|r| r[..len].to_vec()).collect();
+        let x = Literal::from_vec(&[n as i64, len as i64], data).unwrap();
+        for (op, init) in [("maximum", "-inf"), ("minimum", "inf"), ("maximum", "0")] {
+            same(
+                &format!(
+                    "HloModule m\nr {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] {op}(a, b)\n}}\nENTRY e {{\n  x = f32[{n},{len}] parameter(0)\n  i = f32[] constant({init})\n  ROOT r = f32[{n}] reduce(x, i), dimensions={{1}}, to_apply=r\n}}\n"
+                ),
+                std::slice::from_ref(&x),
+            );
+        }
+    }
+}

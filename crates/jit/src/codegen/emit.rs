@@ -9,9 +9,11 @@
 
 use super::scalar;
 use super::vector;
+use super::vector::le;
 use crate::error::{JitError, Result};
+use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{F32, F32X4, I8, I32X4, I64};
+use cranelift_codegen::ir::types::{F32, F32X4, I8, I32, I32X4, I64};
 use cranelift_codegen::ir::{FuncRef, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
@@ -87,6 +89,8 @@ pub struct Emitter<'a, 'f> {
     pub vec_reduce: bool,
     /// Set by `approx::warm`: emit constants, no branches.
     pub warming: bool,
+    /// Set by a fast max/min reduction loop: whether a NaN was skipped.
+    fast_nan: Option<Value>,
 }
 
 impl<'a, 'f> Emitter<'a, 'f> {
@@ -110,6 +114,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             consts,
             vec_reduce: true,
             warming: false,
+            fast_nan: None,
         }
     }
 
@@ -1166,25 +1171,75 @@ impl<'a, 'f> Emitter<'a, 'f> {
             && self.combiner(reducer).is_some();
         if vec_inner {
             let comb = self.combiner(reducer).unwrap_or(Combiner::Add);
-            return self.reduce_vec_inner(c, operand, &os, base_idx, &order, comb, init_v);
+            if !matches!(comb, Combiner::Max | Combiner::Min) {
+                return self
+                    .reduce_vec_loops(c, operand, &os, &base_idx, &order, comb, init_v, false);
+            }
+            // Max/min: a fast loop (one maxps/minps per vector, NaNs only
+            // flagged); a row with a NaN or a zero result (where the NaN
+            // payload order or ±0 matter) is redone by the sequential loop
+            // below, bit for bit the evaluator's.
+            let fast =
+                self.reduce_vec_loops(c, operand, &os, &base_idx, &order, comb, init_v, true)?;
+            let zero = self.b.ins().f32const(0.0);
+            let z = self.b.ins().fcmp(FloatCC::Equal, fast, zero);
+            let nan = self.fast_nan.take().unwrap_or(z);
+            let flag = self.b.ins().bor(z, nan);
+            let slow_b = self.b.create_block();
+            let join = self.b.create_block();
+            self.b.append_block_param(join, F32);
+            self.b.ins().brif(flag, slow_b, &[], join, &[fast.into()]);
+            self.b.switch_to_block(slow_b);
+            self.b.seal_block(slow_b);
+            // Nothing made on this path may be reused after the join.
+            self.push_scope();
+            let exact = self.reduce_seq(c, operand, &base_idx, &order, &os, reducer, init_v, None);
+            self.pop_scope();
+            let exact = exact?;
+            self.b.ins().jump(join, &[exact.into()]);
+            self.b.switch_to_block(join);
+            self.b.seal_block(join);
+            return Ok(self.b.block_params(join)[0]);
         }
-        let vector = lanes.is_some();
-        let ty = if vector {
-            F32X4
-        } else {
-            scalar::storage(out.element_type)?
-        };
+        let sym = out_coefs.map(|_| Sym::Dims(op_coefs));
+        self.reduce_seq(c, operand, &base_idx, &order, &os, reducer, init_v, sym)
+    }
+
+    /// The reduction in the evaluator's order: one accumulator (F32X4
+    /// across output lanes with `sym`, else scalar) through the inlined
+    /// reducer.
+    #[allow(clippy::too_many_arguments)]
+    fn reduce_seq(
+        &mut self,
+        c: CompId,
+        operand: InstrId,
+        base_idx: &[Value],
+        order: &[usize],
+        os: &ArrayShape,
+        reducer: CompId,
+        init_v: Value,
+        sym: Option<Sym>,
+    ) -> Result<Value> {
+        let out_type = self
+            .module
+            .comp(c)
+            .get(operand)
+            .shape
+            .as_array()
+            .map(|a| a.element_type);
+        let et = out_type.map_err(|_| JitError::unsupported("tuple reduce operand"))?;
+        let vector = sym.is_some();
+        let ty = if vector { F32X4 } else { scalar::storage(et)? };
         let acc = self.b.declare_var(ty);
         let start = if vector {
-            vector::splat(self, init_v, out.element_type)?
+            vector::splat(self, init_v, et)?
         } else {
             init_v
         };
         self.b.def_var(acc, start);
-        let sym = out_coefs.map(|_| Sym::Dims(op_coefs));
         let extents: Vec<i64> = order.iter().map(|&d| os.dims[d]).collect();
         self.nest(&extents, &mut Vec::new(), &mut |em, vars| {
-            let mut oi = base_idx.clone();
+            let mut oi = base_idx.to_vec();
             for (&d, &v) in order.iter().zip(vars) {
                 oi[d] = v;
             }
@@ -1370,15 +1425,22 @@ impl<'a, 'f> Emitter<'a, 'f> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn reduce_vec_inner(
+    /// A reduction along the contiguous dimension: four F32X4
+    /// accumulators, then the lanes, the init value and a scalar tail.
+    /// With `fast` (max/min only) the vector accumulators use the bare x86 min/max (a NaN
+    /// element is skipped) and `self.fast_nan` is left holding an `i8`
+    /// flag: some vector element was NaN.
+    #[allow(clippy::too_many_arguments)]
+    fn reduce_vec_loops(
         &mut self,
         c: CompId,
         operand: InstrId,
         os: &ArrayShape,
-        base_idx: Vec<Value>,
+        base_idx: &[Value],
         order: &[usize],
         comb: Combiner,
         init_v: Value,
+        fast: bool,
     ) -> Result<Value> {
         let (m, outer) = order
             .split_last()
@@ -1397,6 +1459,34 @@ impl<'a, 'f> Emitter<'a, 'f> {
             Combiner::Max => BinaryOp::Maximum,
             Combiner::Min => BinaryOp::Minimum,
         };
+        let max = comb == Combiner::Max;
+        // acc ⊕ v on vectors: exact, or `v > acc ? v : acc` (`v < acc` for
+        // min), the operand order x64 lowers to one maxps/minps, NaN v
+        // keeping acc; the NaN is recorded in `nan`.
+        let nan = fast.then(|| {
+            let v = self.b.declare_var(I32X4);
+            let z = self.b.ins().iconst(I32, 0);
+            let z = self.b.ins().splat(I32X4, z);
+            self.b.def_var(v, z);
+            v
+        });
+        let vop = |em: &mut Self, a: Value, v: Value| -> Result<Value> {
+            let Some(nan) = nan else {
+                return em.binary(op, ElementType::F32, a, v, true);
+            };
+            let wins = if max {
+                em.b.ins().fcmp(FloatCC::LessThan, a, v)
+            } else {
+                em.b.ins().fcmp(FloatCC::LessThan, v, a)
+            };
+            let wins = em.b.ins().bitcast(F32X4, le(), wins);
+            let r = em.b.ins().bitselect(wins, v, a);
+            let un = em.b.ins().fcmp(FloatCC::Unordered, v, v);
+            let acc = em.b.use_var(nan);
+            let acc = em.b.ins().bor(acc, un);
+            em.b.def_var(nan, acc);
+            Ok(r)
+        };
         let ids = self.b.ins().f32const(ident);
         let idv = self.b.ins().splat(F32X4, ids);
         let accs: Vec<Variable> = (0..4)
@@ -1414,7 +1504,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let extents: Vec<i64> = outer.iter().map(|&d| os.dims[d]).collect();
         let (n16, n4) = (n / 16 * 16, n / 4 * 4);
         self.nest(&extents, &mut Vec::new(), &mut |em, vars| {
-            let mut oi = base_idx.clone();
+            let mut oi = base_idx.to_vec();
             for (&d, &v) in outer.iter().zip(vars) {
                 oi[d] = v;
             }
@@ -1426,7 +1516,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                         oi2[m] = em.b.ins().iadd_imm_s(j, 4 * k as i64);
                         let v = em.emit(c, operand, &oi2, Some(&sym))?;
                         let a = em.b.use_var(acc);
-                        let r = em.binary(op, ElementType::F32, a, v, true)?;
+                        let r = vop(em, a, v)?;
                         em.b.def_var(acc, r);
                     }
                     Ok(())
@@ -1439,7 +1529,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                     oi2[m] = j;
                     let v = em.emit(c, operand, &oi2, Some(&sym))?;
                     let a = em.b.use_var(accs[0]);
-                    let r = em.binary(op, ElementType::F32, a, v, true)?;
+                    let r = vop(em, a, v)?;
                     em.b.def_var(accs[0], r);
                     Ok(())
                 })?;
@@ -1468,6 +1558,10 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let h = self.binary(op, ElementType::F32, h01, h23, false)?;
         let r = self.binary(op, ElementType::F32, init_v, h, false)?;
         let s = self.b.use_var(sacc);
+        if let Some(nan) = nan {
+            let v = self.b.use_var(nan);
+            self.fast_nan = Some(self.b.ins().vany_true(v));
+        }
         self.binary(op, ElementType::F32, r, s, false)
     }
 

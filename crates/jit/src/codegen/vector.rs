@@ -11,7 +11,7 @@ use cranelift_codegen::ir::types::{F32, F32X4, I32X4};
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Value};
 use rxla_ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
 
-fn le() -> MemFlagsData {
+pub(super) fn le() -> MemFlagsData {
     MemFlagsData::new().with_endianness(Endianness::Little)
 }
 
