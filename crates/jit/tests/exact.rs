@@ -225,3 +225,23 @@ fn row_max_min_reductions_bitwise() {
         }
     }
 }
+
+/// max/min against a broadcast constant (one maxps/minps, the operand
+/// order chosen by the constant's sign): NaNs, ±0 ties and infinities
+/// bit for bit.
+#[test]
+fn max_min_against_constants_bitwise() {
+    let v = specials();
+    let n = v.len();
+    let x = Literal::vec1(v);
+    for op in ["maximum", "minimum"] {
+        for c in ["0", "-0", "1.5", "-2", "inf", "-inf", "1e-45"] {
+            same(
+                &format!(
+                    "HloModule m\nENTRY e {{\n  x = f32[{n}] parameter(0)\n  k = f32[] constant({c})\n  b = f32[{n}] broadcast(k), dimensions={{}}\n  ROOT r = f32[{n}] {op}(x, b)\n}}\n"
+                ),
+                std::slice::from_ref(&x),
+            );
+        }
+    }
+}

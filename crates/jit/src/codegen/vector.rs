@@ -34,6 +34,44 @@ pub fn select_mask(em: &mut Emitter, mask: Value, t: Value, f: Value) -> Value {
     em.b.ins().bitselect(m, t, f)
 }
 
+/// The constant of `v` when it is a splat of an `f32const`.
+fn const_splat(em: &Emitter, v: Value) -> Option<f32> {
+    use cranelift_codegen::ir::{InstructionData, Opcode, ValueDef};
+    let dfg = &em.b.func.dfg;
+    let ValueDef::Result(inst, _) = dfg.value_def(v) else {
+        return None;
+    };
+    let InstructionData::Unary {
+        opcode: Opcode::Splat,
+        arg,
+    } = dfg.insts[inst]
+    else {
+        return None;
+    };
+    let ValueDef::Result(k, _) = dfg.value_def(arg) else {
+        return None;
+    };
+    match dfg.insts[k] {
+        InstructionData::UnaryIeee32 {
+            opcode: Opcode::F32const,
+            imm,
+        } => Some(f32::from_bits(imm.bits())),
+        _ => None,
+    }
+}
+
+/// `a ⊕ b` as one x86 maxps/minps: `b < a ? a : b` (max) or
+/// `a < b ? a : b` (min); unordered gives `b`.
+fn minmax(em: &mut Emitter, max: bool, a: Value, b: Value) -> Value {
+    let m = if max {
+        em.b.ins().fcmp(FloatCC::LessThan, b, a)
+    } else {
+        em.b.ins().fcmp(FloatCC::LessThan, a, b)
+    };
+    let m = em.b.ins().bitcast(F32X4, le(), m);
+    em.b.ins().bitselect(m, a, b)
+}
+
 fn nan_mask(em: &mut Emitter, x: Value) -> Value {
     let m = em.b.ins().fcmp(FloatCC::Unordered, x, x);
     em.b.ins().bitcast(F32X4, le(), m)
@@ -134,6 +172,32 @@ pub fn binary(em: &mut Emitter, op: BinaryOp, x: Value, y: Value) -> Result<Valu
         BinaryOp::Subtract => em.b.ins().fsub(x, y),
         BinaryOp::Multiply => em.b.ins().fmul(x, y),
         BinaryOp::Divide => em.b.ins().fdiv(x, y),
+        BinaryOp::Maximum | BinaryOp::Minimum
+            if const_splat(em, y).is_some_and(|c| !c.is_nan()) =>
+        {
+            let max = op == BinaryOp::Maximum;
+            let c = const_splat(em, y).unwrap_or(0.0);
+            // Against a constant that is not NaN: one maxps/minps. Equal
+            // values have the same bits unless they are ±0, so the operand
+            // order only matters there: x wins ties when it is the zero
+            // the evaluator picks (max: c = +0 and x = +0/-0 → +0, done by
+            // `x > c ? x : c` returning c; min: c = -0, likewise), and a
+            // NaN x must come out (x86 returns the second operand).
+            let cc_first = if max {
+                c != 0.0 || c.is_sign_negative()
+            } else {
+                c != 0.0 || c.is_sign_positive()
+            };
+            if cc_first {
+                // `c ⊕ x`: ties and NaN give x.
+                minmax(em, max, y, x)
+            } else {
+                // `x ⊕ c`: ties give c (the right zero); NaN x put back.
+                let m = minmax(em, max, x, y);
+                let xn = nan_mask(em, x);
+                em.b.ins().bitselect(xn, x, m)
+            }
+        }
         BinaryOp::Maximum | BinaryOp::Minimum => {
             // Compare+select: x if it wins, else y (a NaN y comes out);
             // a NaN x is kept; equal values combine their bits so that

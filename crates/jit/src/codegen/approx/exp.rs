@@ -8,8 +8,8 @@
 //!   come out right.
 //! - expm1: x clamped to [-30, 89]; the same reduction; expm1(r) =
 //!   r + r²·h(r) (degree-6 fit); 2^n·expm1(r) + (2^n − 1) as one FMA.
-//! - tanh: |x| < 0.625: Cephes odd polynomial; else 1 − 2/(exp(2|x|)+1)
-//!   with the sign of x.
+//! - tanh: e/(e + 2) with e = expm1(2|x|) (|x| capped at 20), the sign of
+//!   x put back: one branch-free formula, no cancellation near 0.
 //! - logistic: 1/(1 + exp(−x)), as the evaluator defines it, with exp(−x)
 //!   from the f64 exp of `pow` (rounded once to f32).
 
@@ -142,51 +142,55 @@ fn exp_full(em: &mut Emitter, x: Value) -> Value {
     em.b.ins().fmul(y, s2)
 }
 
-/// tanh(x), lane-wise.
+/// tanh(x), lane-wise: with e = expm1(2|x|) (|x| capped at 20, where
+/// tanh is 1 in f32), tanh|x| = e / (e + 2), no cancellation for small x
+/// and one branch-free formula for every x; the sign of x is put back.
 pub fn tanh(em: &mut Emitter, x: Value) -> Value {
     let ax = em.b.ins().fabs(x);
-    // Small |x|: x + x·z·P(z), z = x².
-    let z = em.b.ins().fmul(x, x);
-    let p = horner(
+    let two = c(em, 2.0);
+    let t = em.b.ins().fmul(ax, two);
+    // NaN passes through the min (and stays NaN through expm1).
+    let cap = c(em, 40.0);
+    let t = sel_min(em, cap, t);
+    let e = expm1_small(em, t);
+    let d = em.b.ins().fadd(e, two);
+    let q = em.b.ins().fdiv(e, d);
+    super::copysign(em, q, x)
+}
+
+/// expm1(t) for t in [0, 40] or NaN (no clamping or overflow handling):
+/// n = round(t·log2 e) by the 1.5·2^23 trick, r = t − n·ln2 (two-part
+/// ln2), expm1(r) = r + r²·h(r), then 2^n·expm1(r) + (2^n − 1) as one FMA.
+fn expm1_small(em: &mut Emitter, t: Value) -> Value {
+    let log2e = c(em, std::f32::consts::LOG2_E);
+    let magic = c(em, 12_583_039.0);
+    let tt = em.b.ins().fma(t, log2e, magic);
+    let n = em.b.ins().fsub(tt, magic);
+    let c1 = c(em, -0.693_359_4);
+    let c2 = c(em, 2.121_944_4e-4);
+    let r = em.b.ins().fma(n, c1, t);
+    let r = em.b.ins().fma(n, c2, r);
+    let h = horner(
         em,
-        z,
+        r,
         &[
-            -5.704_988_7e-3,
-            2.063_908_9e-2,
-            -5.373_971_6e-2,
-            1.333_144_2e-1,
-            -3.333_328_2e-1,
+            2.4859913537511602e-05,
+            0.0001989961019717157,
+            0.0013888853136450052,
+            0.0083332983776927,
+            0.0416666679084301,
+            0.1666666716337204,
+            0.5,
         ],
     );
-    let pz = em.b.ins().fmul(p, z);
-    let small = em.b.ins().fma(pz, x, x);
-    // Large |x|: 1 - 2/(exp(2|x|) + 1), sign of x.
-    let two = c(em, 2.0);
-    let ax2 = em.b.ins().fmul(ax, two);
-    // tanh(x) rounds to ±1 from |x| ≈ 9; capping 2|x| at 40 keeps exp on
-    // its fast path (NaN passes through the min and takes the slow one).
-    let cap = c(em, 40.0);
-    let ax2 = sel_min(em, cap, ax2);
-    let e = exp(em, ax2);
+    let r2 = em.b.ins().fmul(r, r);
+    let p = em.b.ins().fma(r2, h, r);
+    let tb = em.b.ins().bitcast(I32X4, le(), tt);
+    let sb = em.b.ins().ishl_imm_s(tb, 23);
+    let s = em.b.ins().bitcast(F32X4, le(), sb);
     let one = c(em, 1.0);
-    let d = em.b.ins().fadd(e, one);
-    let q = em.b.ins().fdiv(two, d);
-    let t = em.b.ins().fsub(one, q);
-    let ti = em.b.ins().bitcast(I32X4, le(), t);
-    let xi = em.b.ins().bitcast(I32X4, le(), x);
-    let sign = ci(em, i32::MIN);
-    let sx = em.b.ins().band(xi, sign);
-    let li = em.b.ins().bor(ti, sx);
-    let large = em.b.ins().bitcast(F32X4, le(), li);
-    // tanh is odd: the small branch keeps x's sign too (fma(pz, -0, -0)
-    // would give +0 for x = -0).
-    let si = em.b.ins().bitcast(I32X4, le(), small);
-    let si = em.b.ins().bor(si, sx);
-    let small = em.b.ins().bitcast(F32X4, le(), si);
-    let lim = c(em, 0.625);
-    let m = em.b.ins().fcmp(FloatCC::LessThan, ax, lim);
-    let m = em.b.ins().bitcast(F32X4, le(), m);
-    em.b.ins().bitselect(m, small, large)
+    let sm1 = em.b.ins().fsub(s, one);
+    em.b.ins().fma(s, p, sm1)
 }
 
 /// logistic(x) = 1/(1 + exp(-x)), lane-wise: exp(−x) is computed in f64
