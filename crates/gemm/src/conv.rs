@@ -2,7 +2,9 @@
 //! A[o, p] * B[p, j]` with `o` the output feature, `j` the output position (batch, then output spatial dims,
 //! row-major), `p = c * taps + t` (group input feature, then window position). A is the kernel read through an offset
 //! table; B is never materialised: `ConvB` gathers it straight into the packed B panels (padding, negative padding,
-//! strides and dilations resolved per element, with a contiguous-copy fast path along the innermost output dim).
+//! strides and dilations resolved per element, with a contiguous-copy fast path along the innermost output dim;
+//! same-size unit-stride 2-D convolutions on row-major planes — 3x3 SAME — read each panel row as 16 consecutive
+//! floats of the plane behind a lane mask, see `Plane`).
 //! Windows of size 1 with unit stride/dilation and no padding (1x1 convolutions) take the plain GEMM path
 //! per batch. Semantics are the evaluator's (crates/eval/src/kernels/conv.rs), except accumulation order and FMA.
 //! This module validates and plans; it must not contain micro-kernel code.
@@ -52,7 +54,24 @@ pub struct ConvPlan {
     c_cols: Offsets,
     /// The 1x1 path: input offsets of the output positions within one batch (None: implicit GEMM).
     pointwise: Option<Pointwise>,
+    /// The same-size stride-1 2-D fast path of the B packing (`Plane`).
+    plane: Option<Plane>,
     extents: [usize; 3],
+}
+
+/// Two spatial dims stored as row-major planes, unit strides and base
+/// dilation, output plane = input plane (3x3 SAME and the like): column j
+/// is position `pos` of an image and tap t reads input position
+/// `pos + dh[t]·W + dw[t]` of the same plane, so a panel row is 16
+/// consecutive floats behind a lane mask (the window positions falling
+/// outside the plane), whatever rows the 16 columns span.
+#[derive(Clone, Debug)]
+struct Plane {
+    h: i64,
+    w: i64,
+    /// Per tap: row and column offset (window position - padding).
+    dh: Vec<i64>,
+    dw: Vec<i64>,
 }
 
 #[derive(Clone, Debug)]
@@ -288,6 +307,23 @@ impl ConvPlan {
                 && w.pad_high == 0
                 && w.base_dilation == 1
         });
+        let plane = (ns == 2
+            && input.strides[in_sp[1]] == 1
+            && input.strides[in_sp[0]] == ld[in_sp[1]] as isize
+            && (0..2).all(|s| {
+                let w = &window.dims[s];
+                w.stride == 1 && w.base_dilation == 1 && osz[s] == ld[in_sp[s]]
+            }))
+        .then(|| Plane {
+            h: ld[in_sp[0]] as i64,
+            w: ld[in_sp[1]] as i64,
+            dh: (0..taps)
+                .map(|t| tap[t * 2] - window.dims[0].pad_low)
+                .collect(),
+            dw: (0..taps)
+                .map(|t| tap[t * 2 + 1] - window.dims[1].pad_low)
+                .collect(),
+        });
         let pointwise = trivial.then(|| Pointwise {
             in_cols: offsets_of(input, &in_sp),
             out_cols: offsets_of(output, &out_sp),
@@ -319,6 +355,7 @@ impl ConvPlan {
             out_last: osz.last().copied().unwrap_or(1).max(1),
             c_cols: simplify(c_cols),
             pointwise,
+            plane,
             extents,
         })
     }
@@ -425,6 +462,7 @@ impl ConvPlan {
                     let bsrc = ConvB {
                         plan: self,
                         ptr: in_base,
+                        buf: (input, input.add(self.extents[0])),
                     };
                     let g = Gemm {
                         m: end - o,
@@ -472,6 +510,9 @@ struct ConvB<'a> {
     plan: &'a ConvPlan,
     /// Input base of the current (batch group, feature group).
     ptr: *const f32,
+    /// The whole input buffer (start, end): a full-width load inside it
+    /// may read neighbouring rows, which a mask then zeroes.
+    buf: (*const f32, *const f32),
 }
 
 // SAFETY: read-only access to the borrowed input.
@@ -587,6 +628,18 @@ impl PackB for ConvB<'_> {
         }
         if gather::avx2() {
             #[cfg(target_arch = "x86_64")]
+            if let Some(pv) = &pl.plane
+                && nr == 16
+                && cols > 0
+            {
+                let hw = (pv.h * pv.w) as usize;
+                if (j0 % hw) + cols <= hw {
+                    // SAFETY: AVX2 checked just above; the panel lies in one image.
+                    unsafe { self.pack_plane_avx2(pv, p0, kc, j0, cols, dst) };
+                    return;
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
             // SAFETY: AVX2 checked just above.
             unsafe {
                 self.pack_spatial_avx2(p0, kc, j0, cols, nr, dst)
@@ -612,6 +665,109 @@ impl ConvB<'_> {
         dst: &mut [f32],
     ) {
         self.pack_spatial(p0, kc, j0, cols, nr, dst, true);
+    }
+
+    /// The `Plane` packing of one 16-column panel: per tap a lane mask (the
+    /// window position inside the plane, the lane a real column), then per
+    /// contraction index two masked loads of 8 consecutive floats. Masked
+    /// lanes are neither read nor left unset (they load as zero).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn pack_plane_avx2(
+        &self,
+        pv: &Plane,
+        p0: usize,
+        kc: usize,
+        j0: usize,
+        cols: usize,
+        dst: &mut [f32],
+    ) {
+        use std::arch::x86_64::*;
+        let pl = self.plan;
+        let taps = pl.taps.max(1);
+        let hw = (pv.h * pv.w) as usize;
+        let pos0 = (j0 % hw) as i64;
+        // Lane i: column pos0 + i at (oh, ow) of the plane.
+        let mut oh = [0i32; 16];
+        let mut ow = [0i32; 16];
+        for i in 0..16 {
+            let pos = pos0 + i as i64;
+            oh[i] = (pos / pv.w) as i32;
+            ow[i] = (pos % pv.w) as i32;
+        }
+        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let ncols = _mm256_set1_epi32(cols as i32);
+        let (h, w) = (pv.h as i32, pv.w as i32);
+        // SAFETY: the arrays hold 16 lanes.
+        let (oh0, oh1, ow0, ow1) = unsafe {
+            (
+                _mm256_loadu_si256(oh.as_ptr() as *const __m256i),
+                _mm256_loadu_si256(oh.as_ptr().add(8) as *const __m256i),
+                _mm256_loadu_si256(ow.as_ptr() as *const __m256i),
+                _mm256_loadu_si256(ow.as_ptr().add(8) as *const __m256i),
+            )
+        };
+        let live0 = _mm256_cmpgt_epi32(ncols, lane);
+        let live1 = _mm256_cmpgt_epi32(ncols, _mm256_add_epi32(lane, _mm256_set1_epi32(8)));
+        // 0 <= v + d < n  ⇔  v + d > -1 && n > v + d
+        let inside = |v: __m256i, d: i32, n: i32| {
+            let x = _mm256_add_epi32(v, _mm256_set1_epi32(d));
+            _mm256_and_si256(
+                _mm256_cmpgt_epi32(x, _mm256_set1_epi32(-1)),
+                _mm256_cmpgt_epi32(_mm256_set1_epi32(n), x),
+            )
+        };
+        let masks: Vec<(__m256i, __m256i, isize, bool)> = (0..taps)
+            .map(|t| {
+                let (dh, dw) = (pv.dh[t] as i32, pv.dw[t] as i32);
+                let m0 = _mm256_and_si256(
+                    live0,
+                    _mm256_and_si256(inside(oh0, dh, h), inside(ow0, dw, w)),
+                );
+                let m1 = _mm256_and_si256(
+                    live1,
+                    _mm256_and_si256(inside(oh1, dh, h), inside(ow1, dw, w)),
+                );
+                let full =
+                    _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(m0, m1))) == 0xff;
+                (m0, m1, (pos0 + pv.dh[t] * pv.w + pv.dw[t]) as isize, full)
+            })
+            .collect();
+        let base = self.ptr.wrapping_offset(pl.col_boff[j0]);
+        let mut t = p0 % taps;
+        for (p, d) in dst[..kc * 16].chunks_exact_mut(16).enumerate() {
+            let (m0, m1, off, full) = masks[t];
+            let src = base.wrapping_offset(pl.chan[p0 + p] + off);
+            // SAFETY: unmasked lanes are positions inside this channel's
+            // plane of the input; masked lanes are not accessed; `d` holds
+            // 16 floats.
+            unsafe {
+                let (v0, v1) = if full {
+                    (_mm256_loadu_ps(src), _mm256_loadu_ps(src.wrapping_add(8)))
+                } else if src >= self.buf.0 && src.wrapping_add(16) <= self.buf.1 {
+                    // Inside the buffer: plain loads, the lanes outside the
+                    // plane cleared by the mask (masked loads are slow here).
+                    (
+                        _mm256_and_ps(_mm256_loadu_ps(src), _mm256_castsi256_ps(m0)),
+                        _mm256_and_ps(
+                            _mm256_loadu_ps(src.wrapping_add(8)),
+                            _mm256_castsi256_ps(m1),
+                        ),
+                    )
+                } else {
+                    (
+                        _mm256_maskload_ps(src, m0),
+                        _mm256_maskload_ps(src.wrapping_add(8), m1),
+                    )
+                };
+                _mm256_storeu_ps(d.as_mut_ptr(), v0);
+                _mm256_storeu_ps(d.as_mut_ptr().add(8), v1);
+            }
+            t += 1;
+            if t == taps {
+                t = 0;
+            }
+        }
     }
 
     /// Packing with at least one spatial dimension: per panel segment a tap table, then every p.

@@ -386,3 +386,99 @@ fn bad_convolutions_are_errors() {
     assert!(err.to_string().contains("the layouts need"), "{err}");
     let _ = KernelKind::detect();
 }
+
+/// Same-size, unit-stride 2-D convolutions on row-major planes take the
+/// plane packing (one masked 16-float load pair per contraction index)
+/// when the host has AVX2: narrow planes (a panel spans rows), asymmetric
+/// and window-dilated padding, reversal, feature groups, images whose
+/// plane is not a multiple of the panel width (panels across two images
+/// fall back).
+#[test]
+fn same_size_unit_stride_planes() {
+    let mut rng = Rng::new(14);
+    let wd = |size: i64, lo: i64, hi: i64, dil: i64, rev: bool| WindowDim {
+        size,
+        stride: 1,
+        pad_low: lo,
+        pad_high: hi,
+        window_dilation: dil,
+        window_reversal: rev,
+        ..WindowDim::new(size)
+    };
+    // (batch, channels, h, w, out features, window dims, feature groups)
+    let cases = [
+        (
+            2,
+            4,
+            8,
+            8,
+            6,
+            [wd(3, 1, 1, 1, false), wd(3, 1, 1, 1, false)],
+            1,
+        ),
+        (
+            1,
+            3,
+            20,
+            20,
+            5,
+            [wd(5, 2, 2, 1, false), wd(5, 2, 2, 1, true)],
+            1,
+        ),
+        (
+            2,
+            2,
+            12,
+            12,
+            7,
+            [wd(3, 0, 2, 1, false), wd(3, 2, 0, 1, false)],
+            1,
+        ),
+        (
+            1,
+            2,
+            16,
+            16,
+            4,
+            [wd(3, 2, 2, 2, false), wd(3, 2, 2, 2, false)],
+            1,
+        ),
+        (
+            3,
+            4,
+            7,
+            9,
+            8,
+            [wd(3, 1, 1, 1, false), wd(1, 0, 0, 1, false)],
+            2,
+        ),
+        (
+            2,
+            5,
+            4,
+            4,
+            3,
+            [wd(3, 1, 1, 1, true), wd(3, 1, 1, 1, false)],
+            1,
+        ),
+    ];
+    for kernel in kernels() {
+        for threads in [1, 2] {
+            let o = opts(kernel, threads);
+            for (b, c, h, w, f, win, fgc) in cases.clone() {
+                let kh = win[0].size as usize;
+                let kw = win[1].size as usize;
+                let case = Case {
+                    window: Window { dims: win.to_vec() },
+                    dims: ConvDims::nchw(2),
+                    fgc,
+                    bgc: 1,
+                    in_dims: vec![b, c, h, w],
+                    k_dims: vec![f, c / fgc, kh, kw],
+                    out_dims: vec![b, f, h, w],
+                };
+                check(&case, &o, &mut rng, false, None);
+            }
+        }
+    }
+}
