@@ -812,7 +812,7 @@ impl ConvB<'_> {
                         .ptr
                         .wrapping_offset(e.off + feat + e.pos0 as isize * st);
                     // SAFETY: only columns lo..hi (inside the input row) are read.
-                    unsafe { gather_row(seg, src, step, e.lo, e.hi, vec) };
+                    unsafe { gather_row(seg, src, step, e.lo, e.hi, vec, self.buf) };
                 }
                 t += 1;
                 if t == taps {

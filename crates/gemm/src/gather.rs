@@ -38,9 +38,11 @@ pub(crate) fn avx2() -> bool {
 }
 
 /// `dst[i] = src[i*step]` for `lo <= i < hi`, else 0, for `i < dst.len()` (at most 16); `use_avx2` from `avx2()`.
+/// `buf` is the whole source buffer (start, end): where the 16 (32) floats from `src` lie inside it, plain loads
+/// are used and the invalid lanes cleared (masked loads are slow on AMD Zen 3).
 ///
 /// # Safety
-/// As for `gather_row_scalar`.
+/// As for `gather_row_scalar`; `buf` must be readable.
 #[inline(always)]
 pub(crate) unsafe fn gather_row(
     dst: &mut [f32],
@@ -49,14 +51,15 @@ pub(crate) unsafe fn gather_row(
     lo: usize,
     hi: usize,
     use_avx2: bool,
+    buf: (*const f32, *const f32),
 ) {
     #[cfg(target_arch = "x86_64")]
     if use_avx2 && dst.len() <= 16 && (step == 1 || step == 2) {
         // SAFETY: caller's contract; features checked by `avx2()`.
-        unsafe { gather_avx2(dst, src, step, lo, hi) };
+        unsafe { gather_avx2(dst, src, step, lo, hi, buf) };
         return;
     }
-    let _ = use_avx2;
+    let _ = (use_avx2, buf);
     // SAFETY: caller's contract.
     unsafe { gather_row_scalar(dst, src, step, lo, hi) }
 }
@@ -64,7 +67,14 @@ pub(crate) unsafe fn gather_row(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn gather_avx2(dst: &mut [f32], src: *const f32, step: isize, lo: usize, hi: usize) {
+unsafe fn gather_avx2(
+    dst: &mut [f32],
+    src: *const f32,
+    step: isize,
+    lo: usize,
+    hi: usize,
+    buf: (*const f32, *const f32),
+) {
     use std::arch::x86_64::*;
     let len = dst.len();
     let (vlo, vhi) = (
@@ -76,9 +86,20 @@ unsafe fn gather_avx2(dst: &mut [f32], src: *const f32, step: isize, lo: usize, 
         |idx: __m256i| _mm256_and_si256(_mm256_cmpgt_epi32(idx, vlo), _mm256_cmpgt_epi32(vhi, idx));
     let i0 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     let i1 = _mm256_add_epi32(i0, _mm256_set1_epi32(8));
+    // Every float a plain load would touch is inside the buffer.
+    let inside = src >= buf.0 && src.wrapping_offset(16 * step) <= buf.1;
+    let clear = |v: __m256, idx: __m256i| _mm256_and_ps(v, _mm256_castsi256_ps(valid(idx)));
     let (v0, v1) = if step == 1 && lo == 0 && hi == 16 {
         // SAFETY: all 16 columns are valid.
         unsafe { (_mm256_loadu_ps(src), _mm256_loadu_ps(src.add(8))) }
+    } else if step == 1 && inside {
+        // SAFETY: inside the buffer (checked above); other rows' values are cleared.
+        unsafe {
+            (
+                clear(_mm256_loadu_ps(src), i0),
+                clear(_mm256_loadu_ps(src.add(8)), i1),
+            )
+        }
     } else if step == 1 {
         // SAFETY: masked lanes are not accessed.
         unsafe {
@@ -87,6 +108,24 @@ unsafe fn gather_avx2(dst: &mut [f32], src: *const f32, step: isize, lo: usize, 
                 _mm256_maskload_ps(src.wrapping_add(8), valid(i1)),
             )
         }
+    } else if inside {
+        // Plain loads of 32 floats, the even ones kept, invalid columns cleared.
+        // SAFETY: inside the buffer (checked above).
+        let (a, b, c, d) = unsafe {
+            (
+                _mm256_loadu_ps(src),
+                _mm256_loadu_ps(src.add(8)),
+                _mm256_loadu_ps(src.add(16)),
+                _mm256_loadu_ps(src.add(24)),
+            )
+        };
+        let ab = _mm256_castpd_ps(_mm256_permute4x64_pd::<0b11_01_10_00>(_mm256_castps_pd(
+            _mm256_shuffle_ps::<0b10_00_10_00>(a, b),
+        )));
+        let cd = _mm256_castpd_ps(_mm256_permute4x64_pd::<0b11_01_10_00>(_mm256_castps_pd(
+            _mm256_shuffle_ps::<0b10_00_10_00>(c, d),
+        )));
+        (clear(ab, i0), clear(cd, i1))
     } else {
         // Input lane k holds column k/2 for even k; odd lanes are masked off.
         let even = _mm256_setr_epi32(-1, 0, -1, 0, -1, 0, -1, 0);
@@ -167,13 +206,20 @@ mod tests {
             for len in 1..=16usize {
                 for lo in 0..=len {
                     for hi in lo..=len {
-                        let (mut a, mut b) = (vec![f32::NAN; len], vec![f32::NAN; len]);
-                        // SAFETY: src holds 64 >= 16 * 2 floats.
-                        unsafe {
-                            gather_row(&mut a, src.as_ptr(), step, lo, hi, true);
-                            gather_row_scalar(&mut b, src.as_ptr(), step, lo, hi);
+                        // The whole vector as the buffer (plain loads), and
+                        // a buffer ending right after the valid columns
+                        // (masked loads).
+                        let p = src.as_ptr();
+                        let tight = p.wrapping_offset(hi.max(1) as isize * step);
+                        for buf in [(p, p.wrapping_add(64)), (p, tight)] {
+                            let (mut a, mut b) = (vec![f32::NAN; len], vec![f32::NAN; len]);
+                            // SAFETY: src holds 64 >= 16 * 2 floats.
+                            unsafe {
+                                gather_row(&mut a, p, step, lo, hi, true, buf);
+                                gather_row_scalar(&mut b, p, step, lo, hi);
+                            }
+                            assert_eq!(a, b, "step {step} len {len} lo {lo} hi {hi}");
                         }
-                        assert_eq!(a, b, "step {step} len {len} lo {lo} hi {hi}");
                     }
                 }
             }
