@@ -27,6 +27,9 @@ pub struct CompileOptions {
     /// pays (smaller data fits in cache anyway). The fuzzer's JIT oracle
     /// sets 0 so that every eligible chain is grouped.
     pub row_group_min_bytes: usize,
+    /// Run Cranelift's IR verifier on every kernel (default: in debug
+    /// builds only; the tests and the fuzz targets are debug builds).
+    pub verify_clif: bool,
 }
 
 impl Default for CompileOptions {
@@ -40,6 +43,7 @@ impl Default for CompileOptions {
             fusion: true,
             row_groups: true,
             row_group_min_bytes: 4 << 20,
+            verify_clif: cfg!(debug_assertions),
         }
     }
 }

@@ -24,11 +24,12 @@ use tolerance::{LeafPolicy, leaf_policies};
 /// --backend jit`), with two worker threads whatever the machine, so that
 /// the parallel paths run and a seed behaves the same everywhere, and row
 /// groups formed however small the arrays (so that the generated
-/// programs exercise them).
+/// programs exercise them), and Cranelift's IR verifier on in every build.
 pub fn options() -> CompileOptions {
     CompileOptions {
         threads: Some(2),
         row_group_min_bytes: 0,
+        verify_clif: true,
         ..CompileOptions::default()
     }
 }

@@ -95,6 +95,10 @@ impl Jit {
         // Cranelift's egraph pass would sink the hoisted values back into
         // the loop, so its mid-end optimizer stays off.
         set(&mut flags, "opt_level", "none")?;
+        // Cranelift's IR verifier was a fifth of compile time: on in debug
+        // builds (tests, cargo-fuzz), off in release unless asked for.
+        let verify = if opts.verify_clif { "true" } else { "false" };
+        set(&mut flags, "enable_verifier", verify)?;
         set(&mut flags, "is_pic", "false")?;
         set(&mut flags, "use_colocated_libcalls", "false")?;
         set(&mut flags, "enable_probestack", "false")?;
