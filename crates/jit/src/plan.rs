@@ -199,7 +199,7 @@ pub enum GemmGuard {
 /// A planned product of the GEMM engine.
 pub enum GemmPlan {
     Dot(rxla_gemm::DotPlan),
-    Conv(rxla_gemm::ConvPlan),
+    Conv(Box<rxla_gemm::ConvPlan>),
 }
 
 fn tensor_layout(s: &Shape) -> Option<rxla_gemm::TensorLayout> {
@@ -243,7 +243,7 @@ fn gemm_plan(comp: &rxla_ir::Computation, id: InstrId) -> Option<GemmPlan> {
             *batch_group_count,
         )
         .ok()
-        .map(GemmPlan::Conv),
+        .map(|p| GemmPlan::Conv(Box::new(p))),
         _ => None,
     }
 }
