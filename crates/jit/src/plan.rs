@@ -198,7 +198,7 @@ pub enum GemmGuard {
 
 /// A planned product of the GEMM engine.
 pub enum GemmPlan {
-    Dot(rxla_gemm::DotPlan),
+    Dot(Box<rxla_gemm::DotPlan>),
     Conv(Box<rxla_gemm::ConvPlan>),
 }
 
@@ -227,7 +227,7 @@ fn gemm_plan(comp: &rxla_ir::Computation, id: InstrId) -> Option<GemmPlan> {
     match &instr.op {
         Op::Dot { dims } => rxla_gemm::DotPlan::new(&lt, &rt, dims, &ot)
             .ok()
-            .map(GemmPlan::Dot),
+            .map(|p| GemmPlan::Dot(Box::new(p))),
         Op::Convolution {
             window,
             dims,
