@@ -128,7 +128,7 @@ pub fn unary(em: &mut Emitter, op: UnaryOp, x: Value) -> Result<Value> {
     }
     Ok(match op {
         UnaryOp::Negate => em.b.ins().fneg(x),
-        UnaryOp::Abs => em.b.ins().fabs(x),
+        UnaryOp::Abs => super::approx::abs(em, x),
         UnaryOp::Floor => em.b.ins().floor(x),
         UnaryOp::Ceil => em.b.ins().ceil(x),
         UnaryOp::RoundNearestEven => em.b.ins().nearest(x),

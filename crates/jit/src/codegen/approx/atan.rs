@@ -36,8 +36,8 @@ fn atan01(em: &mut Emitter, t: Value) -> Value {
 
 /// atan2(y, x) (the evaluator's `y.atan2(x)`), lane-wise.
 pub fn atan2(em: &mut Emitter, y: Value, x: Value) -> Value {
-    let ay = em.b.ins().fabs(y);
-    let ax = em.b.ins().fabs(x);
+    let ay = super::abs(em, y);
+    let ax = super::abs(em, x);
     let swap = fmask(em, FloatCC::GreaterThan, ay, ax);
     let n = sel(em, swap, ax, ay);
     let d = sel(em, swap, ay, ax);

@@ -36,7 +36,7 @@ const G2: [f32; 9] = [
 
 /// erf(x), lane-wise.
 pub fn erf(em: &mut Emitter, x: Value) -> Value {
-    let ax = em.b.ins().fabs(x);
+    let ax = super::abs(em, x);
     // Small: x·P(x²).
     let z = em.b.ins().fmul(x, x);
     let p = horner(

@@ -33,7 +33,7 @@ pub fn exp(em: &mut Emitter, x: Value) -> Value {
         return exp_fast(em, x);
     }
     let fast = exp_fast(em, x);
-    let ax = em.b.ins().fabs(x);
+    let ax = super::abs(em, x);
     let lim = c(em, EXP_FAST_LIMIT);
     let bad = em.b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, ax, lim);
     let any = em.b.ins().vany_true(bad);
@@ -146,7 +146,7 @@ fn exp_full(em: &mut Emitter, x: Value) -> Value {
 /// tanh is 1 in f32), tanh|x| = e / (e + 2), no cancellation for small x
 /// and one branch-free formula for every x; the sign of x is put back.
 pub fn tanh(em: &mut Emitter, x: Value) -> Value {
-    let ax = em.b.ins().fabs(x);
+    let ax = super::abs(em, x);
     let two = c(em, 2.0);
     let t = em.b.ins().fmul(ax, two);
     // NaN passes through the min (and stays NaN through expm1).

@@ -102,7 +102,7 @@ pub fn log1p(em: &mut Emitter, x: Value) -> Value {
     let one = c(em, 1.0);
     let u = em.b.ins().fadd(one, x);
     // The rounding error of 1 + x (Fast2Sum, larger operand first).
-    let ax = em.b.ins().fabs(x);
+    let ax = super::abs(em, x);
     let xbig = fmask(em, FloatCC::GreaterThan, ax, one);
     let um1 = em.b.ins().fsub(u, one);
     let e_small = em.b.ins().fsub(x, um1);

@@ -75,6 +75,16 @@ pub(super) fn sel(em: &mut Emitter, m: Value, a: Value, b: Value) -> Value {
     em.b.ins().bitselect(m, a, b)
 }
 
+/// |x| lane-wise as one `andnps` with the (memoized, hoisted) sign-mask
+/// constant; Cranelift's `fabs` rebuilds the mask in the loop (3 ops).
+pub(crate) fn abs(em: &mut Emitter, x: Value) -> Value {
+    if em.b.func.dfg.value_type(x) != F32X4 {
+        return em.b.ins().fabs(x);
+    }
+    let sign = c(em, -0.0);
+    em.b.ins().band_not(x, sign)
+}
+
 /// copysign(a, b) lane-wise (Cranelift's x64 backend has no vector
 /// `fcopysign`): the magnitude bits of `a`, the sign bit of `b`.
 pub fn copysign(em: &mut Emitter, a: Value, b: Value) -> Value {

@@ -116,7 +116,7 @@ pub(super) fn exp_d(em: &mut Emitter, t: Value) -> Value {
 
 /// pow(x, y) (the evaluator's `x.powf(y)`), lane-wise.
 pub fn pow(em: &mut Emitter, x: Value, y: Value) -> Value {
-    let ax = em.b.ins().fabs(x);
+    let ax = super::abs(em, x);
     let (a0, a1) = widen(em, ax);
     let (y0, y1) = widen(em, y);
     let l0 = ln_d(em, a0);
@@ -129,7 +129,7 @@ pub fn pow(em: &mut Emitter, x: Value, y: Value) -> Value {
     // y integral (±inf counts, as an even integer) and y odd.
     let ty = em.b.ins().trunc(y);
     let yint = fmask(em, FloatCC::Equal, ty, y);
-    let ay = em.b.ins().fabs(y);
+    let ay = super::abs(em, y);
     let two24 = c(em, 16_777_216.0);
     let ysmall = fmask(em, FloatCC::LessThan, ay, two24);
     let yi = to_int(em, y);
@@ -174,7 +174,7 @@ pub fn pow(em: &mut Emitter, x: Value, y: Value) -> Value {
 
 /// cbrt(x) (the evaluator's `x.cbrt()`), lane-wise.
 pub fn cbrt(em: &mut Emitter, x: Value) -> Value {
-    let ax = em.b.ins().fabs(x);
+    let ax = super::abs(em, x);
     let (a0, a1) = widen(em, ax);
     let third = cd(em, 1.0 / 3.0);
     let l0 = ln_d(em, a0);

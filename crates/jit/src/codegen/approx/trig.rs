@@ -134,7 +134,7 @@ fn reduce(em: &mut Emitter, x: Value, slow: bool) -> (Value, Value) {
     if !slow {
         return (q, r);
     }
-    let ax = em.b.ins().fabs(x);
+    let ax = super::abs(em, x);
     let lim = c(em, FAST_LIMIT);
     let inf = c(em, f32::INFINITY);
     let big = em.b.ins().fcmp(FloatCC::GreaterThan, ax, lim);
