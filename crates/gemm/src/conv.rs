@@ -50,6 +50,8 @@ pub struct ConvPlan {
     base_dil: Vec<i64>,
     wstride: Vec<i64>,
     out_last: usize,
+    /// Window size of the innermost spatial dim (taps per outer window row).
+    wlast: usize,
     /// C: output offset of each output position.
     c_cols: Offsets,
     /// The 1x1 path: input offsets of the output positions within one batch (None: implicit GEMM).
@@ -353,6 +355,7 @@ impl ConvPlan {
             base_dil: window.dims.iter().map(|w| w.base_dilation).collect(),
             wstride: window.dims.iter().map(|w| w.stride).collect(),
             out_last: osz.last().copied().unwrap_or(1).max(1),
+            wlast: wsizes.last().copied().unwrap_or(1).max(1),
             c_cols: simplify(c_cols),
             pointwise,
             plane,
@@ -540,26 +543,22 @@ impl ConvB<'_> {
         let l = ns - 1;
         let (size, dil, ws) = (pl.in_size[l], pl.base_dil[l], pl.wstride[l]);
         tab.clear();
-        for t in 0..pl.taps {
-            let mut off = pl.col_boff[j];
-            let mut valid = true;
-            for s in 0..l {
-                let pos = pl.col_origin[j * ns + s] + pl.tap[t * ns + s];
-                let d = pl.base_dil[s];
-                let q = if d == 1 {
-                    pos
-                } else if pos >= 0 && pos % d == 0 {
-                    pos / d
-                } else {
-                    -1
-                };
-                if q < 0 || q >= pl.in_size[s] {
-                    valid = false;
-                    break;
-                }
-                off += q as isize * pl.in_stride[s];
-            }
-            let pos0 = pl.col_origin[j * ns + l] + pl.tap[t * ns + l];
+        // Taps enumerate window positions row-major, the innermost
+        // dimension fastest: t = r * wl + w. The outer-dims part (validity,
+        // offset) depends only on r, the innermost part (pos0, lo, hi) only
+        // on w, so each is computed once and the table is their product.
+        let wl = pl.wlast.clamp(1, pl.taps.max(1));
+        let rows = pl.taps / wl;
+        let mut inner: [(i64, usize, usize); 16] = [(0, 0, 0); 16];
+        let mut inner_v = Vec::new();
+        let inner: &mut [(i64, usize, usize)] = if wl <= 16 {
+            &mut inner[..wl]
+        } else {
+            inner_v.resize(wl, (0, 0, 0));
+            &mut inner_v
+        };
+        for (w, e) in inner.iter_mut().enumerate() {
+            let pos0 = pl.col_origin[j * ns + l] + pl.tap[w * ns + l];
             let (mut lo, mut hi) = (0, len);
             if dil == 1 {
                 // Valid columns: 0 <= pos0 + c*ws < size. Divisions only at the borders.
@@ -576,13 +575,37 @@ impl ConvB<'_> {
                 }
                 hi = hi.max(lo);
             }
-            tab.push(TapEntry {
-                valid,
-                off,
-                pos0,
-                lo,
-                hi,
-            });
+            *e = (pos0, lo, hi);
+        }
+        for r in 0..rows {
+            let t0 = r * wl;
+            let mut off = pl.col_boff[j];
+            let mut valid = true;
+            for s in 0..l {
+                let pos = pl.col_origin[j * ns + s] + pl.tap[t0 * ns + s];
+                let d = pl.base_dil[s];
+                let q = if d == 1 {
+                    pos
+                } else if pos >= 0 && pos % d == 0 {
+                    pos / d
+                } else {
+                    -1
+                };
+                if q < 0 || q >= pl.in_size[s] {
+                    valid = false;
+                    break;
+                }
+                off += q as isize * pl.in_stride[s];
+            }
+            for &(pos0, lo, hi) in inner.iter() {
+                tab.push(TapEntry {
+                    valid,
+                    off,
+                    pos0,
+                    lo,
+                    hi,
+                });
+            }
         }
     }
 
