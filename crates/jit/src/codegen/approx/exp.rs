@@ -155,7 +155,11 @@ pub fn tanh(em: &mut Emitter, x: Value) -> Value {
     let e = expm1_small(em, t);
     let d = em.b.ins().fadd(e, two);
     let q = em.b.ins().fdiv(e, d);
-    super::copysign(em, q, x)
+    // q >= +0 (or a NaN without its sign bit: t came from |x|), so the
+    // sign of x is just OR-ed in (copysign would also clear q's sign).
+    let sign = c(em, -0.0);
+    let sx = em.b.ins().band(x, sign);
+    em.b.ins().bor(q, sx)
 }
 
 /// expm1(t) for t in [0, 40] or NaN (no clamping or overflow handling):
