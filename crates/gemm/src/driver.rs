@@ -276,17 +276,22 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
         let bp = self.bbuf[jr * kcb * nr..].as_ptr();
         let beta = if self.first { g.beta } else { 1.0 };
         let lin = (linear(g.c.rows, i, rows), cs);
-        match lin {
-            (Some(rs), Some(cs)) if rows == mr && cols == nr => {
+        let edge4 = self.kernel.edge4.filter(|_| rows <= 4);
+        match (lin, edge4) {
+            ((Some(rs), Some(cs)), _) if rows == mr && cols == nr => {
                 // SAFETY: full tile inside C; panels hold kcb*mr / kcb*nr floats.
                 unsafe { (self.kernel.f)(kcb, ap, bp, g.c_ptr(i, j), rs, cs, g.alpha, beta) };
             }
+            ((Some(rs), Some(cs)), Some(f4)) if rows == 4 && cols == nr => {
+                // SAFETY: a 4-row tile inside C; the A panel has MR rows.
+                unsafe { f4(kcb, ap, bp, g.c_ptr(i, j), rs, cs, g.alpha, beta) };
+            }
             _ => {
                 let mut tile = [0f32; MAX_TILE];
-                // SAFETY: the tile buffer is MR x NR row-major.
-                unsafe {
-                    (self.kernel.f)(kcb, ap, bp, tile.as_mut_ptr(), nr as isize, 1, g.alpha, 0.0)
-                };
+                let f = edge4.unwrap_or(self.kernel.f);
+                // SAFETY: the tile buffer is MR x NR row-major (the edge
+                // kernel writes its first 4 rows).
+                unsafe { f(kcb, ap, bp, tile.as_mut_ptr(), nr as isize, 1, g.alpha, 0.0) };
                 for r in 0..rows {
                     let src = &tile[r * nr..r * nr + cols];
                     if lin.1 == Some(1) {

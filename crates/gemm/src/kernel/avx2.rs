@@ -35,6 +35,111 @@ pub(crate) unsafe fn kernel(
     unsafe { kernel_avx2(k, a, b, c, rsc, csc, alpha, beta) }
 }
 
+/// The edge variant for tiles of at most 4 rows (M = 64 = 10·6 + 4): the
+/// same packed A panel (stride `MR`, its first 4 rows used), 8 accumulators,
+/// 4 rows of C written. Saves computing the panel's 2 padding rows and the
+/// tile-buffer copy of the last row tile.
+///
+/// # Safety
+/// As for `kernel`, with C holding 4 rows.
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn kernel4(
+    k: usize,
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    rsc: isize,
+    csc: isize,
+    alpha: f32,
+    beta: f32,
+) {
+    // SAFETY: forwarded contract; features checked by the dispatcher.
+    unsafe { kernel4_avx2(k, a, b, c, rsc, csc, alpha, beta) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn kernel4_avx2(
+    k: usize,
+    mut a: *const f32,
+    mut b: *const f32,
+    c: *mut f32,
+    rsc: isize,
+    csc: isize,
+    alpha: f32,
+    beta: f32,
+) {
+    use std::arch::x86_64::*;
+    // SAFETY (whole body): panel and tile bounds are the caller's contract.
+    unsafe {
+        let z = _mm256_setzero_ps();
+        let (mut c00, mut c01, mut c10, mut c11) = (z, z, z, z);
+        let (mut c20, mut c21, mut c30, mut c31) = (z, z, z, z);
+        macro_rules! step {
+            ($off:expr) => {{
+                let b0 = _mm256_loadu_ps(b.add($off * NR));
+                let b1 = _mm256_loadu_ps(b.add($off * NR + 8));
+                let ap = a.add($off * MR);
+                let x = _mm256_broadcast_ss(&*ap);
+                c00 = _mm256_fmadd_ps(x, b0, c00);
+                c01 = _mm256_fmadd_ps(x, b1, c01);
+                let x = _mm256_broadcast_ss(&*ap.add(1));
+                c10 = _mm256_fmadd_ps(x, b0, c10);
+                c11 = _mm256_fmadd_ps(x, b1, c11);
+                let x = _mm256_broadcast_ss(&*ap.add(2));
+                c20 = _mm256_fmadd_ps(x, b0, c20);
+                c21 = _mm256_fmadd_ps(x, b1, c21);
+                let x = _mm256_broadcast_ss(&*ap.add(3));
+                c30 = _mm256_fmadd_ps(x, b0, c30);
+                c31 = _mm256_fmadd_ps(x, b1, c31);
+            }};
+        }
+        let mut left = k;
+        while left >= 4 {
+            step!(0);
+            step!(1);
+            step!(2);
+            step!(3);
+            a = a.add(4 * MR);
+            b = b.add(4 * NR);
+            left -= 4;
+        }
+        while left > 0 {
+            step!(0);
+            a = a.add(MR);
+            b = b.add(NR);
+            left -= 1;
+        }
+        let rows = [(c00, c01), (c10, c11), (c20, c21), (c30, c31)];
+        let va = _mm256_set1_ps(alpha);
+        let vb = _mm256_set1_ps(beta);
+        for (i, &(lo, hi)) in rows.iter().enumerate() {
+            if csc == 1 {
+                let p = c.offset(i as isize * rsc);
+                if beta == 0.0 {
+                    _mm256_storeu_ps(p, _mm256_mul_ps(va, lo));
+                    _mm256_storeu_ps(p.add(8), _mm256_mul_ps(va, hi));
+                } else {
+                    let o0 = _mm256_mul_ps(vb, _mm256_loadu_ps(p));
+                    let o1 = _mm256_mul_ps(vb, _mm256_loadu_ps(p.add(8)));
+                    _mm256_storeu_ps(p, _mm256_fmadd_ps(va, lo, o0));
+                    _mm256_storeu_ps(p.add(8), _mm256_fmadd_ps(va, hi, o1));
+                }
+            } else {
+                let mut t = [0f32; NR];
+                _mm256_storeu_ps(t.as_mut_ptr(), _mm256_mul_ps(va, lo));
+                _mm256_storeu_ps(t.as_mut_ptr().add(8), _mm256_mul_ps(va, hi));
+                for (j, &v) in t.iter().enumerate() {
+                    let p = c.offset(i as isize * rsc + j as isize * csc);
+                    *p = if beta == 0.0 { v } else { v + beta * *p };
+                }
+            }
+        }
+    }
+}
+
 /// Never selected off x86_64 (`available()` is false); a scalar body keeps it correct anyway.
 #[cfg(not(target_arch = "x86_64"))]
 #[allow(clippy::too_many_arguments)]

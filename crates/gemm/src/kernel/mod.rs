@@ -57,16 +57,22 @@ impl KernelKind {
                 mr: avx2::MR,
                 nr: avx2::NR,
                 f: avx2::kernel,
+                #[cfg(target_arch = "x86_64")]
+                edge4: Some(avx2::kernel4),
+                #[cfg(not(target_arch = "x86_64"))]
+                edge4: None,
             },
             KernelKind::Portable => Kernel {
                 mr: portable::MR,
                 nr: portable::NR,
                 f: portable::kernel,
+                edge4: None,
             },
             KernelKind::Cranelift => Kernel {
                 mr: clif::MR,
                 nr: clif::NR,
                 f: clif::kernel,
+                edge4: None,
             },
         }
     }
@@ -78,6 +84,10 @@ pub(crate) struct Kernel {
     pub mr: usize,
     pub nr: usize,
     pub f: KernelFn,
+    /// A variant for row tiles of at most 4 rows: reads the same `MR`-row
+    /// packed A panel, writes 4 rows of C (the driver's last row tile when
+    /// `M mod MR` is 1..4).
+    pub edge4: Option<KernelFn>,
 }
 
 /// Largest `MR * NR` over all kernels (size of on-stack tile buffers).
