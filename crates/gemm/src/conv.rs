@@ -4,7 +4,8 @@
 //! table; B is never materialised: `ConvB` gathers it straight into the packed B panels (padding, negative padding,
 //! strides and dilations resolved per element, with a contiguous-copy fast path along the innermost output dim;
 //! same-size unit-stride 2-D convolutions on row-major planes — 3x3 SAME — read each panel row as 16 consecutive
-//! floats of the plane behind a lane mask, see `Plane`).
+//! floats of the plane behind a lane mask, see `Plane`; column-stride-2 ones — the ResNet stem — do the same on the
+//! input split once into even and odd columns, see `Plane2`).
 //! Windows of size 1 with unit stride/dilation and no padding (1x1 convolutions) take the plain GEMM path
 //! per batch. Semantics are the evaluator's (crates/eval/src/kernels/conv.rs), except accumulation order and FMA.
 //! This module validates and plans; it must not contain micro-kernel code.
@@ -58,7 +59,71 @@ pub struct ConvPlan {
     pointwise: Option<Pointwise>,
     /// The same-size stride-1 2-D fast path of the B packing (`Plane`).
     plane: Option<Plane>,
+    /// The column-stride-2 2-D fast path (`Plane2`).
+    plane2: Option<Plane2>,
     extents: [usize; 3],
+}
+
+/// Two spatial dims stored as row-major rows (unit column stride), window
+/// column stride 2, no base dilation, one feature and batch group (the
+/// ResNet stem: 7x7 stride 2). The input is first split once per call into
+/// even and odd columns (`deinterleave`): tap t of output column `ow` reads
+/// input column `2·ow + dw`, which is column `ow + (dw - p)/2` of the
+/// parity-`p` half-row — so a panel within one output row reads 16
+/// consecutive floats behind a lane mask, like `Plane`.
+#[derive(Clone, Debug)]
+struct Plane2 {
+    h: i64,
+    w: i64,
+    /// Half-row width: columns of the even half (the odd one has w/2).
+    we: i64,
+    /// Window row stride.
+    sh: i64,
+    ho: i64,
+    wo: i64,
+    batch: usize,
+    chans: usize,
+    /// Strides of batch, feature and input row in the input.
+    s_b: isize,
+    s_c: isize,
+    s_h: isize,
+    /// Per tap: row and column offset (window position - padding).
+    dh: Vec<i64>,
+    dw: Vec<i64>,
+}
+
+impl Plane2 {
+    /// Floats of the deinterleaved input: per (batch, feature, row) an even
+    /// and an odd half-row of `we` floats.
+    fn len(&self) -> usize {
+        self.batch * self.chans * self.h as usize * 2 * self.we as usize
+    }
+
+    /// Splits every input row into its even and odd columns.
+    ///
+    /// # Safety
+    /// `input` holds the plan's input; `d` holds `len()` floats.
+    unsafe fn deinterleave(&self, input: *const f32, d: &mut [f32]) {
+        let (w, we) = (self.w as usize, self.we as usize);
+        let mut rows = d.chunks_exact_mut(2 * we);
+        for b in 0..self.batch {
+            for c in 0..self.chans {
+                for h in 0..self.h as usize {
+                    let Some(dst) = rows.next() else { return };
+                    let off = b as isize * self.s_b + c as isize * self.s_c + h as isize * self.s_h;
+                    // SAFETY: row (b, c, h) of the input, `w` floats.
+                    let src = unsafe { std::slice::from_raw_parts(input.offset(off), w) };
+                    let (even, odd) = dst.split_at_mut(we);
+                    for (q, pair) in src.chunks(2).enumerate() {
+                        even[q] = pair[0];
+                        if let Some(&x) = pair.get(1) {
+                            odd[q] = x;
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Floats ahead of a plane panel row that are prefetched (three panels on;
@@ -331,6 +396,34 @@ impl ConvPlan {
                 .map(|t| tap[t * 2 + 1] - window.dims[1].pad_low)
                 .collect(),
         });
+        let plane2 = (ns == 2
+            && fgc == 1
+            && bgc == 1
+            && input.strides[in_sp[1]] == 1
+            && window.dims[1].stride == 2
+            && window
+                .dims
+                .iter()
+                .all(|w| w.base_dilation == 1 && (1..=16).contains(&w.size)))
+        .then(|| Plane2 {
+            h: ld[in_sp[0]] as i64,
+            w: ld[in_sp[1]] as i64,
+            we: (ld[in_sp[1]] as i64 + 1) / 2,
+            sh: window.dims[0].stride,
+            ho: osz[0] as i64,
+            wo: osz[1] as i64,
+            batch: batch_out,
+            chans: cg,
+            s_b: input.strides[in_b],
+            s_c: input.strides[in_f],
+            s_h: input.strides[in_sp[0]],
+            dh: (0..taps)
+                .map(|t| tap[t * 2] - window.dims[0].pad_low)
+                .collect(),
+            dw: (0..taps)
+                .map(|t| tap[t * 2 + 1] - window.dims[1].pad_low)
+                .collect(),
+        });
         let pointwise = trivial.then(|| Pointwise {
             in_cols: offsets_of(input, &in_sp),
             out_cols: offsets_of(output, &out_sp),
@@ -364,6 +457,7 @@ impl ConvPlan {
             c_cols: simplify(c_cols),
             pointwise,
             plane,
+            plane2,
             extents,
         })
     }
@@ -419,6 +513,37 @@ impl ConvPlan {
         if let Some(e) = epi {
             e.check(self.m, self.n, "convolution")?;
         }
+        let (kern, _, _) = opts.resolve("convolution")?;
+        let p2 = self
+            .plane2
+            .as_ref()
+            .filter(|_| self.pointwise.is_none() && kern.nr == 16 && gather::avx2());
+        match p2 {
+            Some(p2) => crate::scratch::with_scratch(p2.len(), |d| {
+                // SAFETY: `input` holds the plan's input; `d` holds len() floats.
+                unsafe { p2.deinterleave(input, d) };
+                // SAFETY: forwarded contract.
+                unsafe { self.run_groups(input, kernel, output, epi, opts, Some(d)) }
+            }),
+            // SAFETY: forwarded contract.
+            None => unsafe { self.run_groups(input, kernel, output, epi, opts, None) },
+        }
+    }
+
+    /// The GEMMs of `run_f32_raw`, one per (feature group, batch group)
+    /// segment of output features.
+    ///
+    /// # Safety
+    /// As for `run_f32_raw`; `deint` (if any) is the `Plane2` input.
+    unsafe fn run_groups(
+        &self,
+        input: *const f32,
+        kernel: *const f32,
+        output: *mut f32,
+        epi: Option<&Epilogue>,
+        opts: &Options,
+        deint: Option<&[f32]>,
+    ) -> Result<()> {
         let (kern, blk, threads) = opts.resolve("convolution")?;
         // Output-feature segments with one (feature group, batch group) each.
         let mut o = 0;
@@ -471,6 +596,7 @@ impl ConvPlan {
                         plan: self,
                         ptr: in_base,
                         buf: (input, input.add(self.extents[0])),
+                        deint,
                     };
                     let g = Gemm {
                         m: end - o,
@@ -521,6 +647,8 @@ struct ConvB<'a> {
     /// The whole input buffer (start, end): a full-width load inside it
     /// may read neighbouring rows, which a mask then zeroes.
     buf: (*const f32, *const f32),
+    /// The deinterleaved input of the `Plane2` path, when it is taken.
+    deint: Option<&'a [f32]>,
 }
 
 // SAFETY: read-only access to the borrowed input.
@@ -668,6 +796,16 @@ impl PackB for ConvB<'_> {
                 }
             }
             #[cfg(target_arch = "x86_64")]
+            if let (Some(pv), Some(d)) = (&pl.plane2, self.deint)
+                && nr == 16
+                && cols > 0
+                && ((j0 % (pv.ho * pv.wo) as usize) % pv.wo as usize) + cols <= pv.wo as usize
+            {
+                // SAFETY: AVX2 checked just above; the panel lies in one output row.
+                unsafe { self.pack_plane2_avx2(pv, d, p0, kc, j0, cols, dst) };
+                return;
+            }
+            #[cfg(target_arch = "x86_64")]
             // SAFETY: AVX2 checked just above.
             unsafe {
                 self.pack_spatial_avx2(p0, kc, j0, cols, nr, dst)
@@ -798,6 +936,103 @@ impl ConvB<'_> {
             t += 1;
             if t == taps {
                 t = 0;
+            }
+        }
+    }
+
+    /// The `Plane2` packing of one 16-column panel inside one output row:
+    /// per tap a lane mask (input row inside, half-row column inside, lane a
+    /// real column) and the offset in the (batch, feature) block of the
+    /// deinterleaved input, then per contraction index 16 consecutive floats.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn pack_plane2_avx2(
+        &self,
+        pv: &Plane2,
+        d: &[f32],
+        p0: usize,
+        kc: usize,
+        j0: usize,
+        cols: usize,
+        dst: &mut [f32],
+    ) {
+        use std::arch::x86_64::*;
+        let taps = self.plan.taps.max(1);
+        let per_image = (pv.ho * pv.wo) as usize;
+        let (b, rem) = (j0 / per_image, (j0 % per_image) as i64);
+        let (oh, ow0) = (rem / pv.wo, rem % pv.wo);
+        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let lane8 = _mm256_add_epi32(lane, _mm256_set1_epi32(8));
+        let ncols = _mm256_set1_epi32(cols as i32);
+        let block = pv.h * 2 * pv.we;
+        // Taps are t = r·wl + w (window row r, column w): the column part
+        // (lane masks, offset in the half-row) depends only on w, the row
+        // part (validity, row offset) only on r — computed once each.
+        let wl = self.plan.wlast.clamp(1, 16);
+        let rows = (taps / wl).min(16);
+        let mut colp = [(_mm256_setzero_si256(), _mm256_setzero_si256(), 0i64, 0u8); 16];
+        for (w, e) in colp.iter_mut().enumerate().take(wl) {
+            let dw = pv.dw[w];
+            let par = dw.rem_euclid(2);
+            let half = (dw - par) / 2;
+            let len_p = (pv.w - par + 1) / 2;
+            // Lane i valid: i < cols and 0 <= ow0 + half + i < len_p.
+            let lo = _mm256_set1_epi32((-(ow0 + half) - 1).clamp(-1, 17) as i32);
+            let hi = _mm256_set1_epi32((len_p - ow0 - half).clamp(0, 16) as i32);
+            let valid = |l: __m256i| {
+                _mm256_and_si256(
+                    _mm256_and_si256(_mm256_cmpgt_epi32(l, lo), _mm256_cmpgt_epi32(hi, l)),
+                    _mm256_cmpgt_epi32(ncols, l),
+                )
+            };
+            let (m0, m1) = (valid(lane), valid(lane8));
+            let all = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(m0, m1)));
+            let any = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(m0, m1)));
+            let state = if all == 0xff { 2 } else { u8::from(any != 0) };
+            *e = (m0, m1, par * pv.we + ow0 + half, state);
+        }
+        let mut rowp = [(0i64, false); 16];
+        for (r, e) in rowp.iter_mut().enumerate().take(rows) {
+            let hrow = oh * pv.sh + pv.dh[r * wl];
+            *e = (hrow * 2 * pv.we, hrow >= 0 && hrow < pv.h);
+        }
+        let (d0, d1) = (d.as_ptr(), d.as_ptr().wrapping_add(d.len()));
+        let t0 = p0 % taps;
+        let (mut r, mut w, mut c) = (t0 / wl, t0 % wl, p0 / taps);
+        for dr in dst[..kc * 16].chunks_exact_mut(16) {
+            let (m0, m1, coff, cstate) = colp[w];
+            let (roff, rvalid) = rowp[r];
+            let state = if rvalid { cstate } else { 0 };
+            let base = ((b * pv.chans + c) as i64 * block + roff + coff) as isize;
+            let src = d0.wrapping_offset(base);
+            // SAFETY: unmasked lanes are inside the (batch, feature, row)
+            // half-row of `d`; plain loads only where all 16 floats lie in
+            // `d`; masked lanes are not accessed; `dr` holds 16 floats.
+            unsafe {
+                let (v0, v1) = match state {
+                    0 => (_mm256_setzero_ps(), _mm256_setzero_ps()),
+                    2 => (_mm256_loadu_ps(src), _mm256_loadu_ps(src.add(8))),
+                    _ if src >= d0 && src.wrapping_add(16) <= d1 => (
+                        _mm256_and_ps(_mm256_loadu_ps(src), _mm256_castsi256_ps(m0)),
+                        _mm256_and_ps(_mm256_loadu_ps(src.add(8)), _mm256_castsi256_ps(m1)),
+                    ),
+                    _ => (
+                        _mm256_maskload_ps(src, m0),
+                        _mm256_maskload_ps(src.wrapping_add(8), m1),
+                    ),
+                };
+                _mm256_storeu_ps(dr.as_mut_ptr(), v0);
+                _mm256_storeu_ps(dr.as_mut_ptr().add(8), v1);
+            }
+            w += 1;
+            if w == wl {
+                w = 0;
+                r += 1;
+                if r * wl == taps {
+                    r = 0;
+                    c += 1;
+                }
             }
         }
     }

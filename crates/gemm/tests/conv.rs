@@ -482,3 +482,85 @@ fn same_size_unit_stride_planes() {
         }
     }
 }
+
+/// Column-stride-2 2-D convolutions on unit-stride rows (the ResNet stem)
+/// take the deinterleaved packing when the host has AVX2: even and odd
+/// input widths, output rows that are and are not a multiple of the panel
+/// (panels across two output rows fall back), row strides 1 and 2,
+/// asymmetric and window-dilated padding, reversal, several batches.
+#[test]
+fn column_stride_two_planes() {
+    let mut rng = Rng::new(15);
+    let wd = |size: i64, stride: i64, lo: i64, hi: i64, dil: i64, rev: bool| WindowDim {
+        size,
+        stride,
+        pad_low: lo,
+        pad_high: hi,
+        window_dilation: dil,
+        window_reversal: rev,
+        ..WindowDim::new(size)
+    };
+    // (batch, channels, h, w, out features, [row window, column window])
+    let cases = [
+        (
+            1,
+            3,
+            64,
+            64,
+            8,
+            [wd(7, 2, 3, 3, 1, false), wd(7, 2, 3, 3, 1, false)],
+        ),
+        (
+            2,
+            3,
+            30,
+            31,
+            5,
+            [wd(7, 2, 3, 2, 1, false), wd(7, 2, 3, 2, 1, true)],
+        ),
+        (
+            2,
+            2,
+            9,
+            65,
+            4,
+            [wd(3, 1, 1, 1, 1, false), wd(3, 2, 1, 1, 1, false)],
+        ),
+        (
+            1,
+            4,
+            12,
+            66,
+            6,
+            [wd(3, 2, 0, 2, 2, false), wd(3, 2, 2, 0, 2, false)],
+        ),
+        (
+            3,
+            2,
+            5,
+            33,
+            3,
+            [wd(1, 1, 0, 0, 1, false), wd(4, 2, 1, 2, 1, false)],
+        ),
+    ];
+    for kernel in kernels() {
+        for threads in [1, 2] {
+            let o = opts(kernel, threads);
+            for (b, c, h, w, f, win) in cases.clone() {
+                let (kh, kw) = (win[0].size as usize, win[1].size as usize);
+                let ho = out_size(h as i64, &win[0]) as usize;
+                let wo = out_size(w as i64, &win[1]) as usize;
+                let case = Case {
+                    window: Window { dims: win.to_vec() },
+                    dims: ConvDims::nchw(2),
+                    fgc: 1,
+                    bgc: 1,
+                    in_dims: vec![b, c, h, w],
+                    k_dims: vec![f, c, kh, kw],
+                    out_dims: vec![b, f, ho, wo],
+                };
+                check(&case, &o, &mut rng, false, None);
+            }
+        }
+    }
+}
