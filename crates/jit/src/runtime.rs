@@ -19,7 +19,7 @@ use crate::plan::{GemmGuard, GemmPlan, LeafPlan, Program, Step};
 use rayon::prelude::*;
 use rxla_eval::RunOptions;
 use rxla_eval::kernels::rng::RngState;
-use rxla_ir::Shape;
+use rxla_ir::{InstrId, Shape};
 use std::sync::Mutex;
 
 /// One leaf buffer of a value.
@@ -362,25 +362,11 @@ pub fn run_program(
                     None => &os[..],
                 };
                 let outs: Vec<*mut u8> = written.iter().map(|l| l.ptr).collect();
-                let mut ins: Vec<*const u8> = Vec::with_capacity(inputs.len());
-                for id in inputs {
-                    let l = vals[id.index()]
-                        .first()
-                        .copied()
-                        .ok_or_else(|| JitError::input("kernel input without a buffer"))?;
-                    if Some(&l.len) != prog.leaf_bytes[id.index()].first() {
-                        return Err(JitError::input(format!(
-                            "kernel input buffer of {} bytes, its shape needs {:?}",
-                            l.len,
-                            prog.leaf_bytes[id.index()]
-                        )));
-                    }
-                    ins.push(l.ptr as *const u8);
-                }
-                let f = *ctx
-                    .fns
-                    .get(meta.index)
-                    .ok_or_else(|| JitError::codegen("kernel index out of range"))?;
+                let ins = inputs
+                    .iter()
+                    .map(|&id| kernel_input(prog, &vals, id))
+                    .collect::<Result<Vec<_>>>()?;
+                let f = kernel(ctx, meta.index)?;
                 call_kernel(ctx, f, &ins, &outs, meta.outer, meta.elements);
                 if let Some(p) = post {
                     for ((s, d), (from, to)) in written.iter().zip(&os).zip(&p.leaves) {
@@ -588,6 +574,23 @@ pub fn run_program(
 }
 
 /// The compiled function at `index`.
+/// The buffer of kernel input `id` (its first leaf), checked against the
+/// byte size its shape needs.
+fn kernel_input(prog: &Program, vals: &[Vec<Leaf>], id: InstrId) -> Result<*const u8> {
+    let l = vals[id.index()]
+        .first()
+        .copied()
+        .ok_or_else(|| JitError::input("kernel input without a buffer"))?;
+    if Some(&l.len) != prog.leaf_bytes[id.index()].first() {
+        return Err(JitError::input(format!(
+            "kernel input buffer of {} bytes, its shape needs {:?}",
+            l.len,
+            prog.leaf_bytes[id.index()]
+        )));
+    }
+    Ok(l.ptr as *const u8)
+}
+
 fn kernel(ctx: &Ctx, index: usize) -> Result<KernelFn> {
     ctx.fns
         .get(index)

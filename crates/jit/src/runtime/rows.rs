@@ -7,7 +7,7 @@
 //! Must not change what a kernel computes or where the group's visible
 //! results go.
 
-use super::{Buf, Ctx, Leaf, PARALLEL_MIN_ELEMENTS, StepState, leaves_of};
+use super::{Buf, Ctx, Leaf, PARALLEL_MIN_ELEMENTS, StepState, kernel, kernel_input, leaves_of};
 use crate::codegen::KernelFn;
 use crate::error::{JitError, Result};
 use crate::plan::{Program, Step};
@@ -66,28 +66,12 @@ pub(super) fn run_group(
             return Err(JitError::codegen("row group member is not a kernel"));
         };
         elements += meta.elements;
-        let f = *ctx
-            .fns
-            .get(meta.index)
-            .ok_or_else(|| JitError::codegen("kernel index out of range"))?;
+        let f = kernel(ctx, meta.index)?;
         let mut ins = Vec::with_capacity(inputs.len());
-        for (id, src) in inputs.iter().zip(&group.inputs[k]) {
+        for (&id, src) in inputs.iter().zip(&group.inputs[k]) {
             ins.push(match *src {
                 GroupInput::Member(j) if group.scratch_row_bytes[j].is_some() => Src::Scratch(j),
-                _ => {
-                    let l = vals[id.index()]
-                        .first()
-                        .copied()
-                        .ok_or_else(|| JitError::input("kernel input without a buffer"))?;
-                    if Some(&l.len) != prog.leaf_bytes[id.index()].first() {
-                        return Err(JitError::input(format!(
-                            "kernel input buffer of {} bytes, its shape needs {:?}",
-                            l.len,
-                            prog.leaf_bytes[id.index()]
-                        )));
-                    }
-                    Src::Whole(l.ptr as *const u8)
-                }
+                _ => Src::Whole(kernel_input(prog, vals, id)?),
             });
         }
         let (out_ptr, row_bytes) = match group.scratch_row_bytes[k] {
