@@ -89,8 +89,6 @@ pub struct Emitter<'a, 'f> {
     pub vec_reduce: bool,
     /// Set by `approx::warm`: emit constants, no branches.
     pub warming: bool,
-    /// Set by a fast max/min reduction loop: whether a NaN was skipped.
-    fast_nan: Option<Value>,
 }
 
 impl<'a, 'f> Emitter<'a, 'f> {
@@ -114,7 +112,6 @@ impl<'a, 'f> Emitter<'a, 'f> {
             consts,
             vec_reduce: true,
             warming: false,
-            fast_nan: None,
         }
     }
 
@@ -132,6 +129,37 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.consts_i.pop();
         self.consts_v.pop();
         self.addr_prefix.pop();
+    }
+
+    /// `cond ? slow(em) : fast` as a branch around a rarely needed slow
+    /// path (the fast values are computed already, the slow ones only when
+    /// `cond`, a scalar flag, is set); values, constants and memos made on
+    /// the slow path are scoped to it. Returns the joined values.
+    pub fn rare_branch<const N: usize, E>(
+        &mut self,
+        cond: Value,
+        fast: [Value; N],
+        slow: impl FnOnce(&mut Self) -> std::result::Result<[Value; N], E>,
+    ) -> std::result::Result<[Value; N], E> {
+        let slow_b = self.b.create_block();
+        let join = self.b.create_block();
+        for v in fast {
+            let ty = self.b.func.dfg.value_type(v);
+            self.b.append_block_param(join, ty);
+        }
+        let args = fast.map(|v| v.into());
+        self.b.ins().brif(cond, slow_b, &[], join, &args);
+        self.b.switch_to_block(slow_b);
+        self.b.seal_block(slow_b);
+        self.push_scope();
+        let r = slow(self);
+        self.pop_scope();
+        let args = r?.map(|v| v.into());
+        self.b.ins().jump(join, &args);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        let p = self.b.block_params(join);
+        Ok(std::array::from_fn(|i| p[i]))
     }
 
     /// Stores one element of type `et` (half types as their bits).
@@ -1172,34 +1200,28 @@ impl<'a, 'f> Emitter<'a, 'f> {
         if vec_inner {
             let comb = self.combiner(reducer).unwrap_or(Combiner::Add);
             if !matches!(comb, Combiner::Max | Combiner::Min) {
-                return self
-                    .reduce_vec_loops(c, operand, &os, &base_idx, &order, comb, init_v, false);
+                let (r, _) =
+                    self.reduce_vec_loops(c, operand, &os, &base_idx, &order, comb, init_v, false)?;
+                return Ok(r);
             }
             // Max/min: a fast loop (one maxps/minps per vector, NaNs only
             // flagged); a row with a NaN or a zero result (where the NaN
             // payload order or ±0 matter) is redone by the sequential loop
             // below, bit for bit the evaluator's.
-            let fast =
+            let (fast, nan) =
                 self.reduce_vec_loops(c, operand, &os, &base_idx, &order, comb, init_v, true)?;
             let zero = self.b.ins().f32const(0.0);
             let z = self.b.ins().fcmp(FloatCC::Equal, fast, zero);
-            let nan = self.fast_nan.take().unwrap_or(z);
-            let flag = self.b.ins().bor(z, nan);
-            let slow_b = self.b.create_block();
-            let join = self.b.create_block();
-            self.b.append_block_param(join, F32);
-            self.b.ins().brif(flag, slow_b, &[], join, &[fast.into()]);
-            self.b.switch_to_block(slow_b);
-            self.b.seal_block(slow_b);
-            // Nothing made on this path may be reused after the join.
-            self.push_scope();
-            let exact = self.reduce_seq(c, operand, &base_idx, &order, &os, reducer, init_v, None);
-            self.pop_scope();
-            let exact = exact?;
-            self.b.ins().jump(join, &[exact.into()]);
-            self.b.switch_to_block(join);
-            self.b.seal_block(join);
-            return Ok(self.b.block_params(join)[0]);
+            let flag = match nan {
+                Some(n) => self.b.ins().bor(z, n),
+                None => z,
+            };
+            let [r] = self.rare_branch(flag, [fast], |em| {
+                Ok::<_, JitError>([
+                    em.reduce_seq(c, operand, &base_idx, &order, &os, reducer, init_v, None)?
+                ])
+            })?;
+            return Ok(r);
         }
         let sym = out_coefs.map(|_| Sym::Dims(op_coefs));
         self.reduce_seq(c, operand, &base_idx, &order, &os, reducer, init_v, sym)
@@ -1428,8 +1450,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
     /// A reduction along the contiguous dimension: four F32X4
     /// accumulators, then the lanes, the init value and a scalar tail.
     /// With `fast` (max/min only) the vector accumulators use the bare x86 min/max (a NaN
-    /// element is skipped) and `self.fast_nan` is left holding an `i8`
-    /// flag: some vector element was NaN.
+    /// element is skipped) and the second result is an `i8` flag: some
+    /// vector element was NaN.
     #[allow(clippy::too_many_arguments)]
     fn reduce_vec_loops(
         &mut self,
@@ -1441,7 +1463,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         comb: Combiner,
         init_v: Value,
         fast: bool,
-    ) -> Result<Value> {
+    ) -> Result<(Value, Option<Value>)> {
         let (m, outer) = order
             .split_last()
             .ok_or_else(|| JitError::codegen("empty reduce order"))?;
@@ -1558,11 +1580,11 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let h = self.binary(op, ElementType::F32, h01, h23, false)?;
         let r = self.binary(op, ElementType::F32, init_v, h, false)?;
         let s = self.b.use_var(sacc);
-        if let Some(nan) = nan {
-            let v = self.b.use_var(nan);
-            self.fast_nan = Some(self.b.ins().vany_true(v));
-        }
-        self.binary(op, ElementType::F32, r, s, false)
+        let any_nan = nan.map(|v| {
+            let v = self.b.use_var(v);
+            self.b.ins().vany_true(v)
+        });
+        Ok((self.binary(op, ElementType::F32, r, s, false)?, any_nan))
     }
 
     #[allow(clippy::too_many_arguments)]

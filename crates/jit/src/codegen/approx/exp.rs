@@ -13,11 +13,12 @@
 //! - logistic: 1/(1 + exp(−x)), as the evaluator defines it, with exp(−x)
 //!   from the f64 exp of `pow` (rounded once to f32).
 
-use super::{c, ci, fmask, horner, le, pow2i, sel};
+use super::{c, ci, estrin, fmask, horner, le, pow2i, sel};
 use crate::codegen::emit::Emitter;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::types::{F32X4, I32X4};
 use cranelift_codegen::ir::{InstBuilder, Value};
+use std::convert::Infallible;
 
 /// Below this |x| the fast path of [`exp`] holds: 2^n stays a normal
 /// number (n ∈ [-126, 126]) and no clamping is needed.
@@ -37,20 +38,8 @@ pub fn exp(em: &mut Emitter, x: Value) -> Value {
     let lim = c(em, EXP_FAST_LIMIT);
     let bad = em.b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, ax, lim);
     let any = em.b.ins().vany_true(bad);
-    let slow_b = em.b.create_block();
-    let join = em.b.create_block();
-    em.b.append_block_param(join, F32X4);
-    em.b.ins().brif(any, slow_b, &[], join, &[fast.into()]);
-    em.b.switch_to_block(slow_b);
-    em.b.seal_block(slow_b);
-    // No constants made here may be reused after the join.
-    em.push_scope();
-    let full = exp_full(em, x);
-    em.pop_scope();
-    em.b.ins().jump(join, &[full.into()]);
-    em.b.switch_to_block(join);
-    em.b.seal_block(join);
-    em.b.block_params(join)[0]
+    let Ok([v]) = em.rare_branch(any, [fast], |em| Ok::<_, Infallible>([exp_full(em, x)]));
+    v
 }
 
 /// exp(x) for |x| ≤ 87: n = round(x·log2 e) by adding 1.5·2^23 + 127
@@ -58,6 +47,34 @@ pub fn exp(em: &mut Emitter, x: Value) -> Value {
 /// 2^n), r = x − n·ln2 (two-part ln2), the degree-6 polynomial evaluated
 /// in Estrin form (a shorter dependency chain than Horner), times 2^n.
 fn exp_fast(em: &mut Emitter, x: Value) -> Value {
+    let (t, r) = reduce_ln2(em, x);
+    // p(r) = k0 r⁵ + k1 r⁴ + k2 r³ + k3 r² + k4 r + k5.
+    let r2 = em.b.ins().fmul(r, r);
+    let p = estrin(
+        em,
+        r,
+        r2,
+        &[
+            1.987_569_1e-4,
+            1.398_2e-3,
+            8.333_452e-3,
+            4.166_579_6e-2,
+            1.666_666_5e-1,
+            5.000_000_1e-1,
+        ],
+    );
+    let p = em.b.ins().fma(p, r2, r);
+    let one = c(em, 1.0);
+    let p = em.b.ins().fadd(p, one);
+    let s = pow2_of_reduction(em, t);
+    em.b.ins().fmul(p, s)
+}
+
+/// The range reduction of the fast exp/expm1: `t = x·log2 e + (1.5·2^23 +
+/// 127)` rounds n = round(x·log2 e) into t's low mantissa bits (as the
+/// biased exponent n + 127), and r = x − n·ln2 (two-part ln2). Returns
+/// (t, r); valid while |n| ≤ 126.
+fn reduce_ln2(em: &mut Emitter, x: Value) -> (Value, Value) {
     let log2e = c(em, std::f32::consts::LOG2_E);
     let magic = c(em, 12_583_039.0);
     let t = em.b.ins().fma(x, log2e, magic);
@@ -65,34 +82,14 @@ fn exp_fast(em: &mut Emitter, x: Value) -> Value {
     let c1 = c(em, -0.693_359_4);
     let c2 = c(em, 2.121_944_4e-4);
     let r = em.b.ins().fma(n, c1, x);
-    let r = em.b.ins().fma(n, c2, r);
-    // p(r) = k0 r⁵ + k1 r⁴ + k2 r³ + k3 r² + k4 r + k5, as
-    // (k0 r + k1) r⁴ + (k2 r + k3) r² + (k4 r + k5).
-    let k: Vec<Value> = [
-        1.987_569_1e-4,
-        1.398_2e-3,
-        8.333_452e-3,
-        4.166_579_6e-2,
-        1.666_666_5e-1,
-        5.000_000_1e-1,
-    ]
-    .iter()
-    .map(|&v| c(em, v))
-    .collect();
-    let r2 = em.b.ins().fmul(r, r);
-    let a = em.b.ins().fma(k[0], r, k[1]);
-    let b = em.b.ins().fma(k[2], r, k[3]);
-    let d = em.b.ins().fma(k[4], r, k[5]);
-    let r4 = em.b.ins().fmul(r2, r2);
-    let lo = em.b.ins().fma(b, r2, d);
-    let p = em.b.ins().fma(a, r4, lo);
-    let p = em.b.ins().fma(p, r2, r);
-    let one = c(em, 1.0);
-    let p = em.b.ins().fadd(p, one);
+    (t, em.b.ins().fma(n, c2, r))
+}
+
+/// 2^n from the `t` of [`reduce_ln2`] (its biased exponent moved into place).
+fn pow2_of_reduction(em: &mut Emitter, t: Value) -> Value {
     let tb = em.b.ins().bitcast(I32X4, le(), t);
     let e = em.b.ins().ishl_imm_s(tb, 23);
-    let s = em.b.ins().bitcast(F32X4, le(), e);
-    em.b.ins().fmul(p, s)
+    em.b.ins().bitcast(F32X4, le(), e)
 }
 
 /// exp(x) on the whole f32 range.
@@ -166,41 +163,25 @@ pub fn tanh(em: &mut Emitter, x: Value) -> Value {
 /// n = round(t·log2 e) by the 1.5·2^23 trick, r = t − n·ln2 (two-part
 /// ln2), expm1(r) = r + r²·h(r), then 2^n·expm1(r) + (2^n − 1) as one FMA.
 fn expm1_small(em: &mut Emitter, t: Value) -> Value {
-    let log2e = c(em, std::f32::consts::LOG2_E);
-    let magic = c(em, 12_583_039.0);
-    let tt = em.b.ins().fma(t, log2e, magic);
-    let n = em.b.ins().fsub(tt, magic);
-    let c1 = c(em, -0.693_359_4);
-    let c2 = c(em, 2.121_944_4e-4);
-    let r = em.b.ins().fma(n, c1, t);
-    let r = em.b.ins().fma(n, c2, r);
-    // h(r) = k0 r⁶ + … + k6 in Estrin form (a shorter dependency chain
-    // than Horner: the loop around tanh is latency-bound):
-    // ((k0 r² + (k1 r + k2)) r⁴ + ((k3 r + k4) r² + (k5 r + k6)).
-    let k: Vec<Value> = [
-        2.4859913537511602e-05f32,
-        0.0001989961019717157,
-        0.0013888853136450052,
-        0.0083332983776927,
-        0.0416666679084301,
-        0.1666666716337204,
-        0.5,
-    ]
-    .iter()
-    .map(|&v| c(em, v))
-    .collect();
+    let (tt, r) = reduce_ln2(em, t);
+    // h(r) = k0 r⁶ + … + k6 (Estrin: the loop around tanh is latency-bound).
     let r2 = em.b.ins().fmul(r, r);
-    let a12 = em.b.ins().fma(k[1], r, k[2]);
-    let a34 = em.b.ins().fma(k[3], r, k[4]);
-    let a56 = em.b.ins().fma(k[5], r, k[6]);
-    let r4 = em.b.ins().fmul(r2, r2);
-    let hi = em.b.ins().fma(k[0], r2, a12);
-    let lo = em.b.ins().fma(a34, r2, a56);
-    let h = em.b.ins().fma(hi, r4, lo);
+    let h = estrin(
+        em,
+        r,
+        r2,
+        &[
+            2.4859913537511602e-05,
+            0.0001989961019717157,
+            0.0013888853136450052,
+            0.0083332983776927,
+            0.0416666679084301,
+            0.1666666716337204,
+            0.5,
+        ],
+    );
     let p = em.b.ins().fma(r2, h, r);
-    let tb = em.b.ins().bitcast(I32X4, le(), tt);
-    let sb = em.b.ins().ishl_imm_s(tb, 23);
-    let s = em.b.ins().bitcast(F32X4, le(), sb);
+    let s = pow2_of_reduction(em, tt);
     let one = c(em, 1.0);
     let sm1 = em.b.ins().fsub(s, one);
     em.b.ins().fma(s, p, sm1)

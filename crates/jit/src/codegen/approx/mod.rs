@@ -104,6 +104,31 @@ pub(super) fn horner(em: &mut Emitter, r: Value, coeffs: &[f32]) -> Value {
     p
 }
 
+/// Estrin's scheme with FMA (shorter dependency chains than Horner, for
+/// latency-bound loops): `coeffs[0]·r^(n-1) + ... + coeffs[n-1]`, `r2` =
+/// r·r. Adjacent coefficients pair from the low end through r, the
+/// results through r², r⁴, …; an odd leading one waits a level.
+pub(super) fn estrin(em: &mut Emitter, r: Value, r2: Value, coeffs: &[f32]) -> Value {
+    let mut v: Vec<Value> = coeffs.iter().map(|&k| c(em, k)).collect();
+    let mut x = r;
+    let mut next = Some(r2);
+    while v.len() > 1 {
+        let odd = v.len() % 2;
+        let mut w: Vec<Value> = v[..odd].to_vec();
+        for pair in v[odd..].chunks_exact(2) {
+            w.push(em.b.ins().fma(pair[0], x, pair[1]));
+        }
+        v = w;
+        if v.len() > 1 {
+            x = match next.take() {
+                Some(p) => p,
+                None => em.b.ins().fmul(x, x),
+            };
+        }
+    }
+    v[0]
+}
+
 /// Truncating F32X4 → I32X4 conversion for values known to fit (NaN
 /// lanes give an unspecified integer).
 pub(super) fn to_int(em: &mut Emitter, n: Value) -> Value {

@@ -12,8 +12,9 @@
 use super::{bits, c, ci, float, fmask, horner, le, sel, to_int};
 use crate::codegen::emit::Emitter;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32, F32X4, F64, I32, I32X4, I64};
+use cranelift_codegen::ir::types::{F32, F32X4, F64, I32, I64};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};
+use std::convert::Infallible;
 
 /// Bits of 2/π, 32 per word, most significant first; word 0 is the
 /// (zero) units word, word k holds bits 32k−31 ..= 32k after the point.
@@ -141,32 +142,19 @@ fn reduce(em: &mut Emitter, x: Value, slow: bool) -> (Value, Value) {
     let fin = em.b.ins().fcmp(FloatCC::LessThan, ax, inf);
     let huge = em.b.ins().band(big, fin);
     let any = em.b.ins().vany_true(huge);
-    let slow_b = em.b.create_block();
-    let join = em.b.create_block();
-    em.b.append_block_param(join, I32X4);
-    em.b.append_block_param(join, F32X4);
-    em.b.ins()
-        .brif(any, slow_b, &[], join, &[q.into(), r.into()]);
-    em.b.switch_to_block(slow_b);
-    em.b.seal_block(slow_b);
-    // No constants made here may be reused after the join.
-    em.push_scope();
-    let (mut q2, mut r2) = (q, r);
-    for lane in 0..4u8 {
-        let xl = em.b.ins().extractlane(x, lane);
-        let (ql, rl) = payne_hanek(em, xl);
-        q2 = em.b.ins().insertlane(q2, ql, lane);
-        r2 = em.b.ins().insertlane(r2, rl, lane);
-    }
-    em.pop_scope();
-    let q = em.b.ins().bitselect(huge, q2, q);
-    let hf = em.b.ins().bitcast(F32X4, le(), huge);
-    let r = em.b.ins().bitselect(hf, r2, r);
-    em.b.ins().jump(join, &[q.into(), r.into()]);
-    em.b.switch_to_block(join);
-    em.b.seal_block(join);
-    let p = em.b.block_params(join);
-    (p[0], p[1])
+    let Ok([q, r]) = em.rare_branch(any, [q, r], |em| {
+        let (mut q2, mut r2) = (q, r);
+        for lane in 0..4u8 {
+            let xl = em.b.ins().extractlane(x, lane);
+            let (ql, rl) = payne_hanek(em, xl);
+            q2 = em.b.ins().insertlane(q2, ql, lane);
+            r2 = em.b.ins().insertlane(r2, rl, lane);
+        }
+        let q = em.b.ins().bitselect(huge, q2, q);
+        let hf = em.b.ins().bitcast(F32X4, le(), huge);
+        Ok::<_, Infallible>([q, em.b.ins().bitselect(hf, r2, r)])
+    });
+    (q, r)
 }
 
 fn sin_kernel(em: &mut Emitter, r: Value, z: Value) -> Value {
