@@ -1,6 +1,7 @@
 //! The 6x16 AVX2+FMA micro-kernel: 12 YMM accumulators (6 rows x 2 vectors of 8), two B vectors and one
-//! broadcast A value per step, k unrolled by 4 (`k_loop!`, shared with the 4-row edge variant, as is `store_rows`). Only compiled to real code on x86_64; it must only be called
-//! after `available()` returned true (the dispatcher in `kernel/mod.rs` guarantees this).
+//! broadcast A value per step, k unrolled by 4 (`k_loop!`, shared with the 4-row edge variant, as is
+//! `store_rows`). Only compiled to real code on x86_64; it must only be called after `available()` returned
+//! true (the dispatcher in `kernel/mod.rs` guarantees this).
 
 pub(crate) const MR: usize = 6;
 pub(crate) const NR: usize = 16;
