@@ -131,6 +131,57 @@ impl Plane2 {
 /// none, 48 best).
 const PREFETCH_AHEAD: usize = 48;
 
+/// Taps (window positions) the `Plane` packing keeps masks for on the stack.
+const MAX_PLANE_TAPS: usize = 64;
+
+/// Which lanes of a 16-lane mask pair are set: 0 none, 2 all, 1 some.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn mask_state(m0: std::arch::x86_64::__m256i, m1: std::arch::x86_64::__m256i) -> u8 {
+    use std::arch::x86_64::*;
+    let all = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(m0, m1)));
+    let any = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(m0, m1)));
+    if all == 0xff { 2 } else { u8::from(any != 0) }
+}
+
+/// One packed panel row: `dst[i] = src[i]` where lane i of `(m0, m1)` is
+/// set, else 0 (`state` from `mask_state`). Nothing is read for state 0;
+/// plain loads when all lanes are set or the 16 floats lie inside `buf`
+/// (the rest cleared by AND), masked loads — slow on Zen 3 — otherwise.
+///
+/// # Safety
+/// The set lanes of `src` are readable; `buf` is a readable range; `dst`
+/// holds 16 floats.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn row16(
+    dst: &mut [f32],
+    src: *const f32,
+    m0: std::arch::x86_64::__m256i,
+    m1: std::arch::x86_64::__m256i,
+    state: u8,
+    buf: (*const f32, *const f32),
+) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's contract.
+    unsafe {
+        let (v0, v1) = match state {
+            0 => (_mm256_setzero_ps(), _mm256_setzero_ps()),
+            2 => (_mm256_loadu_ps(src), _mm256_loadu_ps(src.add(8))),
+            _ if src >= buf.0 && src.wrapping_add(16) <= buf.1 => (
+                _mm256_and_ps(_mm256_loadu_ps(src), _mm256_castsi256_ps(m0)),
+                _mm256_and_ps(_mm256_loadu_ps(src.add(8)), _mm256_castsi256_ps(m1)),
+            ),
+            _ => (
+                _mm256_maskload_ps(src, m0),
+                _mm256_maskload_ps(src.wrapping_add(8), m1),
+            ),
+        };
+        _mm256_storeu_ps(dst.as_mut_ptr(), v0);
+        _mm256_storeu_ps(dst.as_mut_ptr().add(8), v1);
+    }
+}
+
 /// Two spatial dims stored as row-major planes, unit strides and base
 /// dilation, output plane = input plane (3x3 SAME and the like): column j
 /// is position `pos` of an image and tap t reads input position
@@ -382,6 +433,7 @@ impl ConvPlan {
         let plane = (ns == 2
             && input.strides[in_sp[1]] == 1
             && input.strides[in_sp[0]] == ld[in_sp[1]] as isize
+            && (1..=MAX_PLANE_TAPS).contains(&taps)
             && (0..2).all(|s| {
                 let w = &window.dims[s];
                 w.stride == 1 && w.base_dilation == 1 && osz[s] == ld[in_sp[s]]
@@ -883,56 +935,38 @@ impl ConvB<'_> {
                 _mm256_cmpgt_epi32(_mm256_set1_epi32(n), x),
             )
         };
-        let masks: Vec<(__m256i, __m256i, isize, bool)> = (0..taps)
-            .map(|t| {
-                let (dh, dw) = (pv.dh[t] as i32, pv.dw[t] as i32);
-                let m0 = _mm256_and_si256(
-                    live0,
-                    _mm256_and_si256(inside(oh0, dh, h), inside(ow0, dw, w)),
-                );
-                let m1 = _mm256_and_si256(
-                    live1,
-                    _mm256_and_si256(inside(oh1, dh, h), inside(ow1, dw, w)),
-                );
-                let full =
-                    _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(m0, m1))) == 0xff;
-                (m0, m1, (pos0 + pv.dh[t] * pv.w + pv.dw[t]) as isize, full)
-            })
-            .collect();
+        // Per tap: lane masks, offset from the panel's first column, state.
+        let mut masks =
+            [(_mm256_setzero_si256(), _mm256_setzero_si256(), 0isize, 0u8); MAX_PLANE_TAPS];
+        for (t, e) in masks.iter_mut().enumerate().take(taps) {
+            let (dh, dw) = (pv.dh[t] as i32, pv.dw[t] as i32);
+            let m0 = _mm256_and_si256(
+                live0,
+                _mm256_and_si256(inside(oh0, dh, h), inside(ow0, dw, w)),
+            );
+            let m1 = _mm256_and_si256(
+                live1,
+                _mm256_and_si256(inside(oh1, dh, h), inside(ow1, dw, w)),
+            );
+            *e = (
+                m0,
+                m1,
+                (pos0 + pv.dh[t] * pv.w + pv.dw[t]) as isize,
+                mask_state(m0, m1),
+            );
+        }
         let base = self.ptr.wrapping_offset(pl.col_boff[j0]);
         let mut t = p0 % taps;
         for (p, d) in dst[..kc * 16].chunks_exact_mut(16).enumerate() {
-            let (m0, m1, off, full) = masks[t];
+            let (m0, m1, off, state) = masks[t];
             let src = base.wrapping_offset(pl.chan[p0 + p] + off);
             // The next panel reads the next 16 floats of this row: the rows
             // of a panel are scattered over the channels, which the hardware
             // prefetchers do not follow.
             _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(PREFETCH_AHEAD) as *const i8);
             // SAFETY: unmasked lanes are positions inside this channel's
-            // plane of the input; masked lanes are not accessed; `d` holds
-            // 16 floats.
-            unsafe {
-                let (v0, v1) = if full {
-                    (_mm256_loadu_ps(src), _mm256_loadu_ps(src.wrapping_add(8)))
-                } else if src >= self.buf.0 && src.wrapping_add(16) <= self.buf.1 {
-                    // Inside the buffer: plain loads, the lanes outside the
-                    // plane cleared by the mask (masked loads are slow here).
-                    (
-                        _mm256_and_ps(_mm256_loadu_ps(src), _mm256_castsi256_ps(m0)),
-                        _mm256_and_ps(
-                            _mm256_loadu_ps(src.wrapping_add(8)),
-                            _mm256_castsi256_ps(m1),
-                        ),
-                    )
-                } else {
-                    (
-                        _mm256_maskload_ps(src, m0),
-                        _mm256_maskload_ps(src.wrapping_add(8), m1),
-                    )
-                };
-                _mm256_storeu_ps(d.as_mut_ptr(), v0);
-                _mm256_storeu_ps(d.as_mut_ptr().add(8), v1);
-            }
+            // plane of the input.
+            unsafe { row16(d, src, m0, m1, state, self.buf) };
             t += 1;
             if t == taps {
                 t = 0;
@@ -987,9 +1021,7 @@ impl ConvB<'_> {
                 )
             };
             let (m0, m1) = (valid(lane), valid(lane8));
-            let all = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(m0, m1)));
-            let any = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_or_si256(m0, m1)));
-            let state = if all == 0xff { 2 } else { u8::from(any != 0) };
+            let state = mask_state(m0, m1);
             *e = (m0, m1, par * pv.we + ow0 + half, state);
         }
         let mut rowp = [(0i64, false); 16];
@@ -1005,26 +1037,10 @@ impl ConvB<'_> {
             let (roff, rvalid) = rowp[r];
             let state = if rvalid { cstate } else { 0 };
             let base = ((b * pv.chans + c) as i64 * block + roff + coff) as isize;
-            let src = d0.wrapping_offset(base);
+            let src = d.as_ptr().wrapping_offset(base);
             // SAFETY: unmasked lanes are inside the (batch, feature, row)
-            // half-row of `d`; plain loads only where all 16 floats lie in
-            // `d`; masked lanes are not accessed; `dr` holds 16 floats.
-            unsafe {
-                let (v0, v1) = match state {
-                    0 => (_mm256_setzero_ps(), _mm256_setzero_ps()),
-                    2 => (_mm256_loadu_ps(src), _mm256_loadu_ps(src.add(8))),
-                    _ if src >= d0 && src.wrapping_add(16) <= d1 => (
-                        _mm256_and_ps(_mm256_loadu_ps(src), _mm256_castsi256_ps(m0)),
-                        _mm256_and_ps(_mm256_loadu_ps(src.add(8)), _mm256_castsi256_ps(m1)),
-                    ),
-                    _ => (
-                        _mm256_maskload_ps(src, m0),
-                        _mm256_maskload_ps(src.wrapping_add(8), m1),
-                    ),
-                };
-                _mm256_storeu_ps(dr.as_mut_ptr(), v0);
-                _mm256_storeu_ps(dr.as_mut_ptr().add(8), v1);
-            }
+            // half-row of `d`.
+            unsafe { row16(dr, src, m0, m1, state, (d0, d1)) };
             w += 1;
             if w == wl {
                 w = 0;
