@@ -387,6 +387,46 @@ fn bad_convolutions_are_errors() {
     let _ = KernelKind::detect();
 }
 
+/// A window dimension: size, stride, padding (low, high), window dilation, reversal.
+fn window_dim(size: i64, stride: i64, lo: i64, hi: i64, dil: i64, rev: bool) -> WindowDim {
+    WindowDim {
+        size,
+        stride,
+        pad_low: lo,
+        pad_high: hi,
+        window_dilation: dil,
+        window_reversal: rev,
+        ..WindowDim::new(size)
+    }
+}
+
+/// Checks NCHW 2-D convolutions `(batch, channels, h, w, out features,
+/// [row window, column window], feature groups)` on every kernel, 1 and 2
+/// threads.
+fn check_nchw_2d(seed: u64, cases: &[(usize, usize, usize, usize, usize, [WindowDim; 2], usize)]) {
+    let mut rng = Rng::new(seed);
+    for kernel in kernels() {
+        for threads in [1, 2] {
+            let o = opts(kernel, threads);
+            for (b, c, h, w, f, win, fgc) in cases.iter().cloned() {
+                let (kh, kw) = (win[0].size as usize, win[1].size as usize);
+                let ho = out_size(h as i64, &win[0]) as usize;
+                let wo = out_size(w as i64, &win[1]) as usize;
+                let case = Case {
+                    window: Window { dims: win.to_vec() },
+                    dims: ConvDims::nchw(2),
+                    fgc,
+                    bgc: 1,
+                    in_dims: vec![b, c, h, w],
+                    k_dims: vec![f, c / fgc, kh, kw],
+                    out_dims: vec![b, f, ho, wo],
+                };
+                check(&case, &o, &mut rng, false, None);
+            }
+        }
+    }
+}
+
 /// Same-size, unit-stride 2-D convolutions on row-major planes take the
 /// plane packing (one masked 16-float load pair per contraction index)
 /// when the host has AVX2: narrow planes (a panel spans rows), asymmetric
@@ -395,92 +435,66 @@ fn bad_convolutions_are_errors() {
 /// fall back).
 #[test]
 fn same_size_unit_stride_planes() {
-    let mut rng = Rng::new(14);
-    let wd = |size: i64, lo: i64, hi: i64, dil: i64, rev: bool| WindowDim {
-        size,
-        stride: 1,
-        pad_low: lo,
-        pad_high: hi,
-        window_dilation: dil,
-        window_reversal: rev,
-        ..WindowDim::new(size)
-    };
-    // (batch, channels, h, w, out features, window dims, feature groups)
-    let cases = [
-        (
-            2,
-            4,
-            8,
-            8,
-            6,
-            [wd(3, 1, 1, 1, false), wd(3, 1, 1, 1, false)],
-            1,
-        ),
-        (
-            1,
-            3,
-            20,
-            20,
-            5,
-            [wd(5, 2, 2, 1, false), wd(5, 2, 2, 1, true)],
-            1,
-        ),
-        (
-            2,
-            2,
-            12,
-            12,
-            7,
-            [wd(3, 0, 2, 1, false), wd(3, 2, 0, 1, false)],
-            1,
-        ),
-        (
-            1,
-            2,
-            16,
-            16,
-            4,
-            [wd(3, 2, 2, 2, false), wd(3, 2, 2, 2, false)],
-            1,
-        ),
-        (
-            3,
-            4,
-            7,
-            9,
-            8,
-            [wd(3, 1, 1, 1, false), wd(1, 0, 0, 1, false)],
-            2,
-        ),
-        (
-            2,
-            5,
-            4,
-            4,
-            3,
-            [wd(3, 1, 1, 1, true), wd(3, 1, 1, 1, false)],
-            1,
-        ),
-    ];
-    for kernel in kernels() {
-        for threads in [1, 2] {
-            let o = opts(kernel, threads);
-            for (b, c, h, w, f, win, fgc) in cases.clone() {
-                let kh = win[0].size as usize;
-                let kw = win[1].size as usize;
-                let case = Case {
-                    window: Window { dims: win.to_vec() },
-                    dims: ConvDims::nchw(2),
-                    fgc,
-                    bgc: 1,
-                    in_dims: vec![b, c, h, w],
-                    k_dims: vec![f, c / fgc, kh, kw],
-                    out_dims: vec![b, f, h, w],
-                };
-                check(&case, &o, &mut rng, false, None);
-            }
-        }
-    }
+    let wd = |size, lo, hi, dil, rev| window_dim(size, 1, lo, hi, dil, rev);
+    check_nchw_2d(
+        14,
+        &[
+            (
+                2,
+                4,
+                8,
+                8,
+                6,
+                [wd(3, 1, 1, 1, false), wd(3, 1, 1, 1, false)],
+                1,
+            ),
+            (
+                1,
+                3,
+                20,
+                20,
+                5,
+                [wd(5, 2, 2, 1, false), wd(5, 2, 2, 1, true)],
+                1,
+            ),
+            (
+                2,
+                2,
+                12,
+                12,
+                7,
+                [wd(3, 0, 2, 1, false), wd(3, 2, 0, 1, false)],
+                1,
+            ),
+            (
+                1,
+                2,
+                16,
+                16,
+                4,
+                [wd(3, 2, 2, 2, false), wd(3, 2, 2, 2, false)],
+                1,
+            ),
+            (
+                3,
+                4,
+                7,
+                9,
+                8,
+                [wd(3, 1, 1, 1, false), wd(1, 0, 0, 1, false)],
+                2,
+            ),
+            (
+                2,
+                5,
+                4,
+                4,
+                3,
+                [wd(3, 1, 1, 1, true), wd(3, 1, 1, 1, false)],
+                1,
+            ),
+        ],
+    );
 }
 
 /// Column-stride-2 2-D convolutions on unit-stride rows (the ResNet stem)
@@ -490,77 +504,55 @@ fn same_size_unit_stride_planes() {
 /// asymmetric and window-dilated padding, reversal, several batches.
 #[test]
 fn column_stride_two_planes() {
-    let mut rng = Rng::new(15);
-    let wd = |size: i64, stride: i64, lo: i64, hi: i64, dil: i64, rev: bool| WindowDim {
-        size,
-        stride,
-        pad_low: lo,
-        pad_high: hi,
-        window_dilation: dil,
-        window_reversal: rev,
-        ..WindowDim::new(size)
-    };
-    // (batch, channels, h, w, out features, [row window, column window])
-    let cases = [
-        (
-            1,
-            3,
-            64,
-            64,
-            8,
-            [wd(7, 2, 3, 3, 1, false), wd(7, 2, 3, 3, 1, false)],
-        ),
-        (
-            2,
-            3,
-            30,
-            31,
-            5,
-            [wd(7, 2, 3, 2, 1, false), wd(7, 2, 3, 2, 1, true)],
-        ),
-        (
-            2,
-            2,
-            9,
-            65,
-            4,
-            [wd(3, 1, 1, 1, 1, false), wd(3, 2, 1, 1, 1, false)],
-        ),
-        (
-            1,
-            4,
-            12,
-            66,
-            6,
-            [wd(3, 2, 0, 2, 2, false), wd(3, 2, 2, 0, 2, false)],
-        ),
-        (
-            3,
-            2,
-            5,
-            33,
-            3,
-            [wd(1, 1, 0, 0, 1, false), wd(4, 2, 1, 2, 1, false)],
-        ),
-    ];
-    for kernel in kernels() {
-        for threads in [1, 2] {
-            let o = opts(kernel, threads);
-            for (b, c, h, w, f, win) in cases.clone() {
-                let (kh, kw) = (win[0].size as usize, win[1].size as usize);
-                let ho = out_size(h as i64, &win[0]) as usize;
-                let wo = out_size(w as i64, &win[1]) as usize;
-                let case = Case {
-                    window: Window { dims: win.to_vec() },
-                    dims: ConvDims::nchw(2),
-                    fgc: 1,
-                    bgc: 1,
-                    in_dims: vec![b, c, h, w],
-                    k_dims: vec![f, c, kh, kw],
-                    out_dims: vec![b, f, ho, wo],
-                };
-                check(&case, &o, &mut rng, false, None);
-            }
-        }
-    }
+    let wd = window_dim;
+    check_nchw_2d(
+        15,
+        &[
+            (
+                1,
+                3,
+                64,
+                64,
+                8,
+                [wd(7, 2, 3, 3, 1, false), wd(7, 2, 3, 3, 1, false)],
+                1,
+            ),
+            (
+                2,
+                3,
+                30,
+                31,
+                5,
+                [wd(7, 2, 3, 2, 1, false), wd(7, 2, 3, 2, 1, true)],
+                1,
+            ),
+            (
+                2,
+                2,
+                9,
+                65,
+                4,
+                [wd(3, 1, 1, 1, 1, false), wd(3, 2, 1, 1, 1, false)],
+                1,
+            ),
+            (
+                1,
+                4,
+                12,
+                66,
+                6,
+                [wd(3, 2, 0, 2, 2, false), wd(3, 2, 2, 0, 2, false)],
+                1,
+            ),
+            (
+                3,
+                2,
+                5,
+                33,
+                3,
+                [wd(1, 1, 0, 0, 1, false), wd(4, 2, 1, 2, 1, false)],
+                1,
+            ),
+        ],
+    );
 }
