@@ -400,10 +400,12 @@ fn window_dim(size: i64, stride: i64, lo: i64, hi: i64, dil: i64, rev: bool) -> 
     }
 }
 
-/// Checks NCHW 2-D convolutions `(batch, channels, h, w, out features,
-/// [row window, column window], feature groups)` on every kernel, 1 and 2
-/// threads.
-fn check_nchw_2d(seed: u64, cases: &[(usize, usize, usize, usize, usize, [WindowDim; 2], usize)]) {
+/// An NCHW 2-D convolution: (batch, channels, h, w, out features,
+/// [row window, column window], feature groups).
+type Nchw2d = (usize, usize, usize, usize, usize, [WindowDim; 2], usize);
+
+/// Checks NCHW 2-D convolutions on every kernel, 1 and 2 threads.
+fn check_nchw_2d(seed: u64, cases: &[Nchw2d]) {
     let mut rng = Rng::new(seed);
     for kernel in kernels() {
         for threads in [1, 2] {
