@@ -37,20 +37,15 @@ fn groups_and_same_bits(text: &str, args: &[Literal], threads: usize) -> usize {
     grouped.stats().row_groups
 }
 
+/// The f32 add and maximum reducers.
+const ADD: &str =
+    "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n";
+const MAX: &str = "max {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] maximum(a, b)\n}\n";
+
 fn softmax(rows: usize, cols: usize) -> String {
     format!(
         "HloModule m
-max {{
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] maximum(a, b)
-}}
-add {{
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] add(a, b)
-}}
-ENTRY e {{
+{MAX}{ADD}ENTRY e {{
   x = f32[{rows},{cols}] parameter(0)
   ninf = f32[] constant(-inf)
   m = f32[{rows}] reduce(x, ninf), dimensions={{1}}, to_apply=max
@@ -96,10 +91,9 @@ fn softmax_rows_sum_to_one() {
 fn a_kernel_reading_other_rows_is_not_grouped() {
     // Row r of the divide needs every column sum: all of s first.
     let n = 1024;
-    let add = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] add(a, b)\n}\n";
     let text = format!(
         "HloModule m
-{add}
+{ADD}
 ENTRY e {{
   x = f32[{n},{n}] parameter(0)
   z = f32[] constant(0)
@@ -119,7 +113,7 @@ ENTRY e {{
     // Row r of the sum reversed along the rows is row n-1-r.
     let text = format!(
         "HloModule m
-{add}
+{ADD}
 ENTRY e {{
   x = f32[{n},{n}] parameter(0)
   z = f32[] constant(0)
@@ -139,12 +133,7 @@ fn an_intermediate_read_after_the_group_keeps_its_whole_buffer() {
     let n = 1024;
     let text = format!(
         "HloModule m
-add {{
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT c = f32[] add(a, b)
-}}
-ENTRY e {{
+{ADD}ENTRY e {{
   x = f32[{n},{n}] parameter(0)
   e = f32[{n},{n}] exponential(x)
   z = f32[] constant(0)
