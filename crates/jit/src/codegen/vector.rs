@@ -61,8 +61,8 @@ fn const_splat(em: &Emitter, v: Value) -> Option<f32> {
 }
 
 /// `a ⊕ b` as one x86 maxps/minps: `b < a ? a : b` (max) or
-/// `a < b ? a : b` (min); unordered gives `b`.
-fn minmax(em: &mut Emitter, max: bool, a: Value, b: Value) -> Value {
+/// `a < b ? a : b` (min); unordered gives `b` (so a NaN `b` passes).
+pub(crate) fn minmax(em: &mut Emitter, max: bool, a: Value, b: Value) -> Value {
     let m = if max {
         em.b.ins().fcmp(FloatCC::LessThan, b, a)
     } else {

@@ -15,6 +15,7 @@
 
 use super::{c, ci, estrin, fmask, horner, le, pow2i, sel};
 use crate::codegen::emit::Emitter;
+use crate::codegen::vector::minmax;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::types::{F32X4, I32X4};
 use cranelift_codegen::ir::{InstBuilder, Value};
@@ -148,7 +149,7 @@ pub fn tanh(em: &mut Emitter, x: Value) -> Value {
     let t = em.b.ins().fmul(ax, two);
     // NaN passes through the min (and stays NaN through expm1).
     let cap = c(em, 40.0);
-    let t = sel_min(em, cap, t);
+    let t = minmax(em, false, cap, t);
     let e = expm1_small(em, t);
     let d = em.b.ins().fadd(e, two);
     let q = em.b.ins().fdiv(e, d);
@@ -203,21 +204,13 @@ pub fn logistic(em: &mut Emitter, x: Value) -> Value {
     em.b.ins().fdiv(one, d)
 }
 
-/// `a < b ? a : b` lane-wise; a NaN `b` is returned as it is (one
-/// `minps a, b` on x64).
-pub(super) fn sel_min(em: &mut Emitter, a: Value, b: Value) -> Value {
-    let m = em.b.ins().fcmp(FloatCC::LessThan, a, b);
-    let m = em.b.ins().bitcast(F32X4, le(), m);
-    em.b.ins().bitselect(m, a, b)
-}
-
 /// x clamped to [lo, hi]; NaN stays NaN.
 pub(super) fn clamp(em: &mut Emitter, x: Value, lo: f32, hi: f32) -> Value {
     let lov = c(em, lo);
     let hiv = c(em, hi);
     let below = fmask(em, FloatCC::LessThan, x, lov);
     let x = sel(em, below, lov, x);
-    sel_min(em, hiv, x)
+    minmax(em, false, hiv, x)
 }
 
 /// expm1(x) = exp(x) − 1, lane-wise.
