@@ -430,6 +430,13 @@ impl ConvPlan {
                 && w.pad_high == 0
                 && w.base_dilation == 1
         });
+        // Per tap, per spatial dim of a 2-D window: window position − low
+        // padding (the input offset of output position 0), for the plane paths.
+        let win_off = |s: usize| -> Vec<i64> {
+            (0..taps)
+                .map(|t| tap[t * 2 + s] - window.dims[s].pad_low)
+                .collect()
+        };
         let plane = (ns == 2
             && input.strides[in_sp[1]] == 1
             && input.strides[in_sp[0]] == ld[in_sp[1]] as isize
@@ -441,12 +448,8 @@ impl ConvPlan {
         .then(|| Plane {
             h: ld[in_sp[0]] as i64,
             w: ld[in_sp[1]] as i64,
-            dh: (0..taps)
-                .map(|t| tap[t * 2] - window.dims[0].pad_low)
-                .collect(),
-            dw: (0..taps)
-                .map(|t| tap[t * 2 + 1] - window.dims[1].pad_low)
-                .collect(),
+            dh: win_off(0),
+            dw: win_off(1),
         });
         let plane2 = (ns == 2
             && fgc == 1
@@ -469,12 +472,8 @@ impl ConvPlan {
             s_b: input.strides[in_b],
             s_c: input.strides[in_f],
             s_h: input.strides[in_sp[0]],
-            dh: (0..taps)
-                .map(|t| tap[t * 2] - window.dims[0].pad_low)
-                .collect(),
-            dw: (0..taps)
-                .map(|t| tap[t * 2 + 1] - window.dims[1].pad_low)
-                .collect(),
+            dh: win_off(0),
+            dw: win_off(1),
         });
         let pointwise = trivial.then(|| Pointwise {
             in_cols: offsets_of(input, &in_sp),
