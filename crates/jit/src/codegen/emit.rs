@@ -14,7 +14,7 @@ use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{F32, F32X4, I8, I32, I32X4, I64};
-use cranelift_codegen::ir::{FuncRef, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{FuncRef, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module as _};
@@ -80,6 +80,8 @@ pub struct Emitter<'a, 'f> {
     /// made before a loop are reused inside it.
     consts_i: Vec<HashMap<i64, Value>>,
     consts_v: Vec<HashMap<u32, Value>>,
+    /// The kernel's 128-bit constants, loaded where they are used.
+    pool: VecPool,
     /// Per scope: address prefixes `(base, major terms) → address`.
     addr_prefix: Vec<HashMap<AddrPrefix, Value>>,
     libs: HashMap<&'static str, FuncRef>,
@@ -89,6 +91,30 @@ pub struct Emitter<'a, 'f> {
     pub vec_reduce: bool,
     /// Set by `approx::warm`: emit constants, no branches.
     pub warming: bool,
+    /// Set while a kernel's vector loops are emitted the optimistic way
+    /// (see `rowcheck`); `None` elsewhere and in the exact redo.
+    pub row_check: Option<super::rowcheck::RowCheck>,
+}
+
+/// Slots of the vector constant pool per kernel (16 bytes each).
+const POOL_SLOTS: usize = 64;
+
+/// A kernel's 128-bit constants: 16-byte slots in one array of `consts`
+/// (kept alive by the executable), addressed from a base pointer made in
+/// the entry block. Each use loads its constant right before the
+/// consuming instruction, so Cranelift folds the load into it as a memory
+/// operand: no vector register is held across a loop for it (x64 has
+/// sixteen; constants held in registers were spilled and reloaded, one
+/// extra instruction per use).
+struct VecPool {
+    /// Index of the slot array in `consts`.
+    array: usize,
+    /// Word offset of slot 0 in the array (16-byte alignment).
+    first_word: usize,
+    base: Value,
+    slots: HashMap<u128, i32>,
+    /// Pool loads made so far and the constant each yields.
+    loaded: HashMap<Value, u128>,
 }
 
 impl<'a, 'f> Emitter<'a, 'f> {
@@ -98,6 +124,24 @@ impl<'a, 'f> Emitter<'a, 'f> {
         module: &'a Module,
         consts: &'a mut Vec<Box<[u64]>>,
     ) -> Self {
+        let mut b = b;
+        // Word 0 holds the address of slot 0 (16-byte aligned, after it):
+        // the kernel loads its base from there, so the base is a register
+        // value (an `iconst` base would be rematerialized at every use).
+        let mut words = vec![0u64; 2 * POOL_SLOTS + 3].into_boxed_slice();
+        let addr = words.as_ptr() as usize;
+        let first_word = 2 + (addr % 16) / 8;
+        words[0] = (addr + 8 * first_word) as u64;
+        consts.push(words);
+        let cell = b.ins().iconst(I64, addr as i64);
+        let base = b.ins().load(I64, MemFlagsData::trusted(), cell, 0);
+        let pool = VecPool {
+            array: consts.len() - 1,
+            first_word,
+            base,
+            slots: HashMap::new(),
+            loaded: HashMap::new(),
+        };
         Emitter {
             b,
             jm,
@@ -107,11 +151,13 @@ impl<'a, 'f> Emitter<'a, 'f> {
             memo: vec![HashMap::new()],
             consts_i: vec![HashMap::new()],
             consts_v: vec![HashMap::new()],
+            pool,
             addr_prefix: vec![HashMap::new()],
             libs: HashMap::new(),
             consts,
             vec_reduce: true,
             warming: false,
+            row_check: None,
         }
     }
 
@@ -189,7 +235,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
         c
     }
 
-    /// An F32X4 splat constant (reused from an enclosing scope).
+    /// An F32X4 splat constant, memoized per scope (`approx::warm` makes
+    /// the approximations' constants before a vector loop, so its body
+    /// reuses them from registers).
     pub fn vconst(&mut self, v: f32) -> Value {
         if let Some(&c) = self.consts_v.iter().rev().find_map(|m| m.get(&v.to_bits())) {
             return c;
@@ -200,6 +248,76 @@ impl<'a, 'f> Emitter<'a, 'f> {
             top.insert(v.to_bits(), c);
         }
         c
+    }
+
+    /// An F32X4 splat constant loaded from the kernel's pool right here,
+    /// for an instruction that takes it as a memory operand: make it just
+    /// before that instruction, use it once, and only where the consuming
+    /// instruction's result is used once too (Cranelift folds a load only
+    /// into a use that is codegen'd once; otherwise the load stays a
+    /// separate instruction). Falls back to [`Emitter::vconst`].
+    pub fn vconst_mem(&mut self, v: f32) -> Value {
+        let bits = v.to_bits() as u128;
+        match self.pooled(F32X4, bits * 0x0000_0001_0000_0001_0000_0001_0000_0001) {
+            Some(c) => c,
+            None => self.vconst(v),
+        }
+    }
+
+    /// A 128-bit constant of vector type `ty` loaded from the pool here, or
+    /// `None` when the pool is full.
+    pub fn pooled(&mut self, ty: Type, bits: u128) -> Option<Value> {
+        let n = self.pool.slots.len();
+        let slot = match self.pool.slots.get(&bits) {
+            Some(&s) => s,
+            None if n < POOL_SLOTS => {
+                let words = &mut self.consts[self.pool.array];
+                let w = self.pool.first_word + 2 * n;
+                words[w] = bits as u64;
+                words[w + 1] = (bits >> 64) as u64;
+                self.pool.slots.insert(bits, n as i32);
+                n as i32
+            }
+            None => return None,
+        };
+        let v = self
+            .b
+            .ins()
+            .load(ty, MemFlagsData::trusted(), self.pool.base, 16 * slot);
+        self.pool.loaded.insert(v, bits);
+        Some(v)
+    }
+
+    /// The lane value of `v` when it is a splat constant (a pool load with
+    /// four equal lanes, or a splat of an `f32const`), as its bits.
+    pub fn splat_constant(&self, v: Value) -> Option<u32> {
+        use cranelift_codegen::ir::{InstructionData, Opcode, ValueDef};
+        if let Some(&bits) = self.pool.loaded.get(&v) {
+            let lane = bits as u32;
+            let same = (1..4).all(|k| (bits >> (32 * k)) as u32 == lane);
+            return same.then_some(lane);
+        }
+        let dfg = &self.b.func.dfg;
+        let ValueDef::Result(inst, _) = dfg.value_def(v) else {
+            return None;
+        };
+        let InstructionData::Unary {
+            opcode: Opcode::Splat,
+            arg,
+        } = dfg.insts[inst]
+        else {
+            return None;
+        };
+        let ValueDef::Result(k, _) = dfg.value_def(arg) else {
+            return None;
+        };
+        match dfg.insts[k] {
+            InstructionData::UnaryIeee32 {
+                opcode: Opcode::F32const,
+                imm,
+            } => Some(imm.bits()),
+            _ => None,
+        }
     }
 
     /// Emits, before a loop over the vector lanes' dimension, every

@@ -5,6 +5,7 @@
 //! is vectorizable, else scalar. Stores go to the single output buffer.
 
 use super::emit::{Emitter, Sym};
+use super::rowcheck::RowCheck;
 use super::{Jit, KernelSpec, scalar};
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::types::{F32X4, I64};
@@ -150,12 +151,33 @@ impl Nest<'_> {
                 em.store_elem(v, a, self.out.element_type)?;
                 Ok(())
             };
-            em.for_range(lo, v8hi, 8, |em, j| {
-                step(em, idx, j)?;
-                let j4 = em.b.ins().iadd_imm_s(j, 4);
-                step(em, idx, j4)
-            })?;
-            em.for_range(v8hi, vhi, 4, |em, j| step(em, idx, j))?;
+            let vector_loops = |em: &mut Emitter, idx: &mut Vec<Value>| -> Result<()> {
+                em.for_range(lo, v8hi, 8, |em, j| {
+                    step(em, idx, j)?;
+                    let j4 = em.b.ins().iadd_imm_s(j, 4);
+                    step(em, idx, j4)
+                })?;
+                em.for_range(v8hi, vhi, 4, |em, j| step(em, idx, j))
+            };
+            // Optimistic first (fast paths without per-vector branches);
+            // if one of them flagged a lane, the row's vector part again
+            // with the complete code.
+            em.row_check = Some(RowCheck::begin(em));
+            let first = vector_loops(em, idx);
+            let check = em.row_check.take();
+            first?;
+            if let Some(rc) = check.filter(|rc| rc.used()) {
+                let redo = rc.failed(em);
+                let redo_b = em.b.create_block();
+                let join = em.b.create_block();
+                em.b.ins().brif(redo, redo_b, &[], join, &[]);
+                em.b.switch_to_block(redo_b);
+                em.b.seal_block(redo_b);
+                vector_loops(em, idx)?;
+                em.b.ins().jump(join, &[]);
+                em.b.switch_to_block(join);
+                em.b.seal_block(join);
+            }
             return em.for_range(vhi, hi, 1, |em, j| {
                 idx[d] = j;
                 let v = em.emit(self.spec.comp, self.spec.root, idx, None)?;

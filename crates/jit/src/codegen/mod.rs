@@ -12,6 +12,7 @@ pub mod emit;
 pub mod kernel;
 pub mod libcalls;
 pub mod reduce_precision;
+pub mod rowcheck;
 pub mod scalar;
 pub mod scatter;
 pub mod vector;

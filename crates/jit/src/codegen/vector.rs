@@ -34,30 +34,9 @@ pub fn select_mask(em: &mut Emitter, mask: Value, t: Value, f: Value) -> Value {
     em.b.ins().bitselect(m, t, f)
 }
 
-/// The constant of `v` when it is a splat of an `f32const`.
+/// The f32 constant of `v` when it is one (a pool load or a splat).
 fn const_splat(em: &Emitter, v: Value) -> Option<f32> {
-    use cranelift_codegen::ir::{InstructionData, Opcode, ValueDef};
-    let dfg = &em.b.func.dfg;
-    let ValueDef::Result(inst, _) = dfg.value_def(v) else {
-        return None;
-    };
-    let InstructionData::Unary {
-        opcode: Opcode::Splat,
-        arg,
-    } = dfg.insts[inst]
-    else {
-        return None;
-    };
-    let ValueDef::Result(k, _) = dfg.value_def(arg) else {
-        return None;
-    };
-    match dfg.insts[k] {
-        InstructionData::UnaryIeee32 {
-            opcode: Opcode::F32const,
-            imm,
-        } => Some(f32::from_bits(imm.bits())),
-        _ => None,
-    }
+    em.splat_constant(v).map(f32::from_bits)
 }
 
 /// `a ⊕ b` as one x86 maxps/minps: `b < a ? a : b` (max) or

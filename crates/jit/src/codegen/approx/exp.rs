@@ -1,11 +1,10 @@
 //! exp, expm1, tanh and logistic on F32X4 lanes.
 //!
-//! - exp: for |x| ≤ 87 (the whole vector): n = round(x·log2 e) by the
-//!   1.5·2^23 trick, r = x − n·ln2 (two-part ln2), Cephes degree-6
-//!   polynomial in Estrin form, times 2^n from n's bits. Any other lane
-//!   sends the vector to the full version: x clamped to [-104, 89],
-//!   scaled by 2^(n/2)·2^(n−n/2) so denormal results and overflow to +inf
-//!   come out right.
+//! - exp: lanes with |x| ≤ 86: n = round(x·log2 e) by the 1.5·2^23
+//!   trick, r = x − n·ln2 (two-part ln2), a degree-6 polynomial (Horner),
+//!   n added to the result's exponent bits. Other lanes take the full
+//!   version: x clamped to [-104, 89], scaled by 2^(n/2)·2^(n−n/2) so
+//!   denormal results and overflow to +inf come out right.
 //! - expm1: x clamped to [-30, 89]; the same reduction; expm1(r) =
 //!   r + r²·h(r) (degree-6 fit); 2^n·expm1(r) + (2^n − 1) as one FMA.
 //! - tanh: e/(e + 2) with e = expm1(2|x|) (|x| capped at 20), the sign of
@@ -21,68 +20,87 @@ use cranelift_codegen::ir::types::{F32X4, I32X4};
 use cranelift_codegen::ir::{InstBuilder, Value};
 use std::convert::Infallible;
 
-/// Below this |x| the fast path of [`exp`] holds: 2^n stays a normal
-/// number (n ∈ [-126, 126]) and no clamping is needed.
-const EXP_FAST_LIMIT: f32 = 87.0;
+/// Below this |x| the fast path of [`exp`] holds: n ∈ [-125, 125], so
+/// p·2^n (p ∈ [0.7, 1.42]) is a normal number and the scaling can add n
+/// to p's exponent bits.
+const EXP_FAST_LIMIT: f32 = 86.0;
 
-/// exp(x), lane-wise: a vector whose lanes all satisfy |x| ≤ 87 takes the
-/// fast path (`exp_fast`); any other (NaN, overflow, denormal results)
-/// the complete one (`exp_full`).
+/// 1.5·2^23: adding it rounds to an integer held in the low mantissa bits.
+const ROUND_MAGIC: f32 = 12_582_912.0;
+/// 1.5·2^23 + 127: the same, the integer biased as an f32 exponent.
+const ROUND_MAGIC_BIASED: f32 = 12_583_039.0;
+
+/// exp(x), lane-wise: lanes with |x| ≤ 86 take the fast path
+/// (`exp_fast`), any other (NaN, overflow, denormal results) the complete
+/// one (`exp_full`), so a lane's result does not depend on its
+/// neighbours (vector body and scalar remainder agree bit for bit). In a
+/// kernel's optimistic vector loop (`rowcheck`) the fast path runs alone
+/// and an out-of-range lane sends the row to the exact redo; elsewhere a
+/// vector with such a lane branches to the complete version.
 pub fn exp(em: &mut Emitter, x: Value) -> Value {
     if em.warming {
         let _ = exp_full(em, x);
-        let _ = c(em, EXP_FAST_LIMIT);
         return exp_fast(em, x);
     }
     let fast = exp_fast(em, x);
-    let ax = super::abs(em, x);
-    let lim = c(em, EXP_FAST_LIMIT);
+    let ax = super::abs_once(em, x);
+    let lim = em.vconst_mem(EXP_FAST_LIMIT);
     let bad = em.b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, ax, lim);
+    if let Some(mut rc) = em.row_check.take() {
+        rc.flag(em, bad);
+        em.row_check = Some(rc);
+        return fast;
+    }
     let any = em.b.ins().vany_true(bad);
-    let Ok([v]) = em.rare_branch(any, [fast], |em| Ok::<_, Infallible>([exp_full(em, x)]));
+    let Ok([v]) = em.rare_branch(any, [fast], |em| {
+        let full = exp_full(em, x);
+        let m = em.b.ins().bitcast(F32X4, le(), bad);
+        Ok::<_, Infallible>([sel(em, m, full, fast)])
+    });
     v
 }
 
-/// exp(x) for |x| ≤ 87: n = round(x·log2 e) by adding 1.5·2^23 + 127
-/// (whose low mantissa bits then hold n + 127, the biased exponent of
-/// 2^n), r = x − n·ln2 (two-part ln2), the degree-6 polynomial evaluated
-/// in Estrin form (a shorter dependency chain than Horner), times 2^n.
+/// exp(x) for |x| ≤ 86: n = round(x·log2 e) by adding 1.5·2^23 (whose
+/// low mantissa bits then hold n), r = x − n·ln2 (two-part ln2), e^r as
+/// a degree-6 polynomial in Horner form (relative error 2^-28 on
+/// |r| ≤ ln2/2 before rounding; a throughput-bound loop prefers Horner's
+/// fewer operations), and 2^n applied by adding n to its exponent bits.
 fn exp_fast(em: &mut Emitter, x: Value) -> Value {
-    let (t, r) = reduce_ln2(em, x);
-    // p(r) = k0 r⁵ + k1 r⁴ + k2 r³ + k3 r² + k4 r + k5.
-    let r2 = em.b.ins().fmul(r, r);
-    let p = estrin(
+    let (t, r) = reduce_ln2(em, x, ROUND_MAGIC);
+    let p = horner(
         em,
         r,
-        r2,
         &[
-            1.987_569_1e-4,
-            1.398_2e-3,
-            8.333_452e-3,
-            4.166_579_6e-2,
-            1.666_666_5e-1,
-            5.000_000_1e-1,
+            1.375_140_7e-3,
+            8.368_916e-3,
+            4.166_953_3e-2,
+            1.666_651_8e-1,
+            4.999_998_8e-1,
+            1.0,
+            1.0,
         ],
     );
-    let p = em.b.ins().fma(p, r2, r);
-    let one = c(em, 1.0);
-    let p = em.b.ins().fadd(p, one);
-    let s = pow2_of_reduction(em, t);
-    em.b.ins().fmul(p, s)
+    let tb = em.b.ins().bitcast(I32X4, le(), t);
+    let n23 = em.b.ins().ishl_imm_s(tb, 23);
+    let pb = em.b.ins().bitcast(I32X4, le(), p);
+    let e = em.b.ins().iadd(pb, n23);
+    em.b.ins().bitcast(F32X4, le(), e)
 }
 
-/// The range reduction of the fast exp/expm1: `t = x·log2 e + (1.5·2^23 +
-/// 127)` rounds n = round(x·log2 e) into t's low mantissa bits (as the
-/// biased exponent n + 127), and r = x − n·ln2 (two-part ln2). Returns
-/// (t, r); valid while |n| ≤ 126.
-fn reduce_ln2(em: &mut Emitter, x: Value) -> (Value, Value) {
+/// The range reduction of the fast exp/expm1: `t = x·log2 e + magic`
+/// (1.5·2^23, optionally plus 127) rounds n = round(x·log2 e) into t's
+/// low mantissa bits, and r = x − n·ln2 (two-part ln2). Returns (t, r);
+/// valid while |n| ≤ 126.
+fn reduce_ln2(em: &mut Emitter, x: Value, magic: f32) -> (Value, Value) {
+    // Each constant made right before its one use (a memory operand).
     let log2e = c(em, std::f32::consts::LOG2_E);
-    let magic = c(em, 12_583_039.0);
-    let t = em.b.ins().fma(x, log2e, magic);
-    let n = em.b.ins().fsub(t, magic);
+    let m = c(em, magic);
+    let t = em.b.ins().fma(x, log2e, m);
+    let m = c(em, magic);
+    let n = em.b.ins().fsub(t, m);
     let c1 = c(em, -0.693_359_4);
-    let c2 = c(em, 2.121_944_4e-4);
     let r = em.b.ins().fma(n, c1, x);
+    let c2 = c(em, 2.121_944_4e-4);
     (t, em.b.ins().fma(n, c2, r))
 }
 
@@ -145,12 +163,14 @@ fn exp_full(em: &mut Emitter, x: Value) -> Value {
 /// and one branch-free formula for every x; the sign of x is put back.
 pub fn tanh(em: &mut Emitter, x: Value) -> Value {
     let ax = super::abs(em, x);
+    // Constants are made at each use (pool loads folded into the op).
     let two = c(em, 2.0);
     let t = em.b.ins().fmul(ax, two);
     // NaN passes through the min (and stays NaN through expm1).
     let cap = c(em, 40.0);
     let t = minmax(em, false, cap, t);
     let e = expm1_small(em, t);
+    let two = c(em, 2.0);
     let d = em.b.ins().fadd(e, two);
     let q = em.b.ins().fdiv(e, d);
     // q >= +0 (or a NaN without its sign bit: t came from |x|), so the
@@ -164,7 +184,7 @@ pub fn tanh(em: &mut Emitter, x: Value) -> Value {
 /// n = round(t·log2 e) by the 1.5·2^23 trick, r = t − n·ln2 (two-part
 /// ln2), expm1(r) = r + r²·h(r), then 2^n·expm1(r) + (2^n − 1) as one FMA.
 fn expm1_small(em: &mut Emitter, t: Value) -> Value {
-    let (tt, r) = reduce_ln2(em, t);
+    let (tt, r) = reduce_ln2(em, t, ROUND_MAGIC_BIASED);
     // h(r) = k0 r⁶ + … + k6 (Estrin: the loop around tanh is latency-bound).
     let r2 = em.b.ins().fmul(r, r);
     let h = estrin(
@@ -200,7 +220,8 @@ pub fn logistic(em: &mut Emitter, x: Value) -> Value {
     let eb = super::pow::exp_d(em, b);
     let e = super::narrow(em, ea, eb);
     let one = c(em, 1.0);
-    let d = em.b.ins().fadd(one, e);
+    let d = em.b.ins().fadd(e, one);
+    let one = c(em, 1.0);
     em.b.ins().fdiv(one, d)
 }
 

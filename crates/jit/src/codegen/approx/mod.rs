@@ -43,7 +43,7 @@ pub(super) const INVALID_NAN: f32 = if cfg!(target_arch = "x86_64") {
     f32::from_bits(0x7fc0_0000)
 };
 
-/// An F32X4 constant (memoized by the emitter per scope).
+/// An F32X4 splat constant (memoized by the emitter per scope).
 pub(super) fn c(em: &mut Emitter, v: f32) -> Value {
     em.vconst(v)
 }
@@ -85,6 +85,13 @@ pub(crate) fn abs(em: &mut Emitter, x: Value) -> Value {
     em.b.ins().band_not(x, sign)
 }
 
+/// |x| as one `andps` with the magnitude mask as its memory operand: for
+/// an |x| used once (see [`Emitter::vconst_mem`]).
+pub(crate) fn abs_once(em: &mut Emitter, x: Value) -> Value {
+    let mag = em.vconst_mem(f32::from_bits(0x7fff_ffff));
+    em.b.ins().band(x, mag)
+}
+
 /// copysign(a, b) lane-wise (Cranelift's x64 backend has no vector
 /// `fcopysign`): the magnitude bits of `a`, the sign bit of `b`.
 pub fn copysign(em: &mut Emitter, a: Value, b: Value) -> Value {
@@ -94,11 +101,13 @@ pub fn copysign(em: &mut Emitter, a: Value, b: Value) -> Value {
     em.b.ins().bor(mag, sb)
 }
 
-/// Horner with FMA: `coeffs[0]·r^(n-1) + ... + coeffs[n-1]`.
+/// Horner with FMA: `coeffs[0]·r^(n-1) + ... + coeffs[n-1]`. Each
+/// coefficient is loaded right before its FMA (a memory operand there
+/// when the result is used once).
 pub(super) fn horner(em: &mut Emitter, r: Value, coeffs: &[f32]) -> Value {
     let mut p = c(em, coeffs[0]);
     for &k in &coeffs[1..] {
-        let kv = c(em, k);
+        let kv = em.vconst_mem(k);
         p = em.b.ins().fma(p, r, kv);
     }
     p
@@ -109,14 +118,29 @@ pub(super) fn horner(em: &mut Emitter, r: Value, coeffs: &[f32]) -> Value {
 /// r·r. Adjacent coefficients pair from the low end through r, the
 /// results through r², r⁴, …; an odd leading one waits a level.
 pub(super) fn estrin(em: &mut Emitter, r: Value, r2: Value, coeffs: &[f32]) -> Value {
-    let mut v: Vec<Value> = coeffs.iter().map(|&k| c(em, k)).collect();
+    // Coefficients stay unloaded until their FMA, so each pool load sits
+    // right before it (and folds into it).
+    enum T {
+        K(f32),
+        V(Value),
+    }
+    let val = |em: &mut Emitter, t: &T| match *t {
+        T::K(k) => c(em, k),
+        T::V(v) => v,
+    };
+    let mut v: Vec<T> = coeffs.iter().map(|&k| T::K(k)).collect();
     let mut x = r;
     let mut next = Some(r2);
     while v.len() > 1 {
         let odd = v.len() % 2;
-        let mut w: Vec<Value> = v[..odd].to_vec();
+        let mut w: Vec<T> = Vec::new();
+        if odd == 1 {
+            w.push(std::mem::replace(&mut v[0], T::K(0.0)));
+        }
         for pair in v[odd..].chunks_exact(2) {
-            w.push(em.b.ins().fma(pair[0], x, pair[1]));
+            let a = val(em, &pair[0]);
+            let b = val(em, &pair[1]);
+            w.push(T::V(em.b.ins().fma(a, x, b)));
         }
         v = w;
         if v.len() > 1 {
@@ -126,7 +150,7 @@ pub(super) fn estrin(em: &mut Emitter, r: Value, r2: Value, coeffs: &[f32]) -> V
             };
         }
     }
-    v[0]
+    val(em, &v[0])
 }
 
 /// Truncating F32X4 → I32X4 conversion for values known to fit (NaN
