@@ -122,9 +122,10 @@ pub enum LeafPolicy {
 
 /// The policy of every leaf of the ENTRY result, in `Literal::leaves` order.
 pub fn leaf_policies(module: &Module) -> Vec<LeafPolicy> {
-    let comp_inexact = computation_tolerances(module);
+    let sensitive = sensitive_computations(module);
+    let comp_inexact = computation_tolerances(module, &sensitive);
     let entry = module.entry_computation();
-    let taint = instruction_tolerances(entry, &comp_inexact);
+    let taint = instruction_tolerances(entry, &comp_inexact, &sensitive);
     let mut out = Vec::new();
     push_leaves(entry, entry.root, &taint, &mut out);
     out
@@ -224,7 +225,7 @@ fn unit_roundoff(et: ElementType) -> Option<f64> {
 
 /// Per computation: the tolerance of its inexact ops (transitively through
 /// the computations it calls), or `None` when it is exact.
-fn computation_tolerances(module: &Module) -> Vec<Option<Tolerance>> {
+fn computation_tolerances(module: &Module, sensitive: &[bool]) -> Vec<Option<Tolerance>> {
     let mut out: Vec<Option<Tolerance>> = vec![None; module.computations.len()];
     // Callees come before callers; iterate to a fixed point anyway so the
     // result does not depend on that order.
@@ -232,7 +233,10 @@ fn computation_tolerances(module: &Module) -> Vec<Option<Tolerance>> {
         let mut changed = false;
         for (ci, comp) in module.computations.iter().enumerate() {
             let mut t: Option<Tolerance> = None;
-            for o in instruction_tolerances(comp, &out).into_iter().flatten() {
+            for o in instruction_tolerances(comp, &out, sensitive)
+                .into_iter()
+                .flatten()
+            {
                 t.get_or_insert_with(|| o.clone()).merge(&o);
             }
             if t != out[ci] {
@@ -247,10 +251,42 @@ fn computation_tolerances(module: &Module) -> Vec<Option<Tolerance>> {
     out
 }
 
+/// Per computation: whether it (or a computation it calls) applies a
+/// discontinuous or ill-conditioned op, so a call of it on an inexact
+/// value is as ill-conditioned as that op itself (a fusion computing
+/// `remainder(c, p)` of a `cosine` operand).
+fn sensitive_computations(module: &Module) -> Vec<bool> {
+    let mut out = vec![false; module.computations.len()];
+    for _ in 0..module.computations.len().max(1) {
+        let mut changed = false;
+        for (ci, comp) in module.computations.iter().enumerate() {
+            let s = comp.ids().any(|id| {
+                let instr = comp.get(id);
+                DISCONTINUOUS.contains(&instr.opcode())
+                    || ILL_CONDITIONED.contains(&instr.opcode())
+                    || instr
+                        .op
+                        .called_computations()
+                        .iter()
+                        .any(|c| out.get(c.0 as usize).copied().unwrap_or(false))
+            });
+            if s != out[ci] {
+                out[ci] = s;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    out
+}
+
 /// Per instruction of `comp`: the tolerance of the inexact ops that feed it.
 fn instruction_tolerances(
     comp: &Computation,
     comp_tol: &[Option<Tolerance>],
+    sensitive: &[bool],
 ) -> Vec<Option<Tolerance>> {
     let mut taint: Vec<Option<Tolerance>> = vec![None; comp.len()];
     for id in comp.ids() {
@@ -275,8 +311,11 @@ fn instruction_tolerances(
         for o in from_callees.chain(from_operands) {
             t.get_or_insert_with(|| o.clone()).merge(&o);
         }
+        let sensitive_callee = callees
+            .iter()
+            .any(|c| sensitive.get(c.0 as usize).copied().unwrap_or(false));
         if fed
-            && DISCONTINUOUS.contains(&instr.opcode())
+            && (DISCONTINUOUS.contains(&instr.opcode()) || sensitive_callee)
             && let Some(t) = t.as_mut()
         {
             t.ill_conditioned = true;
@@ -442,5 +481,16 @@ mod tests {
         assert!(ill(0) && ill(1));
         assert_eq!(p[2], LeafPolicy::Exact);
         assert!(matches!(&p[3], LeafPolicy::Tolerance(t) if !t.ill_conditioned));
+    }
+
+    /// The same inside a fusion: `remainder(huge, cosine(p))` computed by
+    /// the fused computation of an inexact operand (fuzz seed 515432).
+    #[test]
+    fn discontinuous_ops_inside_a_fusion_of_inexact_values() {
+        let text = "HloModule m\nf {\n  a = f32[4] parameter(0)\n  c = f32[4] constant({3.4e38, 1, 2, 3})\n  r = f32[4] remainder(c, a)\n  ROOT t = (f32[4], f32[4]) tuple(r, a)\n}\ng {\n  a = f32[4] parameter(0)\n  ROOT n = f32[4] negate(a)\n}\nENTRY e {\n  p = f32[4] parameter(0)\n  c = f32[4] cosine(p)\n  u = (f32[4], f32[4]) fusion(c), kind=kLoop, calls=f\n  r = f32[4] get-tuple-element(u), index=0\n  n = f32[4] fusion(c), kind=kLoop, calls=g\n  ROOT t = (f32[4], f32[4]) tuple(r, n)\n}\n";
+        let m = rxla_ir::parse_module(text, "t").unwrap();
+        let p = leaf_policies(&m);
+        assert!(matches!(&p[0], LeafPolicy::Tolerance(t) if t.ill_conditioned));
+        assert!(matches!(&p[1], LeafPolicy::Tolerance(t) if !t.ill_conditioned));
     }
 }
