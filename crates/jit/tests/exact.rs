@@ -245,3 +245,21 @@ fn max_min_against_constants_bitwise() {
         }
     }
 }
+
+/// A reducer whose result depends on the element order (power, subtract)
+/// over an operand in column-major layout: the JIT walks the reduced
+/// dimensions in the evaluator's (logical row-major) order, not the
+/// physical one (fuzz seed 923054).
+#[test]
+fn order_dependent_reducers_follow_the_logical_order() {
+    for (ty, op, init) in [
+        ("u8", "power", "2"),
+        ("s32", "subtract", "7"),
+        ("f32", "subtract", "0.5"),
+    ] {
+        let text = format!(
+            "HloModule m\nr {{\n  a = {ty}[] parameter(0)\n  b = {ty}[] parameter(1)\n  ROOT c = {ty}[] {op}(b, a)\n}}\nENTRY e {{\n  x = {ty}[8,4]{{0,1}} iota(), iota_dimension=0\n  z = {ty}[] constant({init})\n  a = {ty}[] reduce(x, z), dimensions={{0,1}}, to_apply=r\n  b = {ty}[4] reduce(x, z), dimensions={{0}}, to_apply=r\n  ROOT t = ({ty}[], {ty}[4]) tuple(a, b)\n}}\n"
+        );
+        same(&text, &[]);
+    }
+}

@@ -1262,6 +1262,29 @@ impl<'a, 'f> Emitter<'a, 'f> {
         }
     }
 
+    /// Whether `comp` is `op(p0, p1)` for an op whose reduction does not
+    /// depend on the order of the elements, but for float rounding (which
+    /// the evaluator's contract allows to differ).
+    fn associative(&self, comp: CompId) -> bool {
+        let cc = self.module.comp(comp);
+        let root = cc.root_instruction();
+        let mut ops = root.operands.clone();
+        ops.sort();
+        ops == cc.parameters()
+            && matches!(
+                root.op,
+                Op::Binary(
+                    BinaryOp::Add
+                        | BinaryOp::Multiply
+                        | BinaryOp::Maximum
+                        | BinaryOp::Minimum
+                        | BinaryOp::And
+                        | BinaryOp::Or
+                        | BinaryOp::Xor
+                )
+            )
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn reduce(
         &mut self,
@@ -1294,15 +1317,23 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 k += 1;
             }
         }
-        // Reduced dims in physical major-to-minor order.
-        let order: Vec<usize> = os
-            .layout
-            .minor_to_major
-            .iter()
-            .rev()
-            .map(|&d| d as usize)
-            .filter(|d| reduced.contains(d))
-            .collect();
+        // Reduced dims in physical major-to-minor order; for a reducer
+        // that is not a known associative op (power, subtract, ...) in the
+        // evaluator's order instead (logical row-major), since the result
+        // depends on it.
+        let order: Vec<usize> = if self.associative(reducer) {
+            os.layout
+                .minor_to_major
+                .iter()
+                .rev()
+                .map(|&d| d as usize)
+                .filter(|d| reduced.contains(d))
+                .collect()
+        } else {
+            let mut r = reduced.clone();
+            r.sort_unstable();
+            r
+        };
         let init_v = self.emit(c, init, &[], None)?;
         if os.dims.contains(&0) || order.is_empty() && os.dims.iter().product::<i64>() == 0 {
             return match lanes {
