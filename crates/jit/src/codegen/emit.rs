@@ -1264,25 +1264,14 @@ impl<'a, 'f> Emitter<'a, 'f> {
 
     /// Whether `comp` is `op(p0, p1)` for an op whose reduction does not
     /// depend on the order of the elements, but for float rounding (which
-    /// the evaluator's contract allows to differ).
+    /// the evaluator's contract allows to differ): the commutative ones
+    /// (add, multiply, max, min, and, or, xor) are all associative too.
     fn associative(&self, comp: CompId) -> bool {
         let cc = self.module.comp(comp);
         let root = cc.root_instruction();
         let mut ops = root.operands.clone();
         ops.sort();
-        ops == cc.parameters()
-            && matches!(
-                root.op,
-                Op::Binary(
-                    BinaryOp::Add
-                        | BinaryOp::Multiply
-                        | BinaryOp::Maximum
-                        | BinaryOp::Minimum
-                        | BinaryOp::And
-                        | BinaryOp::Or
-                        | BinaryOp::Xor
-                )
-            )
+        ops == cc.parameters() && matches!(root.op, Op::Binary(b) if b.is_commutative())
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -226,29 +226,16 @@ fn unit_roundoff(et: ElementType) -> Option<f64> {
 /// Per computation: the tolerance of its inexact ops (transitively through
 /// the computations it calls), or `None` when it is exact.
 fn computation_tolerances(module: &Module, sensitive: &[bool]) -> Vec<Option<Tolerance>> {
-    let mut out: Vec<Option<Tolerance>> = vec![None; module.computations.len()];
-    // Callees come before callers; iterate to a fixed point anyway so the
-    // result does not depend on that order.
-    for _ in 0..module.computations.len().max(1) {
-        let mut changed = false;
-        for (ci, comp) in module.computations.iter().enumerate() {
-            let mut t: Option<Tolerance> = None;
-            for o in instruction_tolerances(comp, &out, sensitive)
-                .into_iter()
-                .flatten()
-            {
-                t.get_or_insert_with(|| o.clone()).merge(&o);
-            }
-            if t != out[ci] {
-                out[ci] = t;
-                changed = true;
-            }
+    per_computation_fixed_point(module, None, |comp, out| {
+        let mut t: Option<Tolerance> = None;
+        for o in instruction_tolerances(comp, out, sensitive)
+            .into_iter()
+            .flatten()
+        {
+            t.get_or_insert_with(|| o.clone()).merge(&o);
         }
-        if !changed {
-            break;
-        }
-    }
-    out
+        t
+    })
 }
 
 /// Per computation: whether it (or a computation it calls) applies a
@@ -256,22 +243,35 @@ fn computation_tolerances(module: &Module, sensitive: &[bool]) -> Vec<Option<Tol
 /// value is as ill-conditioned as that op itself (a fusion computing
 /// `remainder(c, p)` of a `cosine` operand).
 fn sensitive_computations(module: &Module) -> Vec<bool> {
-    let mut out = vec![false; module.computations.len()];
+    per_computation_fixed_point(module, false, |comp, out| {
+        comp.ids().any(|id| {
+            let instr = comp.get(id);
+            DISCONTINUOUS.contains(&instr.opcode())
+                || ILL_CONDITIONED.contains(&instr.opcode())
+                || instr
+                    .op
+                    .called_computations()
+                    .iter()
+                    .any(|c| out.get(c.0 as usize).copied().unwrap_or(false))
+        })
+    })
+}
+
+/// A per-computation fact computed from the facts of the computations it
+/// calls: callees come before callers, but this iterates to a fixed point
+/// anyway so the result does not depend on that order.
+fn per_computation_fixed_point<T: Clone + PartialEq>(
+    module: &Module,
+    start: T,
+    fact: impl Fn(&Computation, &[T]) -> T,
+) -> Vec<T> {
+    let mut out = vec![start; module.computations.len()];
     for _ in 0..module.computations.len().max(1) {
         let mut changed = false;
         for (ci, comp) in module.computations.iter().enumerate() {
-            let s = comp.ids().any(|id| {
-                let instr = comp.get(id);
-                DISCONTINUOUS.contains(&instr.opcode())
-                    || ILL_CONDITIONED.contains(&instr.opcode())
-                    || instr
-                        .op
-                        .called_computations()
-                        .iter()
-                        .any(|c| out.get(c.0 as usize).copied().unwrap_or(false))
-            });
-            if s != out[ci] {
-                out[ci] = s;
+            let f = fact(comp, &out);
+            if f != out[ci] {
+                out[ci] = f;
                 changed = true;
             }
         }
