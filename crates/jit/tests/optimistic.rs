@@ -6,8 +6,8 @@
 //! exact special values.
 
 use rxla_eval::elementwise::unary;
-use rxla_ir::literal::{ArrayData, ArrayLiteral};
-use rxla_ir::{ArrayShape, ElementType, Literal, UnaryOp, parse_module};
+use rxla_ir::literal::ArrayData;
+use rxla_ir::{Literal, UnaryOp, parse_module};
 use rxla_jit::{CompileOptions, compile};
 
 const ROWS: usize = 8;
@@ -32,8 +32,7 @@ fn ulps(a: f32, b: f32) -> u64 {
 }
 
 fn matrix(x: &[f32]) -> Literal {
-    let shape = ArrayShape::new(ElementType::F32, vec![ROWS as i64, COLS as i64]).expect("shape");
-    Literal::Array(ArrayLiteral::new(shape, ArrayData::F32(x.to_vec())).expect("literal"))
+    Literal::from_vec(&[ROWS as i64, COLS as i64], x.to_vec()).expect("literal")
 }
 
 fn run(text: &str, x: &[f32], vectorize: bool) -> Vec<f32> {

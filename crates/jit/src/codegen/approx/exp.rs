@@ -25,6 +25,18 @@ use std::convert::Infallible;
 /// to p's exponent bits.
 const EXP_FAST_LIMIT: f32 = 86.0;
 
+/// h(r) = k0 r⁶ + … + k6 with expm1(r) = r + r²·h(r) on |r| ≤ ln2/2
+/// (Chebyshev fit, error 3e-11).
+const EXPM1_H: [f32; 7] = [
+    2.4859913537511602e-05,
+    0.0001989961019717157,
+    0.0013888853136450052,
+    0.0083332983776927,
+    0.0416666679084301,
+    0.1666666716337204,
+    0.5,
+];
+
 /// 1.5·2^23: adding it rounds to an integer held in the low mantissa bits.
 const ROUND_MAGIC: f32 = 12_582_912.0;
 /// 1.5·2^23 + 127: the same, the integer biased as an f32 exponent.
@@ -92,15 +104,13 @@ fn exp_fast(em: &mut Emitter, x: Value) -> Value {
 /// low mantissa bits, and r = x − n·ln2 (two-part ln2). Returns (t, r);
 /// valid while |n| ≤ 126.
 fn reduce_ln2(em: &mut Emitter, x: Value, magic: f32) -> (Value, Value) {
-    // Each constant made right before its one use (a memory operand).
     let log2e = c(em, std::f32::consts::LOG2_E);
-    let m = c(em, magic);
-    let t = em.b.ins().fma(x, log2e, m);
-    let m = c(em, magic);
-    let n = em.b.ins().fsub(t, m);
+    let magic = c(em, magic);
+    let t = em.b.ins().fma(x, log2e, magic);
+    let n = em.b.ins().fsub(t, magic);
     let c1 = c(em, -0.693_359_4);
-    let r = em.b.ins().fma(n, c1, x);
     let c2 = c(em, 2.121_944_4e-4);
+    let r = em.b.ins().fma(n, c1, x);
     (t, em.b.ins().fma(n, c2, r))
 }
 
@@ -163,14 +173,12 @@ fn exp_full(em: &mut Emitter, x: Value) -> Value {
 /// and one branch-free formula for every x; the sign of x is put back.
 pub fn tanh(em: &mut Emitter, x: Value) -> Value {
     let ax = super::abs(em, x);
-    // Constants are made at each use (pool loads folded into the op).
     let two = c(em, 2.0);
     let t = em.b.ins().fmul(ax, two);
     // NaN passes through the min (and stays NaN through expm1).
     let cap = c(em, 40.0);
     let t = minmax(em, false, cap, t);
     let e = expm1_small(em, t);
-    let two = c(em, 2.0);
     let d = em.b.ins().fadd(e, two);
     let q = em.b.ins().fdiv(e, d);
     // q >= +0 (or a NaN without its sign bit: t came from |x|), so the
@@ -187,20 +195,7 @@ fn expm1_small(em: &mut Emitter, t: Value) -> Value {
     let (tt, r) = reduce_ln2(em, t, ROUND_MAGIC_BIASED);
     // h(r) = k0 r⁶ + … + k6 (Estrin: the loop around tanh is latency-bound).
     let r2 = em.b.ins().fmul(r, r);
-    let h = estrin(
-        em,
-        r,
-        r2,
-        &[
-            2.4859913537511602e-05,
-            0.0001989961019717157,
-            0.0013888853136450052,
-            0.0083332983776927,
-            0.0416666679084301,
-            0.1666666716337204,
-            0.5,
-        ],
-    );
+    let h = estrin(em, r, r2, &EXPM1_H);
     let p = em.b.ins().fma(r2, h, r);
     let s = pow2_of_reduction(em, tt);
     let one = c(em, 1.0);
@@ -220,8 +215,7 @@ pub fn logistic(em: &mut Emitter, x: Value) -> Value {
     let eb = super::pow::exp_d(em, b);
     let e = super::narrow(em, ea, eb);
     let one = c(em, 1.0);
-    let d = em.b.ins().fadd(e, one);
-    let one = c(em, 1.0);
+    let d = em.b.ins().fadd(one, e);
     em.b.ins().fdiv(one, d)
 }
 
@@ -246,19 +240,7 @@ pub fn expm1(em: &mut Emitter, x0: Value) -> Value {
     let r = em.b.ins().fma(n, c1, x);
     let r = em.b.ins().fma(n, c2, r);
     // expm1(r) = r + r²·h(r), |r| ≤ ln2/2 (Chebyshev fit, error 3e-11).
-    let h = horner(
-        em,
-        r,
-        &[
-            2.4859913537511602e-05,
-            0.0001989961019717157,
-            0.0013888853136450052,
-            0.0083332983776927,
-            0.0416666679084301,
-            0.1666666716337204,
-            0.5,
-        ],
-    );
+    let h = horner(em, r, &EXPM1_H);
     let r2 = em.b.ins().fmul(r, r);
     let p = em.b.ins().fma(r2, h, r);
     // 2^n·p + (2^n − 1) with one rounding; n = 128 is done as 2·(2^127…).

@@ -118,29 +118,14 @@ pub(super) fn horner(em: &mut Emitter, r: Value, coeffs: &[f32]) -> Value {
 /// r·r. Adjacent coefficients pair from the low end through r, the
 /// results through r², r⁴, …; an odd leading one waits a level.
 pub(super) fn estrin(em: &mut Emitter, r: Value, r2: Value, coeffs: &[f32]) -> Value {
-    // Coefficients stay unloaded until their FMA, so each pool load sits
-    // right before it (and folds into it).
-    enum T {
-        K(f32),
-        V(Value),
-    }
-    let val = |em: &mut Emitter, t: &T| match *t {
-        T::K(k) => c(em, k),
-        T::V(v) => v,
-    };
-    let mut v: Vec<T> = coeffs.iter().map(|&k| T::K(k)).collect();
+    let mut v: Vec<Value> = coeffs.iter().map(|&k| c(em, k)).collect();
     let mut x = r;
     let mut next = Some(r2);
     while v.len() > 1 {
         let odd = v.len() % 2;
-        let mut w: Vec<T> = Vec::new();
-        if odd == 1 {
-            w.push(std::mem::replace(&mut v[0], T::K(0.0)));
-        }
+        let mut w: Vec<Value> = v[..odd].to_vec();
         for pair in v[odd..].chunks_exact(2) {
-            let a = val(em, &pair[0]);
-            let b = val(em, &pair[1]);
-            w.push(T::V(em.b.ins().fma(a, x, b)));
+            w.push(em.b.ins().fma(pair[0], x, pair[1]));
         }
         v = w;
         if v.len() > 1 {
@@ -150,7 +135,7 @@ pub(super) fn estrin(em: &mut Emitter, r: Value, r2: Value, coeffs: &[f32]) -> V
             };
         }
     }
-    val(em, &v[0])
+    v[0]
 }
 
 /// Truncating F32X4 → I32X4 conversion for values known to fit (NaN
