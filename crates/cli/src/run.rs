@@ -363,6 +363,13 @@ pub fn run(args: RunArgs) -> Result<(), Failure> {
             }
         },
     };
+    if let Some(exe) = &exe {
+        // Say what did not get native code (it still runs, one instruction
+        // at a time on the reference evaluator).
+        for what in &exe.stats().fallbacks {
+            eprintln!("rxla: note: on the reference interpreter: {what}");
+        }
+    }
     if let (Some(exe), Some(_)) = (&exe, args.emit) {
         let kernels = if args.emit == Some(Emit::Clif) {
             &exe.stats().clif

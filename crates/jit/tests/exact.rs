@@ -263,3 +263,50 @@ fn order_dependent_reducers_follow_the_logical_order() {
         same(&text, &[]);
     }
 }
+
+/// Every f16/bf16 bit pattern class (signalling and quiet NaNs with
+/// payloads, infinities, denormals, signed zeros) as s16 bits.
+fn half_patterns() -> Vec<i16> {
+    [
+        0x7c01u16, 0xfc01, 0x7dff, 0x7e00, 0xfe01, 0x7fff, 0x7c00, 0xfc00, 0x0001, 0x8001, 0x0000,
+        0x8000, 0x3c00, 0xc500, 0x7f81, 0xff81, 0x7fc1, 0x7f80,
+    ]
+    .iter()
+    .map(|&b| b as i16)
+    .collect()
+}
+
+#[test]
+fn half_bitcast_converts_keep_every_bit_pattern() {
+    // Data movement keeps signalling NaNs as the evaluator does; arithmetic
+    // (negate, clamp) and convert quiet them as its conversions do;
+    // bitcast-convert to and from 16-bit integers, the other half type and
+    // wider/narrower types is native (no interpreter fallback).
+    for ty in ["f16", "bf16"] {
+        let text = format!(
+            "HloModule h\n\nENTRY e {{\n  \
+             bits = s16[18] parameter(0)\n  \
+             h = {ty}[18] bitcast-convert(bits)\n  \
+             r = {ty}[18] reverse(h), dimensions={{0}}\n  \
+             rb = s16[18] bitcast-convert(r)\n  \
+             n = {ty}[18] negate(h)\n  \
+             nb = u16[18] bitcast-convert(n)\n  \
+             lo = {ty}[] constant(-1)\n  \
+             lob = {ty}[18] broadcast(lo), dimensions={{}}\n  \
+             hi = {ty}[] constant(1)\n  \
+             hib = {ty}[18] broadcast(hi), dimensions={{}}\n  \
+             c = {ty}[18] clamp(lob, h, hib)\n  \
+             cb = s16[18] bitcast-convert(c)\n  \
+             f = f32[18] convert(h)\n  \
+             fb = s32[18] bitcast-convert(f)\n  \
+             w = u8[18,2] bitcast-convert(h)\n  \
+             back = {ty}[18] bitcast-convert(w)\n  \
+             other = bf16[18] bitcast-convert(back)\n  \
+             ob = u16[18] bitcast-convert(other)\n  \
+             pairs = {ty}[9,2] reshape(h)\n  \
+             wide = f32[9] bitcast-convert(pairs)\n  \
+             ROOT t = (s16[18], u16[18], s16[18], s32[18], u16[18], f32[9], {ty}[18]) tuple(rb, nb, cb, fb, ob, wide, r)\n}}\n"
+        );
+        same(&text, &[Literal::vec1(half_patterns())]);
+    }
+}

@@ -1,16 +1,17 @@
-//! Width-changing `bitcast-convert` at one output index, the evaluator's
-//! rule (the operand's little-endian bytes in row-major order read as the
-//! result type): to a narrower type the result has an extra minor
-//! dimension of size `from/to` bytes and element `k` is bits
-//! `k·w .. (k+1)·w` of the operand element; to a wider type the operand's
-//! minor dimension is folded, element `k` supplying bits `k·w ..`.
-//! Integers and f32/f64 only (their held values are their bits); pred
-//! (normalized to 0/1 by the evaluator) and half types (held as f32) stay
-//! `Unsupported`. Scalar only.
+//! `bitcast-convert` at one output index, the evaluator's rule (the
+//! operand's little-endian bytes in row-major order read as the result
+//! type). Same width: the bits reinterpreted. To a narrower type the
+//! result has an extra minor dimension of size `from/to` bytes and element
+//! `k` is bits `k·w .. (k+1)·w` of the operand element; to a wider type
+//! the operand's minor dimension is folded, element `k` supplying bits
+//! `k·w ..`. Held values are bits except for half types (held as f32,
+//! converted without touching NaN payloads) and pred (a byte read as pred
+//! is `byte != 0`, as the evaluator reads it). Scalar only.
 
 use super::emit::Emitter;
 use super::scalar;
 use crate::error::{JitError, Result};
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I8, I16, I32, I64};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value};
 use rxla_ir::{ArrayShape, CompId, ElementType, InstrId};
@@ -28,6 +29,9 @@ fn int_type(bytes: usize) -> Result<Type> {
 
 /// A held value of type `et` as its bits (an integer of the same width).
 fn to_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
+    if scalar::is_half(et) {
+        return scalar::half_bits_raw(em, v, et);
+    }
     let it = int_type(et.byte_size())?;
     Ok(if scalar::storage(et)? == it {
         v
@@ -38,12 +42,32 @@ fn to_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
 
 /// Bits as a held value of type `et`.
 fn from_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
+    if scalar::is_half(et) {
+        return scalar::half_from_bits(em, v, et);
+    }
+    if et.is_pred() {
+        let nz = em.b.ins().icmp_imm_s(IntCC::NotEqual, v, 0);
+        return from_bits(em, nz, ElementType::U8);
+    }
     let st = scalar::storage(et)?;
     Ok(if em.b.func.dfg.value_type(v) == st {
         v
     } else {
         em.b.ins().bitcast(st, MemFlagsData::new(), v)
     })
+}
+
+/// `bitcast-convert` of the held value `x` of type `from` to `to`, a type
+/// of the same width.
+pub fn same_width(em: &mut Emitter, x: Value, from: ElementType, to: ElementType) -> Result<Value> {
+    if from.is_token() || to.is_token() {
+        return Err(JitError::unsupported("bitcast-convert of tokens"));
+    }
+    if from.byte_size() != to.byte_size() {
+        return Err(JitError::unsupported("bitcast-convert width"));
+    }
+    let bits = to_bits(em, x, from)?;
+    from_bits(em, bits, to)
 }
 
 /// `bitcast-convert(operand)` to `out` (another element width) at `idx`.
@@ -56,11 +80,8 @@ pub fn width_changing(
 ) -> Result<Value> {
     let os = em.array_shape(c, operand)?;
     let (from, to) = (os.element_type, out.element_type);
-    let plain = |t: ElementType| !(t.is_pred() || t.is_token() || scalar::is_half(t));
-    if !plain(from) || !plain(to) {
-        return Err(JitError::unsupported(
-            "width-changing bitcast-convert of pred or half types",
-        ));
+    if from.is_token() || to.is_token() {
+        return Err(JitError::unsupported("bitcast-convert of tokens"));
     }
     let (fb, tb) = (from.byte_size(), to.byte_size());
     if fb > tb {

@@ -213,7 +213,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let v = if scalar::is_half(et)
             && self.b.func.dfg.value_type(v) == cranelift_codegen::ir::types::F32
         {
-            scalar::half_to_bits(self, v, et)?
+            scalar::half_bits_raw(self, v, et)?
         } else {
             v
         };
@@ -559,7 +559,10 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let instr = self.module.comp(c).get(id);
         if lanes.is_none()
             && !self.inputs.contains_key(&(c, id))
-            && matches!(instr.op, Op::Unary(_) | Op::Binary(_) | Op::Iota { .. })
+            && matches!(
+                instr.op,
+                Op::Unary(_) | Op::Binary(_) | Op::Clamp | Op::Iota { .. }
+            )
             && instr.shape.element_type().is_some_and(scalar::is_half)
         {
             let et = instr.shape.element_type().unwrap_or(ElementType::F16);
@@ -836,17 +839,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 }
                 if matches!(instr.op, Op::Convert) {
                     scalar::convert(self, x, from, et)
-                } else if scalar::is_half(from) || scalar::is_half(et) {
-                    Err(JitError::unsupported("bitcast-convert of half types"))
-                } else if from.byte_size() == et.byte_size() {
-                    let to = scalar::storage(et)?;
-                    Ok(if scalar::storage(from)? == to {
-                        x
-                    } else {
-                        self.b.ins().bitcast(to, MemFlagsData::new(), x)
-                    })
                 } else {
-                    Err(JitError::unsupported("width-changing bitcast-convert"))
+                    super::bitcast::same_width(self, x, from, et)
                 }
             }
             Op::Unary(u) => {

@@ -148,18 +148,67 @@ extern "C" fn rx_powi_u(a: i64, b: i64) -> i64 {
     }
     acc as i64
 }
+// Half types are held as f32 in kernels. Loading (`rx_*_to_f32`) and
+// storing (`rx_*_bits_raw`) keep every bit pattern, signalling NaNs
+// included (their payload moves to the top of the f32 mantissa and
+// back), so data movement of halves is bit-exact as in the evaluator.
+// Rounding an f32 to a half (`rx_f32_to_*`) is the evaluator's
+// conversion, which quiets NaNs, as its arithmetic on halves does.
 extern "C" fn rx_f16_to_f32(b: i16) -> f32 {
-    half::f16::from_bits(b as u16).to_f32()
+    f16_bits_to_f32_raw(b as u16)
 }
 extern "C" fn rx_f32_to_f16(x: f32) -> i16 {
     half::f16::from_f32(x).to_bits() as i16
 }
+extern "C" fn rx_f16_bits_raw(x: f32) -> i16 {
+    f32_to_f16_bits_raw(x) as i16
+}
 extern "C" fn rx_bf16_to_f32(b: i16) -> f32 {
-    half::bf16::from_bits(b as u16).to_f32()
+    f32::from_bits((b as u16 as u32) << 16)
 }
 extern "C" fn rx_f32_to_bf16(x: f32) -> i16 {
     half::bf16::from_f32(x).to_bits() as i16
 }
+extern "C" fn rx_bf16_bits_raw(x: f32) -> i16 {
+    f32_to_bf16_bits_raw(x) as i16
+}
+
+/// An f16 bit pattern as the f32 a kernel holds: the value, or for a NaN
+/// its sign and payload unchanged (a signalling NaN stays signalling).
+pub fn f16_bits_to_f32_raw(b: u16) -> f32 {
+    let man = (b & 0x03ff) as u32;
+    if b & 0x7c00 == 0x7c00 && man != 0 {
+        let sign = ((b & 0x8000) as u32) << 16;
+        f32::from_bits(sign | 0x7f80_0000 | (man << 13))
+    } else {
+        half::f16::from_bits(b).to_f32()
+    }
+}
+
+/// The inverse of [`f16_bits_to_f32_raw`] on the values it produces; any
+/// other NaN keeps its top payload bits (quieted if none are left).
+pub fn f32_to_f16_bits_raw(x: f32) -> u16 {
+    if x.is_nan() {
+        let b = x.to_bits();
+        let man = ((b >> 13) & 0x03ff) as u16;
+        let man = if man == 0 { 0x0200 } else { man };
+        ((b >> 16) as u16 & 0x8000) | 0x7c00 | man
+    } else {
+        half::f16::from_f32(x).to_bits()
+    }
+}
+
+/// The bf16 bits of a held f32: its top half for a NaN (quieted if no
+/// payload bit is left), the nearest bf16 otherwise.
+pub fn f32_to_bf16_bits_raw(x: f32) -> u16 {
+    if x.is_nan() {
+        let h = (x.to_bits() >> 16) as u16;
+        if h & 0x7f == 0 { h | 0x40 } else { h }
+    } else {
+        half::bf16::from_f32(x).to_bits()
+    }
+}
+
 extern "C" fn rx_f64_to_f16(x: f64) -> i16 {
     half::f16::from_f64(x).to_bits() as i16
 }
@@ -373,6 +422,18 @@ pub fn all() -> Vec<Libcall> {
             I16
         ),
         lc!(
+            "rx_f16_bits_raw",
+            rx_f16_bits_raw as extern "C" fn(f32) -> i16,
+            [F32],
+            I16
+        ),
+        lc!(
+            "rx_bf16_bits_raw",
+            rx_bf16_bits_raw as extern "C" fn(f32) -> i16,
+            [F32],
+            I16
+        ),
+        lc!(
             "rx_bf16_to_f32",
             rx_bf16_to_f32 as extern "C" fn(i16) -> f32,
             [I16],
@@ -406,4 +467,31 @@ pub fn signature(call: &Libcall, cc: CallConv) -> Signature {
         .extend(call.params.iter().map(|&t| AbiParam::new(t)));
     sig.returns.push(AbiParam::new(call.ret));
     sig
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_bits_round_trip_through_the_held_f32() {
+        for b in 0..=u16::MAX {
+            let h = f16_bits_to_f32_raw(b);
+            assert_eq!(f32_to_f16_bits_raw(h), b, "f16 {b:#06x}");
+            assert_eq!(rx_f16_to_f32(b as i16).to_bits(), h.to_bits());
+            let g = rx_bf16_to_f32(b as i16);
+            assert_eq!(f32_to_bf16_bits_raw(g), b, "bf16 {b:#06x}");
+            // Non-NaN values are the evaluator's (half crate) values.
+            if !h.is_nan() {
+                assert_eq!(h.to_bits(), half::f16::from_bits(b).to_f32().to_bits());
+            }
+            if !g.is_nan() {
+                assert_eq!(g.to_bits(), half::bf16::from_bits(b).to_f32().to_bits());
+            }
+        }
+        // A signalling NaN stays signalling in the held f32.
+        let s = f16_bits_to_f32_raw(0x7c01).to_bits();
+        assert_eq!(s & 0x0040_0000, 0);
+        assert_eq!(s, 0x7f80_2000);
+    }
 }

@@ -88,7 +88,7 @@ pub fn emit(
     } else if et == ElementType::F64 {
         (I64, em.b.ins().bitcast(I64, MemFlagsData::new(), x))
     } else if scalar::is_half(et) {
-        let h = scalar::half_to_bits(em, x, et)?;
+        let h = scalar::half_bits_raw(em, x, et)?;
         (I32, em.b.ins().uextend(I32, h))
     } else {
         (I32, em.b.ins().bitcast(I32, MemFlagsData::new(), x))

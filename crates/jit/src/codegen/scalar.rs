@@ -40,7 +40,8 @@ pub fn memory(et: ElementType) -> Result<Type> {
     if is_half(et) { Ok(I16) } else { storage(et) }
 }
 
-/// A half value's f32 from its bits.
+/// A half value's f32 from its bits (every pattern kept: a signalling
+/// NaN stays signalling, see `libcalls`).
 pub fn half_from_bits(em: &mut Emitter, bits: Value, et: ElementType) -> Result<Value> {
     em.call(
         if et == ElementType::BF16 {
@@ -52,7 +53,21 @@ pub fn half_from_bits(em: &mut Emitter, bits: Value, et: ElementType) -> Result<
     )
 }
 
-/// The bits of the half nearest to an f32.
+/// The bits of a held half value (the inverse of [`half_from_bits`]):
+/// for stores and bitcasts, where the evaluator moves bits unchanged.
+pub fn half_bits_raw(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
+    em.call(
+        if et == ElementType::BF16 {
+            "rx_bf16_bits_raw"
+        } else {
+            "rx_f16_bits_raw"
+        },
+        &[v],
+    )
+}
+
+/// The bits of the half nearest to an f32 (the evaluator's conversion:
+/// NaNs come out quiet).
 pub fn half_to_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
     em.call(
         if et == ElementType::BF16 {
@@ -102,8 +117,14 @@ pub fn literal_value(em: &mut Emitter, d: &ArrayData, i: usize) -> Result<Value>
         ArrayData::U64(v) => em.b.ins().iconst(I64, *v.get(i).ok_or_else(oob)? as i64),
         ArrayData::F32(v) => em.b.ins().f32const(*v.get(i).ok_or_else(oob)?),
         ArrayData::F64(v) => em.b.ins().f64const(*v.get(i).ok_or_else(oob)?),
-        ArrayData::F16(v) => em.b.ins().f32const(v.get(i).ok_or_else(oob)?.to_f32()),
-        ArrayData::BF16(v) => em.b.ins().f32const(v.get(i).ok_or_else(oob)?.to_f32()),
+        ArrayData::F16(v) => {
+            let b = v.get(i).ok_or_else(oob)?.to_bits();
+            em.b.ins().f32const(super::libcalls::f16_bits_to_f32_raw(b))
+        }
+        ArrayData::BF16(v) => {
+            let b = v.get(i).ok_or_else(oob)?.to_bits();
+            em.b.ins().f32const(f32::from_bits((b as u32) << 16))
+        }
         _ => return Err(JitError::unsupported("token constant")),
     })
 }
@@ -434,11 +455,14 @@ pub fn convert(em: &mut Emitter, x: Value, from: ElementType, to: ElementType) -
     if from == to {
         return Ok(x);
     }
-    // Half values are exact f32s: convert from them as from f32.
-    let from = if is_half(from) {
-        ElementType::F32
+    // Half values are exact f32s: convert from them as from f32, but
+    // quieted first (a held signalling NaN keeps its bits; the evaluator's
+    // half-to-f32 conversion quiets it). x + (-0) is x for every other x.
+    let (x, from) = if is_half(from) {
+        let nz = em.b.ins().f32const(-0.0);
+        (em.b.ins().fadd(x, nz), ElementType::F32)
     } else {
-        from
+        (x, from)
     };
     if is_half(to) {
         // The evaluator rounds f32 sources once, f64 and integer sources
