@@ -310,3 +310,37 @@ fn half_bitcast_converts_keep_every_bit_pattern() {
         same(&text, &[Literal::vec1(half_patterns())]);
     }
 }
+
+#[test]
+fn max_min_reductions_over_column_major_operands_bitwise() {
+    // Two different NaNs in a row: the result is the first in the
+    // evaluator's (logical) order, whatever the physical order.
+    let nan_neg = f32::from_bits(0xffc0_0001);
+    let nan_pos = f32::from_bits(0x7fc0_0002);
+    let (n, len) = (5usize, 9usize);
+    let data: Vec<f32> = (0..n * len)
+        .map(|k| match (k / len, k % len) {
+            (r, 2) if r % 2 == 0 => nan_pos,
+            (r, 6) if r % 2 == 0 => nan_neg,
+            (1, 0) => nan_neg,
+            (1, 8) => nan_pos,
+            (_, c) => c as f32 - 4.0,
+        })
+        .collect();
+    let x = Literal::from_vec(&[n as i64, len as i64], data).unwrap();
+    for op in ["maximum", "minimum"] {
+        for dims in ["1", "0", "0,1"] {
+            let out = match dims {
+                "1" => format!("f32[{n}]"),
+                "0" => format!("f32[{len}]"),
+                _ => "f32[]".to_string(),
+            };
+            same(
+                &format!(
+                    "HloModule m\nr {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] {op}(a, b)\n}}\nENTRY e {{\n  x = f32[{n},{len}]{{0,1}} parameter(0)\n  i = f32[] constant(0)\n  ROOT r = {out} reduce(x, i), dimensions={{{dims}}}, to_apply=r\n}}\n"
+                ),
+                std::slice::from_ref(&x),
+            );
+        }
+    }
+}

@@ -1259,13 +1259,18 @@ impl<'a, 'f> Emitter<'a, 'f> {
     /// Whether `comp` is `op(p0, p1)` for an op whose reduction does not
     /// depend on the order of the elements, but for float rounding (which
     /// the evaluator's contract allows to differ): the commutative ones
-    /// (add, multiply, max, min, and, or, xor) are all associative too.
+    /// (add, multiply, max, min, and, or, xor) are all associative too,
+    /// except float max/min, which return the first NaN they meet (its
+    /// payload depends on the order).
     fn associative(&self, comp: CompId) -> bool {
         let cc = self.module.comp(comp);
         let root = cc.root_instruction();
         let mut ops = root.operands.clone();
         ops.sort();
-        ops == cc.parameters() && matches!(root.op, Op::Binary(b) if b.is_commutative())
+        let float = root.shape.element_type().is_some_and(|t| t.is_float());
+        ops == cc.parameters()
+            && matches!(root.op, Op::Binary(b) if b.is_commutative()
+                && !(float && matches!(b, BinaryOp::Maximum | BinaryOp::Minimum)))
     }
 
     #[allow(clippy::too_many_arguments)]
