@@ -3,6 +3,8 @@
 //!
 //! ```text
 //! // test: interp                      evaluate the module as written
+//! // test: jit                         compile it with the JIT (no interpreter
+//!                                      fallback) and check the run lines there
 //! // test: roundtrip                   print → parse → print is a fixed point
 //! // test: opt --passes=dce,cse        run passes; CHECK lines match the output
 //! // run: ({1, 2}, {3, 4}) == {4, 6}   args (shapes from the ENTRY) and the exact result
@@ -20,6 +22,8 @@ use rxla_ir::{Literal, Module, Shape};
 #[derive(Debug, Default)]
 pub struct FileTest {
     pub interp: bool,
+    /// Run lines are checked on the JIT too (every instruction native).
+    pub jit: bool,
     pub roundtrip: bool,
     /// The pass pipeline of an `opt` test (`--passes=...` or `--pipeline=O1`).
     pub opt: Option<OptSpec>,
@@ -114,7 +118,7 @@ pub fn parse_filetest(source: &str) -> Result<FileTest, String> {
                 match words[i] {
                     "interp" => t.interp = true,
                     "roundtrip" => t.roundtrip = true,
-                    "jit" => {} // joins when the JIT lands
+                    "jit" => t.jit = true,
                     "opt" => {
                         let arg = words.get(i + 1).copied().unwrap_or("");
                         t.opt = Some(if let Some(p) = arg.strip_prefix("--passes=") {
@@ -171,7 +175,38 @@ fn literals_close(a: &Literal, b: &Literal) -> Result<(), String> {
     Ok(())
 }
 
+/// Where run lines execute.
+#[derive(Clone, Copy)]
+enum Backend {
+    Interp,
+    Jit,
+}
+
+fn execute(backend: Backend, module: &Module, args: &[Literal]) -> Result<Literal, String> {
+    match backend {
+        Backend::Interp => rxla_eval::evaluate(module, args, &rxla_eval::RunOptions::default())
+            .map_err(|e| format!("evaluation failed: {e}")),
+        Backend::Jit => {
+            let opts = rxla_jit::CompileOptions {
+                allow_interpreter_fallback: false,
+                ..rxla_jit::CompileOptions::default()
+            };
+            let exe = rxla_jit::compile(module, &opts).map_err(|e| format!("JIT compile: {e}"))?;
+            exe.run(args).map_err(|e| format!("JIT run: {e}"))
+        }
+    }
+}
+
 fn check_runs(t: &FileTest, module: &Module, what: &str) -> Result<(), String> {
+    check_runs_on(t, module, what, Backend::Interp)
+}
+
+fn check_runs_on(
+    t: &FileTest,
+    module: &Module,
+    what: &str,
+    backend: Backend,
+) -> Result<(), String> {
     let sig = module.entry_program_shape();
     for r in &t.runs {
         if r.args.len() != sig.parameters.len() {
@@ -191,8 +226,8 @@ fn check_runs(t: &FileTest, module: &Module, what: &str) -> Result<(), String> {
             .map_err(|e| format!("line {}: {e}", r.line))?;
         let want =
             parse_value(&r.expected, &sig.result).map_err(|e| format!("line {}: {e}", r.line))?;
-        let got = rxla_eval::evaluate(module, &args, &rxla_eval::RunOptions::default())
-            .map_err(|e| format!("line {} ({what}): evaluation failed: {e}", r.line))?;
+        let got = execute(backend, module, &args)
+            .map_err(|e| format!("line {} ({what}): {e}", r.line))?;
         let ok = if r.approx {
             literals_close(&got, &want)
         } else if literals_identical(&got, &want) {
@@ -231,6 +266,12 @@ pub fn run_filetest(name: &str, source: &str) -> Result<(), String> {
     if t.interp {
         check_runs(&t, &module, "interp").map_err(|e| format!("{name}: {e}"))?;
     }
+    if t.jit {
+        if t.runs.is_empty() {
+            return Err(format!("{name}: `test: jit` needs `run:` lines"));
+        }
+        check_runs_on(&t, &module, "jit", Backend::Jit).map_err(|e| format!("{name}: {e}"))?;
+    }
     let checked_text = match &t.opt {
         Some(spec) => {
             let optimized = crate::run_opt(&module, spec).map_err(|e| format!("{name}: {e}"))?;
@@ -244,9 +285,9 @@ pub fn run_filetest(name: &str, source: &str) -> Result<(), String> {
         filecheck::run_checks(&t.checks, &text)
             .map_err(|e| format!("{name}: {e}\n--- output ---\n{text}"))?;
     }
-    if !t.interp && !t.roundtrip && t.opt.is_none() && t.checks.is_empty() {
+    if !t.interp && !t.jit && !t.roundtrip && t.opt.is_none() && t.checks.is_empty() {
         return Err(format!(
-            "{name}: declares no test (`// test: interp|roundtrip|opt ...`)"
+            "{name}: declares no test (`// test: interp|jit|roundtrip|opt ...`)"
         ));
     }
     Ok(())
