@@ -164,7 +164,7 @@ extern "C" fn rx_f16_bits_raw(x: f32) -> i16 {
     f32_to_f16_bits_raw(x) as i16
 }
 extern "C" fn rx_bf16_to_f32(b: i16) -> f32 {
-    f32::from_bits((b as u16 as u32) << 16)
+    bf16_bits_to_f32_raw(b as u16)
 }
 extern "C" fn rx_f32_to_bf16(x: f32) -> i16 {
     half::bf16::from_f32(x).to_bits() as i16
@@ -196,6 +196,11 @@ pub fn f32_to_f16_bits_raw(x: f32) -> u16 {
     } else {
         half::f16::from_f32(x).to_bits()
     }
+}
+
+/// A bf16 bit pattern as the f32 a kernel holds (its top half, exactly).
+pub fn bf16_bits_to_f32_raw(b: u16) -> f32 {
+    f32::from_bits((b as u32) << 16)
 }
 
 /// The bf16 bits of a held f32: its top half for a NaN (quieted if no

@@ -40,43 +40,37 @@ pub fn memory(et: ElementType) -> Result<Type> {
     if is_half(et) { Ok(I16) } else { storage(et) }
 }
 
+/// Calls the half-conversion helper `[bf16, f16]` for `et` on `v`.
+fn half_call(
+    em: &mut Emitter,
+    names: [&'static str; 2],
+    v: Value,
+    et: ElementType,
+) -> Result<Value> {
+    let name = if et == ElementType::BF16 {
+        names[0]
+    } else {
+        names[1]
+    };
+    em.call(name, &[v])
+}
+
 /// A half value's f32 from its bits (every pattern kept: a signalling
 /// NaN stays signalling, see `libcalls`).
 pub fn half_from_bits(em: &mut Emitter, bits: Value, et: ElementType) -> Result<Value> {
-    em.call(
-        if et == ElementType::BF16 {
-            "rx_bf16_to_f32"
-        } else {
-            "rx_f16_to_f32"
-        },
-        &[bits],
-    )
+    half_call(em, ["rx_bf16_to_f32", "rx_f16_to_f32"], bits, et)
 }
 
 /// The bits of a held half value (the inverse of [`half_from_bits`]):
 /// for stores and bitcasts, where the evaluator moves bits unchanged.
 pub fn half_bits_raw(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
-    em.call(
-        if et == ElementType::BF16 {
-            "rx_bf16_bits_raw"
-        } else {
-            "rx_f16_bits_raw"
-        },
-        &[v],
-    )
+    half_call(em, ["rx_bf16_bits_raw", "rx_f16_bits_raw"], v, et)
 }
 
 /// The bits of the half nearest to an f32 (the evaluator's conversion:
 /// NaNs come out quiet).
 pub fn half_to_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
-    em.call(
-        if et == ElementType::BF16 {
-            "rx_f32_to_bf16"
-        } else {
-            "rx_f32_to_f16"
-        },
-        &[v],
-    )
+    half_call(em, ["rx_f32_to_bf16", "rx_f32_to_f16"], v, et)
 }
 
 /// Rounds an f32 to the nearest value of half type `et` (held as f32).
@@ -123,7 +117,8 @@ pub fn literal_value(em: &mut Emitter, d: &ArrayData, i: usize) -> Result<Value>
         }
         ArrayData::BF16(v) => {
             let b = v.get(i).ok_or_else(oob)?.to_bits();
-            em.b.ins().f32const(f32::from_bits((b as u32) << 16))
+            em.b.ins()
+                .f32const(super::libcalls::bf16_bits_to_f32_raw(b))
         }
         _ => return Err(JitError::unsupported("token constant")),
     })
