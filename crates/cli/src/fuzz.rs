@@ -27,7 +27,8 @@ pub struct FuzzArgs {
     /// Stop after this many seconds even if iterations remain.
     #[arg(long)]
     pub time: Option<u64>,
-    /// Directory for failure files (default: the current directory).
+    /// Directory for failure files (default: the current directory;
+    /// created if missing).
     #[arg(long, default_value = ".")]
     pub out: PathBuf,
     /// Directory of .hlo files whose mutations feed the parser oracle
@@ -78,9 +79,12 @@ fn load_corpus(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Writes the failing input and returns its path.
-fn save_failure(out: &Path, case: &Case, message: &str) -> Result<PathBuf, Failure> {
+/// Writes the failing input (creating `out` if needed) and returns its
+/// path, or the error as a message naming the path.
+fn save_failure(out: &Path, case: &Case, message: &str) -> Result<PathBuf, String> {
     let name = case.oracle.name();
+    std::fs::create_dir_all(out)
+        .map_err(|e| format!("{}: error: cannot create: {e}", out.display()))?;
     let path = out.join(format!("fuzz-failure-{name}-{}.hlo", case.seed));
     let mut text = String::new();
     text.push_str(&format!(
@@ -96,7 +100,7 @@ fn save_failure(out: &Path, case: &Case, message: &str) -> Result<PathBuf, Failu
     ));
     text.push_str(&case.artifact);
     std::fs::write(&path, text)
-        .map_err(|e| Failure::input(format!("{}: error: cannot write: {e}", path.display())))?;
+        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
     Ok(path)
 }
 
@@ -148,14 +152,19 @@ pub fn run(args: FuzzArgs) -> Result<(), Failure> {
                 }
                 Err(msg) => {
                     failures += 1;
-                    let path = save_failure(&args.out, &case, msg)?;
+                    // A failure that cannot be saved is still reported (its
+                    // seed reproduces it) and the run goes on.
+                    let saved = save_failure(&args.out, &case, msg);
                     println!("FAIL {} seed {seed}: {msg}", o.name());
-                    println!("  saved {}", path.display());
+                    match &saved {
+                        Ok(path) => println!("  saved {}", path.display()),
+                        Err(e) => println!("  not saved: {e}"),
+                    }
                     println!(
                         "  reproduce: rxla fuzz --oracle {} --seed {seed} --iterations 1",
                         o.name()
                     );
-                    if o.takes_module() {
+                    if let (true, Ok(path)) = (o.takes_module(), &saved) {
                         println!(
                             "  reduce:    rxla reduce {} --oracle {} --seed {seed}",
                             path.display(),

@@ -344,3 +344,60 @@ fn max_min_reductions_over_column_major_operands_bitwise() {
         }
     }
 }
+
+#[test]
+fn add_multiply_reductions_with_non_finite_results_bitwise() {
+    // The vector loops reassociate and apply the init last; where that
+    // changes more than rounding the row is redone in the evaluator's
+    // order. Rows of 11 (vector body plus scalar tail):
+    // - product with init 0 whose partial products overflow: ±0, not NaN
+    //   (0·1e30·1e30… stays 0 in the evaluator's order; 0·inf is NaN);
+    // - sum with init -inf whose partial sums overflow to +inf: -inf;
+    // - two different NaNs: the first one's payload;
+    // - an inf element: inf (product: NaN with init 0).
+    let nan_a = f32::from_bits(0x7fc0_0011);
+    let nan_b = f32::from_bits(0xffc0_0022);
+    let len = 11usize;
+    let rows: Vec<Vec<f32>> = vec![
+        vec![1e30, 1e30, -1.0, 1e30, 2.0, 3.0, 1.0, 1.0, 1e30, 1.0, 1.0],
+        vec![3e38, 3e38, 3e38, 3e38, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -2.0],
+        vec![1.0, nan_a, 1.0, 1.0, 1.0, 1.0, nan_b, 1.0, 1.0, 1.0, 1.0],
+        vec![
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+            f32::INFINITY,
+        ],
+        (0..len).map(|k| k as f32 - 5.5).collect(),
+    ];
+    let n = rows.len();
+    let x = Literal::from_vec(&[n as i64, len as i64], rows.concat()).unwrap();
+    for (op, init) in [
+        ("multiply", "0"),
+        ("multiply", "-0"),
+        ("multiply", "1"),
+        ("add", "-inf"),
+        ("add", "0"),
+    ] {
+        for dims in ["1", "0,1"] {
+            let out = if dims == "1" {
+                format!("f32[{n}]")
+            } else {
+                "f32[]".to_string()
+            };
+            same(
+                &format!(
+                    "HloModule m\nr {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] {op}(a, b)\n}}\nENTRY e {{\n  x = f32[{n},{len}] parameter(0)\n  i = f32[] constant({init})\n  ROOT r = {out} reduce(x, i), dimensions={{{dims}}}, to_apply=r\n}}\n"
+                ),
+                std::slice::from_ref(&x),
+            );
+        }
+    }
+}

@@ -267,6 +267,17 @@ impl<'a, 'f> Emitter<'a, 'f> {
     /// A 128-bit constant of vector type `ty` loaded from the pool here, or
     /// `None` when the pool is full.
     pub fn pooled(&mut self, ty: Type, bits: u128) -> Option<Value> {
+        if self.warming {
+            // `approx::warm` makes code only for its register constants;
+            // a pool load there would be a dead load Cranelift keeps (loads
+            // are not pure to it), one per constant in every kernel's
+            // prologue. An inline vector constant is pure: never lowered.
+            let data = cranelift_codegen::ir::ConstantData::from(&bits.to_le_bytes()[..]);
+            let handle = self.b.func.dfg.constants.insert(data);
+            let v = self.b.ins().vconst(ty, handle);
+            self.pool.loaded.insert(v, bits);
+            return Some(v);
+        }
         let n = self.pool.slots.len();
         let slot = match self.pool.slots.get(&bits) {
             Some(&s) => s,
@@ -1337,8 +1348,28 @@ impl<'a, 'f> Emitter<'a, 'f> {
         if vec_inner {
             let comb = self.combiner(reducer).unwrap_or(Combiner::Add);
             if !matches!(comb, Combiner::Max | Combiner::Min) {
-                let (r, _) =
+                // Add/multiply: the accumulators start at the identity and
+                // the init joins last, so where the evaluator (init first)
+                // stays finite a reordered partial result may not: `0·x…`
+                // is ±0 there, but a partial product that overflowed to
+                // inf makes `0·inf` = NaN here; and with several NaNs the
+                // payload depends on the order. A non-finite result is
+                // therefore redone by the sequential loop (the evaluator's
+                // order, bit for bit); a finite one is a legitimate
+                // reassociation (rounding only).
+                let (fast, _) =
                     self.reduce_vec_loops(c, operand, &os, &base_idx, &order, comb, init_v, false)?;
+                let mag = self.b.ins().fabs(fast);
+                let inf = self.b.ins().f32const(f32::INFINITY);
+                let odd = self
+                    .b
+                    .ins()
+                    .fcmp(FloatCC::UnorderedOrGreaterThanOrEqual, mag, inf);
+                let [r] = self.rare_branch(odd, [fast], |em| {
+                    Ok::<_, JitError>([
+                        em.reduce_seq(c, operand, &base_idx, &order, &os, reducer, init_v, None)?
+                    ])
+                })?;
                 return Ok(r);
             }
             // Max/min: a fast loop (one maxps/minps per vector, NaNs only

@@ -65,8 +65,13 @@ pub struct Tolerance {
 /// last-bit difference in an inexact operand can change the result by a
 /// whole unit (`floor(exp(x))` near an integer) or arbitrarily
 /// (`remainder(expm1(x), x)`). Downstream of an inexact value they make
-/// the leaf ill-conditioned (not compared).
+/// the leaf ill-conditioned (not compared). Sorting is one too: near-ties
+/// swap places, and the sign of a NaN an accumulation made (its order
+/// decides it) moves that NaN from one end to the other in a total-order
+/// `topk`.
 pub const DISCONTINUOUS: &[&str] = &[
+    "sort",
+    "topk",
     "remainder",
     "floor",
     "ceil",
@@ -320,6 +325,16 @@ fn instruction_tolerances(
         {
             t.ill_conditioned = true;
         }
+        // A loop whose body is inexact feeds itself an inexact value from
+        // the second trip on, whatever its init: `tan` iterated in the
+        // body is a chain of ill-conditioned ops (tan(tan(tan(x)))).
+        if let Op::While { body, .. } = instr.op
+            && let Some(Some(body_t)) = comp_tol.get(body.0 as usize)
+            && let Some(t) = t.as_mut()
+        {
+            t.chained |= body_t.transcendental;
+            t.ill_conditioned |= sensitive.get(body.0 as usize).copied().unwrap_or(false);
+        }
         taint[id.0 as usize] = t;
     }
     taint
@@ -345,6 +360,15 @@ fn overflow_divergence(a: f64, b: f64, max: f64) -> bool {
     (!a.is_finite() || !b.is_finite()) && near(a) && near(b)
 }
 
+/// Whether an overflow divergence upstream may have been mapped to any
+/// value: in a leaf where a transcendental is applied to an accumulated
+/// value, the accumulation's `inf − inf` = NaN in one order against −inf in
+/// the other (or with a fused multiply-add) comes out as NaN against
+/// `logistic(−inf)` = 0. One of the two is NaN.
+fn saturated_overflow_divergence(a: f64, b: f64, t: &Tolerance) -> bool {
+    t.chained && t.accumulate > 0 && (a.is_nan() != b.is_nan())
+}
+
 fn floats(d: &ArrayData) -> Option<Vec<(f64, u64)>> {
     Some(match d {
         ArrayData::F16(v) => v.iter().map(|x| (x.to_f64(), x.to_bits() as u64)).collect(),
@@ -359,7 +383,8 @@ fn floats(d: &ArrayData) -> Option<Vec<(f64, u64)>> {
 /// bit-identical, both NaN, or `|got - want| <= rtol*|want| + atol` with
 /// `atol = rtol + 4 * smallest normal` (values near zero, cancellation of
 /// O(1) terms), or an overflow reached in another order (inf/NaN against
-/// inf, NaN or a value within 2^16 of the type's maximum); `None` when the
+/// inf, NaN or a value within 2^16 of the type's maximum; NaN against
+/// anything after a transcendental of an accumulation); `None` when the
 /// leaf is not a float leaf.
 pub fn close(want: &ArrayLiteral, got: &ArrayLiteral, t: &Tolerance) -> Option<Result<(), String>> {
     let (u, tiny, max) = type_limits(&want.data)?;
@@ -383,7 +408,8 @@ pub fn close(want: &ArrayLiteral, got: &ArrayLiteral, t: &Tolerance) -> Option<R
         let ok = wb == gb
             || (wv.is_nan() && gv.is_nan())
             || (wv.is_finite() && gv.is_finite() && (gv - wv).abs() <= rtol * wv.abs() + atol)
-            || overflow_divergence(*wv, *gv, max);
+            || overflow_divergence(*wv, *gv, max)
+            || saturated_overflow_divergence(*wv, *gv, t);
         if !ok {
             return Some(Err(format!(
                 "element {i} (row-major) of {}: expected {wv:e}, got {gv:e} (beyond rtol {rtol:.1e}, atol {atol:.1e}; {})",
@@ -466,6 +492,77 @@ mod tests {
         assert!(!get(0).chained && (get(0).rtol(u) - 1e-5).abs() < 1e-12);
         assert!(get(1).chained && !get(1).ill_conditioned && get(1).rtol(u) >= 1e-3);
         assert!(get(2).chained && get(2).ill_conditioned);
+    }
+
+    /// Found by `rxla fuzz --oracle jit` (seed 4354825): `tan` iterated by
+    /// a while loop from an exact constant amplified tan's last-bit error
+    /// to 1e-3 relative. The loop feeds its body an inexact value from the
+    /// second trip on: the result is a chain of tan, not compared; a loop
+    /// of exp is chained (loose), a loop of exact ops stays exact.
+    #[test]
+    fn loops_feed_their_inexact_bodies_back() {
+        let looped = |op: &str| {
+            format!(
+                "HloModule m\nc {{\n  p = (s32[], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n  n = s32[] constant(3)\n  ROOT lt = pred[] compare(i, n), direction=LT\n}}\nb {{\n  p = (s32[], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n  one = s32[] constant(1)\n  j = s32[] add(i, one)\n  x = f32[4] get-tuple-element(p), index=1\n  y = f32[4] {op}(x)\n  ROOT t = (s32[], f32[4]) tuple(j, y)\n}}\nENTRY e {{\n  z = s32[] constant(0)\n  x = f32[4] constant({{1, 2, 3, 4}})\n  t = (s32[], f32[4]) tuple(z, x)\n  ROOT w = (s32[], f32[4]) while(t), condition=c, body=b\n}}\n"
+            )
+        };
+        let policy = |op: &str| {
+            let m = rxla_ir::parse_module(&looped(op), "t").unwrap();
+            leaf_policies(&m)[1].clone()
+        };
+        match policy("tan") {
+            LeafPolicy::Tolerance(t) => assert!(t.chained && t.ill_conditioned),
+            p => panic!("{p:?}"),
+        }
+        match policy("exponential") {
+            LeafPolicy::Tolerance(t) => assert!(t.chained && !t.ill_conditioned),
+            p => panic!("{p:?}"),
+        }
+        assert_eq!(policy("negate"), LeafPolicy::Exact);
+    }
+
+    /// Found by `rxla fuzz --oracle jit` (seed 4441491): a dot by a zero
+    /// matrix of rows holding inf and NaN made NaNs whose signs depend on
+    /// the summation order; a total-order `topk` put them at opposite
+    /// ends. topk (and sort) of an inexact value is not compared; of
+    /// exact values it stays exact.
+    #[test]
+    fn sorting_inexact_values_is_not_compared() {
+        let text = "HloModule m\nENTRY e {\n  p = f32[2,3] parameter(0)\n  q = f32[3,4] parameter(1)\n  d = f32[2,4] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  k = (f32[2,4], s32[2,4]) topk(d), k=4, largest=false\n  e = (f32[2,3], s32[2,3]) topk(p), k=3, largest=true\n  k0 = f32[2,4] get-tuple-element(k), index=0\n  e0 = f32[2,3] get-tuple-element(e), index=0\n  ROOT t = (f32[2,4], f32[2,3]) tuple(k0, e0)\n}\n";
+        let m = rxla_ir::parse_module(text, "t").unwrap();
+        let p = leaf_policies(&m);
+        assert!(matches!(&p[0], LeafPolicy::Tolerance(t) if t.ill_conditioned));
+        assert_eq!(p[1], LeafPolicy::Exact);
+    }
+
+    /// Found by `rxla fuzz --oracle jit` (seed 4324665): a convolution of
+    /// -inf·5.375 + 3.4e38·4.125 is NaN in the evaluator (the product
+    /// overflows, inf − inf) and −inf with a fused multiply-add; logistic
+    /// maps them to NaN and 0. After a transcendental of an accumulation
+    /// NaN against a number passes; without the accumulation it does not.
+    #[test]
+    fn saturated_overflow_after_an_accumulation() {
+        let t = Tolerance {
+            transcendental: true,
+            accumulate: 2,
+            chained: true,
+            ill_conditioned: false,
+            op_u: 2f64.powi(-23),
+        };
+        let want = leaf(vec![f32::NAN, 0.5]);
+        assert_eq!(close(&want, &leaf(vec![0.0, 0.5]), &t), Some(Ok(())));
+        assert!(matches!(
+            close(&want, &leaf(vec![0.0, 0.6]), &t),
+            Some(Err(_))
+        ));
+        let no_accumulation = Tolerance {
+            accumulate: 0,
+            ..t.clone()
+        };
+        assert!(matches!(
+            close(&want, &leaf(vec![0.0, 0.5]), &no_accumulation),
+            Some(Err(_))
+        ));
     }
 
     /// Found by the jit cargo-fuzz target: `remainder(expm1(p), p)` turned

@@ -171,15 +171,24 @@ fn exp_full(em: &mut Emitter, x: Value) -> Value {
 /// tanh(x), lane-wise: with e = expm1(2|x|) (|x| capped at 20, where
 /// tanh is 1 in f32), tanh|x| = e / (e + 2), no cancellation for small x
 /// and one branch-free formula for every x; the sign of x is put back.
+/// The loop around it is latency-bound (a few vectors fit the
+/// out-of-order window), so the chain is kept short: the doubling of |x|
+/// runs beside the rounding of n (2·log2 e is exact), and e and e + 2
+/// are two FMAs from the same 2^n·expm1(r) (e + 2 = 2^n·p + (2^n + 1)).
 pub fn tanh(em: &mut Emitter, x: Value) -> Value {
     let ax = super::abs(em, x);
-    let two = c(em, 2.0);
-    let t = em.b.ins().fmul(ax, two);
     // NaN passes through the min (and stays NaN through expm1).
-    let cap = c(em, 40.0);
-    let t = minmax(em, false, cap, t);
-    let e = expm1_small(em, t);
-    let d = em.b.ins().fadd(e, two);
+    let cap = c(em, 20.0);
+    let ax = minmax(em, false, cap, ax);
+    let t = em.b.ins().fadd(ax, ax);
+    let (tt, r) = reduce_ln2_scaled(em, ax, t, 2.0, ROUND_MAGIC_BIASED);
+    let p = expm1_reduced(em, r);
+    let s = pow2_of_reduction(em, tt);
+    let one = c(em, 1.0);
+    let sm1 = em.b.ins().fsub(s, one);
+    let sp1 = em.b.ins().fadd(s, one);
+    let e = em.b.ins().fma(s, p, sm1);
+    let d = em.b.ins().fma(s, p, sp1);
     let q = em.b.ins().fdiv(e, d);
     // q >= +0 (or a NaN without its sign bit: t came from |x|), so the
     // sign of x is just OR-ed in (copysign would also clear q's sign).
@@ -188,19 +197,26 @@ pub fn tanh(em: &mut Emitter, x: Value) -> Value {
     em.b.ins().bor(q, sx)
 }
 
-/// expm1(t) for t in [0, 40] or NaN (no clamping or overflow handling):
-/// n = round(t·log2 e) by the 1.5·2^23 trick, r = t − n·ln2 (two-part
-/// ln2), expm1(r) = r + r²·h(r), then 2^n·expm1(r) + (2^n − 1) as one FMA.
-fn expm1_small(em: &mut Emitter, t: Value) -> Value {
-    let (tt, r) = reduce_ln2(em, t, ROUND_MAGIC_BIASED);
-    // h(r) = k0 r⁶ + … + k6 (Estrin: the loop around tanh is latency-bound).
+/// [`reduce_ln2`] of `t = k·u` (k a power of two, `t` computed by the
+/// caller): n = round(u·(k·log2 e)) is rounded from `u` directly, so the
+/// product k·u is not on n's path; r = t − n·ln2.
+fn reduce_ln2_scaled(em: &mut Emitter, u: Value, t: Value, k: f32, magic: f32) -> (Value, Value) {
+    let klog2e = c(em, k * std::f32::consts::LOG2_E);
+    let magic = c(em, magic);
+    let tt = em.b.ins().fma(u, klog2e, magic);
+    let n = em.b.ins().fsub(tt, magic);
+    let c1 = c(em, -0.693_359_4);
+    let c2 = c(em, 2.121_944_4e-4);
+    let r = em.b.ins().fma(n, c1, t);
+    (tt, em.b.ins().fma(n, c2, r))
+}
+
+/// expm1(r) = r + r²·h(r) for |r| ≤ ln2/2 (h in Estrin form: the loops
+/// around tanh are latency-bound).
+fn expm1_reduced(em: &mut Emitter, r: Value) -> Value {
     let r2 = em.b.ins().fmul(r, r);
     let h = estrin(em, r, r2, &EXPM1_H);
-    let p = em.b.ins().fma(r2, h, r);
-    let s = pow2_of_reduction(em, tt);
-    let one = c(em, 1.0);
-    let sm1 = em.b.ins().fsub(s, one);
-    em.b.ins().fma(s, p, sm1)
+    em.b.ins().fma(r2, h, r)
 }
 
 /// logistic(x) = 1/(1 + exp(-x)), lane-wise: exp(−x) is computed in f64
