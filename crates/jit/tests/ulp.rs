@@ -9,8 +9,8 @@
 //! Asserts: max error ≤ 4 ulp; NaN exactly where the evaluator gives NaN;
 //! the sign of zero results; special inputs (±0, ±inf, NaN, and for power
 //! base ±1) bit-exact; and the scalar path (vectorize off) bit-identical
-//! to the vector path. Prints the max error per function (the every-f32
-//! figures in docs/SEMANTICS.md come from `examples/ulp_sweep.rs`).
+//! to the vector path. Prints the max error per function (the figures
+//! in docs/SEMANTICS.md's table are these).
 
 #![allow(clippy::approx_constant)] // centers near (not at) the constants are deliberate test inputs
 
