@@ -45,10 +45,15 @@ fn main() {
         let arg = Literal::from_vec(&[N as i64], xs.clone()).expect("literal");
         let got = exe.run(&[arg]).expect("runs");
         let got = f32s(&got.leaves()[0].data);
-        let want = f32s(&rxla_eval::elementwise::unary(op, &ArrayData::F32(xs.clone())).expect("evaluates"));
+        let want = f32s(
+            &rxla_eval::elementwise::unary(op, &ArrayData::F32(xs.clone())).expect("evaluates"),
+        );
         for ((x, w), g) in xs.iter().zip(&want).zip(&got) {
             if w.is_nan() || g.is_nan() {
-                assert!(w.is_nan() && g.is_nan(), "{name}({x:e}): want {w:e}, got {g:e}");
+                assert!(
+                    w.is_nan() && g.is_nan(),
+                    "{name}({x:e}): want {w:e}, got {g:e}"
+                );
                 continue;
             }
             let d = (ordered(*w) - ordered(*g)).unsigned_abs();

@@ -362,19 +362,10 @@ fn add_multiply_reductions_with_non_finite_results_bitwise() {
         vec![1e30, 1e30, -1.0, 1e30, 2.0, 3.0, 1.0, 1.0, 1e30, 1.0, 1.0],
         vec![3e38, 3e38, 3e38, 3e38, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, -2.0],
         vec![1.0, nan_a, 1.0, 1.0, 1.0, 1.0, nan_b, 1.0, 1.0, 1.0, 1.0],
-        vec![
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-            1.0,
-            f32::INFINITY,
-        ],
+        [[1.0; 10].as_slice(), &[f32::INFINITY]].concat(),
+        // Column 0 holds a NaN here: a column-major walk meets it before
+        // row 2's NaNs, the evaluator's row-major walk after them.
+        [[nan_b, 1.0, 2.0].as_slice(), &[1.0; 8]].concat(),
         (0..len).map(|k| k as f32 - 5.5).collect(),
     ];
     let n = rows.len();
@@ -386,7 +377,9 @@ fn add_multiply_reductions_with_non_finite_results_bitwise() {
         ("add", "-inf"),
         ("add", "0"),
     ] {
-        for dims in ["1", "0,1"] {
+        // Row-major rows; the whole array; the whole array column-major
+        // (the redo walks the evaluator's logical order, not the layout's).
+        for (dims, layout) in [("1", "{1,0}"), ("0,1", "{1,0}"), ("0,1", "{0,1}")] {
             let out = if dims == "1" {
                 format!("f32[{n}]")
             } else {
@@ -394,9 +387,28 @@ fn add_multiply_reductions_with_non_finite_results_bitwise() {
             };
             same(
                 &format!(
-                    "HloModule m\nr {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] {op}(a, b)\n}}\nENTRY e {{\n  x = f32[{n},{len}] parameter(0)\n  i = f32[] constant({init})\n  ROOT r = {out} reduce(x, i), dimensions={{{dims}}}, to_apply=r\n}}\n"
+                    "HloModule m\nr {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] {op}(a, b)\n}}\nENTRY e {{\n  x = f32[{n},{len}]{layout} parameter(0)\n  i = f32[] constant({init})\n  ROOT r = {out} reduce(x, i), dimensions={{{dims}}}, to_apply=r\n}}\n"
                 ),
                 std::slice::from_ref(&x),
+            );
+        }
+        // The transpose, column-major: the same memory, the rows now the
+        // contiguous dim 0 (long enough for the vector loops).
+        let xt: Vec<f32> = (0..len)
+            .flat_map(|j| rows.iter().map(move |r| r[j]))
+            .collect();
+        let xt = Literal::from_vec(&[len as i64, n as i64], xt).unwrap();
+        for dims in ["0", "0,1"] {
+            let out = if dims == "0" {
+                format!("f32[{n}]")
+            } else {
+                "f32[]".to_string()
+            };
+            same(
+                &format!(
+                    "HloModule m\nr {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] {op}(a, b)\n}}\nENTRY e {{\n  x = f32[{len},{n}]{{0,1}} parameter(0)\n  i = f32[] constant({init})\n  ROOT r = {out} reduce(x, i), dimensions={{{dims}}}, to_apply=r\n}}\n"
+                ),
+                std::slice::from_ref(&xt),
             );
         }
     }

@@ -1333,6 +1333,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
             r.sort_unstable();
             r
         };
+        let mut logical = reduced.clone();
+        logical.sort_unstable();
         let init_v = self.emit(c, init, &[], None)?;
         if os.dims.contains(&0) || order.is_empty() && os.dims.iter().product::<i64>() == 0 {
             return match lanes {
@@ -1367,7 +1369,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                     .fcmp(FloatCC::UnorderedOrGreaterThanOrEqual, mag, inf);
                 let [r] = self.rare_branch(odd, [fast], |em| {
                     Ok::<_, JitError>([
-                        em.reduce_seq(c, operand, &base_idx, &order, &os, reducer, init_v, None)?
+                        em.reduce_seq(c, operand, &base_idx, &logical, &os, reducer, init_v, None)?
                     ])
                 })?;
                 return Ok(r);
@@ -1392,7 +1394,44 @@ impl<'a, 'f> Emitter<'a, 'f> {
             return Ok(r);
         }
         let sym = out_coefs.map(|_| Sym::Dims(op_coefs));
-        self.reduce_seq(c, operand, &base_idx, &order, &os, reducer, init_v, sym)
+        let r = self.reduce_seq(
+            c,
+            operand,
+            &base_idx,
+            &order,
+            &os,
+            reducer,
+            init_v,
+            sym.clone(),
+        )?;
+        if order == logical || !os.element_type.is_float() {
+            return Ok(r);
+        }
+        // A float add/multiply walked in the layout's order: the result is
+        // the evaluator's but for rounding, or for NaN payloads and
+        // overflow when it is not finite; then it is redone in the
+        // evaluator's (logical) order.
+        let mag = self.b.ins().fabs(r);
+        let inf = match self.b.func.dfg.value_type(r) {
+            F32X4 => self.vconst(f32::INFINITY),
+            cranelift_codegen::ir::types::F64 => self.b.ins().f64const(f64::INFINITY),
+            _ => self.b.ins().f32const(f32::INFINITY),
+        };
+        let odd = self
+            .b
+            .ins()
+            .fcmp(FloatCC::UnorderedOrGreaterThanOrEqual, mag, inf);
+        let odd = if sym.is_some() {
+            self.b.ins().vany_true(odd)
+        } else {
+            odd
+        };
+        let [r] = self.rare_branch(odd, [r], |em| {
+            Ok::<_, JitError>([
+                em.reduce_seq(c, operand, &base_idx, &logical, &os, reducer, init_v, sym)?
+            ])
+        })?;
+        Ok(r)
     }
 
     /// The reduction in the evaluator's order: one accumulator (F32X4
