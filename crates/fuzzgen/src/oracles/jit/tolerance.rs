@@ -80,6 +80,18 @@ pub const DISCONTINUOUS: &[&str] = &[
     "sign",
 ];
 
+/// Ops that apply their computation to its own earlier result: a loop
+/// body, a reducer (the accumulator), a scatter or select-and-scatter
+/// combiner.
+pub const FEEDS_ITSELF: &[&str] = &[
+    "while",
+    "reduce",
+    "reduce-window",
+    "scatter",
+    "select-and-scatter",
+    "all-reduce",
+];
+
 /// Transcendentals whose condition number is unbounded on the generated
 /// values (periodic functions of large arguments, `x^y` with large `y`).
 pub const ILL_CONDITIONED: &[&str] = &["sine", "cosine", "tan", "power"];
@@ -327,13 +339,17 @@ fn instruction_tolerances(
         }
         // A loop whose body is inexact feeds itself an inexact value from
         // the second trip on, whatever its init: `tan` iterated in the
-        // body is a chain of ill-conditioned ops (tan(tan(tan(x)))).
-        if let Op::While { body, .. } = instr.op
-            && let Some(Some(body_t)) = comp_tol.get(body.0 as usize)
+        // body is a chain of ill-conditioned ops (tan(tan(tan(x)))). So
+        // does a reduction whose combiner is inexact (acc = tan(acc)).
+        if FEEDS_ITSELF.contains(&instr.opcode())
             && let Some(t) = t.as_mut()
         {
-            t.chained |= body_t.transcendental;
-            t.ill_conditioned |= sensitive.get(body.0 as usize).copied().unwrap_or(false);
+            for c in &callees {
+                if let Some(Some(ct)) = comp_tol.get(c.0 as usize) {
+                    t.chained |= ct.transcendental;
+                    t.ill_conditioned |= sensitive.get(c.0 as usize).copied().unwrap_or(false);
+                }
+            }
         }
         taint[id.0 as usize] = t;
     }
@@ -534,6 +550,11 @@ mod tests {
             p => panic!("{p:?}"),
         }
         assert_eq!(policy("negate"), LeafPolicy::Exact);
+        // Seed 4491286: a variadic reduce whose combiner returns
+        // tan(acc), 48 times over.
+        let text = "HloModule m\nr {\n  a = u32[] parameter(0)\n  x = f32[] parameter(1)\n  b = u32[] parameter(2)\n  y = f32[] parameter(3)\n  t = f32[] tan(x)\n  ROOT o = (u32[], f32[]) tuple(a, t)\n}\nENTRY e {\n  p = u32[48] parameter(0)\n  q = f32[48] parameter(1)\n  z = u32[] constant(0)\n  i = f32[] constant(5.625)\n  ROOT s = (u32[], f32[]) reduce(p, q, z, i), dimensions={0}, to_apply=r\n}\n";
+        let m = rxla_ir::parse_module(text, "t").unwrap();
+        assert!(matches!(&leaf_policies(&m)[1], LeafPolicy::Tolerance(t) if t.ill_conditioned));
     }
 
     /// Found by `rxla fuzz --oracle jit` (seed 4441491): a dot by a zero
