@@ -370,6 +370,23 @@ fn add_multiply_reductions_with_non_finite_results_bitwise() {
     ];
     let n = rows.len();
     let x = Literal::from_vec(&[n as i64, len as i64], rows.concat()).unwrap();
+    // The transpose, column-major: the same memory, the rows now the
+    // contiguous dim 0 (long enough for the vector loops).
+    let xt: Vec<f32> = (0..len)
+        .flat_map(|j| rows.iter().map(move |r| r[j]))
+        .collect();
+    let xt = Literal::from_vec(&[len as i64, n as i64], xt).unwrap();
+    let (rows_out, all) = (format!("f32[{n}]"), "f32[]".to_string());
+    // (operand, dims, result, argument): row-major rows; the whole array;
+    // the whole array column-major (the redo walks the evaluator's logical
+    // order, not the layout's); the transpose's rows and whole.
+    let cases = [
+        (format!("f32[{n},{len}]{{1,0}}"), "1", &rows_out, &x),
+        (format!("f32[{n},{len}]{{1,0}}"), "0,1", &all, &x),
+        (format!("f32[{n},{len}]{{0,1}}"), "0,1", &all, &x),
+        (format!("f32[{len},{n}]{{0,1}}"), "0", &rows_out, &xt),
+        (format!("f32[{len},{n}]{{0,1}}"), "0,1", &all, &xt),
+    ];
     for (op, init) in [
         ("multiply", "0"),
         ("multiply", "-0"),
@@ -377,38 +394,12 @@ fn add_multiply_reductions_with_non_finite_results_bitwise() {
         ("add", "-inf"),
         ("add", "0"),
     ] {
-        // Row-major rows; the whole array; the whole array column-major
-        // (the redo walks the evaluator's logical order, not the layout's).
-        for (dims, layout) in [("1", "{1,0}"), ("0,1", "{1,0}"), ("0,1", "{0,1}")] {
-            let out = if dims == "1" {
-                format!("f32[{n}]")
-            } else {
-                "f32[]".to_string()
-            };
+        for (operand, dims, out, arg) in &cases {
             same(
                 &format!(
-                    "HloModule m\nr {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] {op}(a, b)\n}}\nENTRY e {{\n  x = f32[{n},{len}]{layout} parameter(0)\n  i = f32[] constant({init})\n  ROOT r = {out} reduce(x, i), dimensions={{{dims}}}, to_apply=r\n}}\n"
+                    "HloModule m\nr {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] {op}(a, b)\n}}\nENTRY e {{\n  x = {operand} parameter(0)\n  i = f32[] constant({init})\n  ROOT r = {out} reduce(x, i), dimensions={{{dims}}}, to_apply=r\n}}\n"
                 ),
-                std::slice::from_ref(&x),
-            );
-        }
-        // The transpose, column-major: the same memory, the rows now the
-        // contiguous dim 0 (long enough for the vector loops).
-        let xt: Vec<f32> = (0..len)
-            .flat_map(|j| rows.iter().map(move |r| r[j]))
-            .collect();
-        let xt = Literal::from_vec(&[len as i64, n as i64], xt).unwrap();
-        for dims in ["0", "0,1"] {
-            let out = if dims == "0" {
-                format!("f32[{n}]")
-            } else {
-                "f32[]".to_string()
-            };
-            same(
-                &format!(
-                    "HloModule m\nr {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] {op}(a, b)\n}}\nENTRY e {{\n  x = f32[{len},{n}]{{0,1}} parameter(0)\n  i = f32[] constant({init})\n  ROOT r = {out} reduce(x, i), dimensions={{{dims}}}, to_apply=r\n}}\n"
-                ),
-                std::slice::from_ref(&xt),
+                std::slice::from_ref(*arg),
             );
         }
     }

@@ -1361,18 +1361,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 // reassociation (rounding only).
                 let (fast, _) =
                     self.reduce_vec_loops(c, operand, &os, &base_idx, &order, comb, init_v, false)?;
-                let mag = self.b.ins().fabs(fast);
-                let inf = self.b.ins().f32const(f32::INFINITY);
-                let odd = self
-                    .b
-                    .ins()
-                    .fcmp(FloatCC::UnorderedOrGreaterThanOrEqual, mag, inf);
-                let [r] = self.rare_branch(odd, [fast], |em| {
-                    Ok::<_, JitError>([
-                        em.reduce_seq(c, operand, &base_idx, &logical, &os, reducer, init_v, None)?
-                    ])
-                })?;
-                return Ok(r);
+                return self.redo_if_non_finite(fast, |em| {
+                    em.reduce_seq(c, operand, &base_idx, &logical, &os, reducer, init_v, None)
+                });
             }
             // Max/min: a fast loop (one maxps/minps per vector, NaNs only
             // flagged); a row with a NaN or a zero result (where the NaN
@@ -1411,26 +1402,36 @@ impl<'a, 'f> Emitter<'a, 'f> {
         // the evaluator's but for rounding, or for NaN payloads and
         // overflow when it is not finite; then it is redone in the
         // evaluator's (logical) order.
-        let mag = self.b.ins().fabs(r);
-        let inf = match self.b.func.dfg.value_type(r) {
+        self.redo_if_non_finite(r, |em| {
+            em.reduce_seq(c, operand, &base_idx, &logical, &os, reducer, init_v, sym)
+        })
+    }
+
+    /// `r`, or `redo(self)` when `r` (a float scalar, or any lane of an
+    /// F32X4) is inf or NaN: a reassociated reduction's rare path back
+    /// to the evaluator's order.
+    fn redo_if_non_finite(
+        &mut self,
+        r: Value,
+        redo: impl FnOnce(&mut Self) -> Result<Value>,
+    ) -> Result<Value> {
+        let ty = self.b.func.dfg.value_type(r);
+        let inf = match ty {
             F32X4 => self.vconst(f32::INFINITY),
             cranelift_codegen::ir::types::F64 => self.b.ins().f64const(f64::INFINITY),
             _ => self.b.ins().f32const(f32::INFINITY),
         };
+        let mag = self.b.ins().fabs(r);
         let odd = self
             .b
             .ins()
             .fcmp(FloatCC::UnorderedOrGreaterThanOrEqual, mag, inf);
-        let odd = if sym.is_some() {
+        let odd = if ty.is_vector() {
             self.b.ins().vany_true(odd)
         } else {
             odd
         };
-        let [r] = self.rare_branch(odd, [r], |em| {
-            Ok::<_, JitError>([
-                em.reduce_seq(c, operand, &base_idx, &logical, &os, reducer, init_v, sym)?
-            ])
-        })?;
+        let [r] = self.rare_branch(odd, [r], |em| Ok::<_, JitError>([redo(em)?]))?;
         Ok(r)
     }
 

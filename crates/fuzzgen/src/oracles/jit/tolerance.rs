@@ -472,6 +472,17 @@ mod tests {
         }
     }
 
+    /// The tolerance of an f32 accumulation over `n` elements alone.
+    fn f32_accumulation(n: usize) -> Tolerance {
+        Tolerance {
+            transcendental: false,
+            accumulate: n,
+            chained: false,
+            ill_conditioned: false,
+            op_u: 2f64.powi(-23),
+        }
+    }
+
     #[test]
     fn accumulation_bounds() {
         let t = Tolerance {
@@ -578,13 +589,7 @@ mod tests {
     /// such values in the leaf the same difference fails.
     #[test]
     fn absorption_next_to_near_overflow_terms() {
-        let t = Tolerance {
-            transcendental: false,
-            accumulate: 100,
-            chained: false,
-            ill_conditioned: false,
-            op_u: 2f64.powi(-23),
-        };
+        let t = f32_accumulation(100);
         let want = leaf(vec![2.96875, 8.507_059e37]);
         assert_eq!(
             close(&want, &leaf(vec![1.625, 8.507_059e37]), &t),
@@ -610,10 +615,8 @@ mod tests {
     fn saturated_overflow_after_an_accumulation() {
         let t = Tolerance {
             transcendental: true,
-            accumulate: 2,
             chained: true,
-            ill_conditioned: false,
-            op_u: 2f64.powi(-23),
+            ..f32_accumulation(2)
         };
         let want = leaf(vec![f32::NAN, 0.5]);
         assert_eq!(close(&want, &leaf(vec![0.0, 0.5]), &t), Some(Ok(())));

@@ -104,14 +104,7 @@ fn exp_fast(em: &mut Emitter, x: Value) -> Value {
 /// low mantissa bits, and r = x − n·ln2 (two-part ln2). Returns (t, r);
 /// valid while |n| ≤ 126.
 fn reduce_ln2(em: &mut Emitter, x: Value, magic: f32) -> (Value, Value) {
-    let log2e = c(em, std::f32::consts::LOG2_E);
-    let magic = c(em, magic);
-    let t = em.b.ins().fma(x, log2e, magic);
-    let n = em.b.ins().fsub(t, magic);
-    let c1 = c(em, -0.693_359_4);
-    let c2 = c(em, 2.121_944_4e-4);
-    let r = em.b.ins().fma(n, c1, x);
-    (t, em.b.ins().fma(n, c2, r))
+    reduce_ln2_scaled(em, x, x, 1.0, magic)
 }
 
 /// 2^n from the `t` of [`reduce_ln2`] (its biased exponent moved into place).
