@@ -192,7 +192,10 @@ fn read_once(comp: &Computation, user: InstrId, k: usize) -> bool {
         Op::Reshape | Op::Transpose { .. } | Op::Slice { .. } | Op::Reverse { .. } | Op::Copy => {
             true
         }
-        Op::Convert | Op::BitcastConvert => true,
+        Op::Convert => true,
+        // A narrowing bitcast-convert reads each operand element once per
+        // piece (an extra minor dimension).
+        Op::BitcastConvert => comp.get(u.operands[k]).shape.dims() == u.shape.dims(),
         Op::Pad { .. } => k == 0,
         Op::Concatenate { .. } => true,
         Op::Reduce { .. } => k == 0,
@@ -238,9 +241,9 @@ fn fuse_computation(
         let mut changed = true;
         while changed && g.members.len() < MAX_GROUP {
             changed = false;
-            let members: Vec<(InstrId, bool)> = g.members.iter().map(|(k, v)| (*k, *v)).collect();
-            for (m, once) in members {
-                for (k, &p) in comp.get(m).operands.iter().enumerate() {
+            let members: Vec<InstrId> = g.members.keys().copied().collect();
+            for m in members {
+                for &p in &comp.get(m).operands {
                     if g.members.contains_key(&p) || owner[p.index()].is_some() {
                         continue;
                     }
@@ -248,17 +251,32 @@ fn fuse_computation(
                     if !fusible(pi, cfg) {
                         continue;
                     }
-                    let p_once = once && read_once(&comp, m, k);
                     if duplicable(pi) {
                         g.members.insert(p, false);
                         g.copies.insert(p);
                         changed = true;
                         continue;
                     }
-                    if (expensive(&pi.op) && !p_once) || p == comp.root {
+                    if p == comp.root {
                         continue;
                     }
                     if !users[p.index()].iter().all(|u| g.members.contains_key(u)) {
+                        continue;
+                    }
+                    // Read once per output element only if every user reads it once
+                    // and is itself computed once per output element (all users are
+                    // members by now, so their flags are final).
+                    let p_once = users[p.index()].iter().all(|&u| {
+                        g.members[&u]
+                            && comp
+                                .get(u)
+                                .operands
+                                .iter()
+                                .enumerate()
+                                .filter(|(_, o)| **o == p)
+                                .all(|(j, _)| read_once(&comp, u, j))
+                    });
+                    if expensive(&pi.op) && !p_once {
                         continue;
                     }
                     if !allow(&format!("fuse {} into {}", pi.name, comp.get(g.root).name)) {
@@ -485,6 +503,62 @@ ENTRY e {
                 .any(|i| matches!(i.op, Op::Reduce { .. } | Op::Unary(UnaryOp::Exp))),
             "the divide fusion must not recompute exp or the sum:\n{text}"
         );
+    }
+
+    /// JAX's `logsumexp(x, -1)`: the row maximum reaches the final add
+    /// directly *and* the exp through a broadcast. It must not join a
+    /// group through the direct path (it would be recomputed for every
+    /// element of the row: O(rows·cols²)).
+    #[test]
+    fn reduce_read_directly_and_through_a_broadcast_is_not_fused() {
+        let (m, text) = fused(
+            "HloModule lse
+max { a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b) }
+add { a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b) }
+ENTRY e {
+  x = f32[4,8] parameter(0)
+  ninf = f32[] constant(-inf)
+  mx = f32[4] reduce(x, ninf), dimensions={1}, to_apply=max
+  bninf = f32[4] broadcast(ninf), dimensions={}
+  m3 = f32[4] maximum(mx, bninf)
+  fin = pred[4] is-finite(m3)
+  zero = f32[] constant(0)
+  bz = f32[4] broadcast(zero), dimensions={}
+  sel = f32[4] select(fin, m3, bz)
+  r1 = f32[4,1] reshape(sel)
+  b1 = f32[4,1] broadcast(r1), dimensions={0,1}
+  r2 = f32[4] reshape(b1)
+  b2 = f32[4,8] broadcast(r2), dimensions={0}
+  d = f32[4,8] subtract(x, b2)
+  ex = f32[4,8] exponential(d)
+  s = f32[4] reduce(ex, zero), dimensions={1}, to_apply=add
+  a = f32[4] abs(s)
+  l = f32[4] log(a)
+  ROOT r = f32[4] add(l, sel)
+}
+",
+        );
+        for (_, name, opcode, times) in crate::work::fused_recomputation(&m) {
+            if matches!(opcode, "reduce" | "exponential" | "log") {
+                assert!(
+                    times <= 1.0,
+                    "{name} ({opcode}) computed {times}x per element:\n{text}"
+                );
+            }
+        }
+        // The maximum is its own kInput fusion; the rest is one kInput group.
+        let reduces_in_one = m.computations.iter().any(|c| {
+            c.instructions
+                .iter()
+                .filter(|i| matches!(i.op, Op::Reduce { .. }))
+                .count()
+                > 1
+        });
+        assert!(!reduces_in_one, "{text}");
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod simplify;
 pub mod testing;
 pub mod tuple_simplify;
 pub mod util;
+pub mod work;
 
 pub use error::{PassError, PipelineError, Result};
 pub use instrument::{Instrumentation, PassEvent, SkipReason};

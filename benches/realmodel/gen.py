@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Generates the real-model benchmark set: everyday JAX workloads lowered by
+JAX 0.10.2 to HLO text (before XLA's passes), one NAME.hlo per workload.
+
+usage: python3 gen.py [OUTDIR]   (default: this folder)
+
+Every workload takes float inputs only (xla_time.py feeds uniform(-1, 1)).
+`cargo xtask bench-models` (xtask/src/models.rs) times each module on rxla
+and on XLA:CPU side by side and writes docs/PERFORMANCE.md's table."""
+import os, sys
+import numpy as np
+import jax, jax.numpy as jnp
+from jax import lax
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+f32, bf16 = jnp.float32, jnp.bfloat16
+
+
+def spec(shape, dt=f32):
+    return jax.ShapeDtypeStruct(shape, dt)
+
+
+def case(name, f, *args):
+    text = jax.jit(f).lower(*args).compiler_ir("hlo").as_hlo_text()
+    with open(os.path.join(OUT, f"{name}.hlo"), "w") as fh:
+        fh.write(text)
+
+
+def layernorm(x, g, b):
+    m = x.mean(-1, keepdims=True)
+    v = ((x - m) ** 2).mean(-1, keepdims=True)
+    return (x - m) * lax.rsqrt(v + 1e-5) * g + b
+
+
+def attention(x, wq, wk, wv, wo, heads):
+    s, d = x.shape
+    hd = d // heads
+    q = (x @ wq).reshape(s, heads, hd).transpose(1, 0, 2)
+    k = (x @ wk).reshape(s, heads, hd).transpose(1, 0, 2)
+    v = (x @ wv).reshape(s, heads, hd).transpose(1, 0, 2)
+    a = jax.nn.softmax(jnp.einsum("hqd,hkd->hqk", q, k) / np.sqrt(hd), axis=-1)
+    o = jnp.einsum("hqk,hkd->hqd", a, v).transpose(1, 0, 2).reshape(s, d)
+    return o @ wo
+
+
+def transformer(x, g1, b1, wq, wk, wv, wo, g2, b2, w1, w2):
+    h = x + attention(layernorm(x, g1, b1), wq, wk, wv, wo, 12)
+    return h + jax.nn.gelu(layernorm(h, g2, b2) @ w1) @ w2
+
+
+def conv(x, w, stride=1, pad="SAME", dn=("NHWC", "HWIO", "NHWC"), groups=1):
+    return lax.conv_general_dilated(x, w, (stride, stride), pad, dimension_numbers=dn,
+                                    feature_group_count=groups)
+
+
+def bottleneck(x, w1, w2, w3):
+    y = jax.nn.relu(conv(x, w1))
+    y = jax.nn.relu(conv(y, w2))
+    return jax.nn.relu(conv(y, w3) + x)
+
+
+def maxpool_nchw(x):
+    return lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 3, 3), (1, 1, 2, 2), "SAME")
+
+
+def avgpool_nhwc(x):
+    return lax.reduce_window(x, 0.0, lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID") / 4.0
+
+
+def mlp(x, w1, b1, w2, b2, w3, b3):
+    h = jax.nn.relu(x @ w1 + b1)
+    h = jax.nn.relu(h @ w2 + b2)
+    return jax.nn.log_softmax(h @ w3 + b3)
+
+
+def heat_step(u):
+    # 5-point stencil, 10 explicit steps (scientific kernel: slices + pads)
+    for _ in range(10):
+        p = jnp.pad(u, 1)
+        u = u + 0.1 * (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] - 4 * u)
+    return u
+
+
+def nbody(p, m):
+    d = p[:, None, :] - p[None, :, :]
+    r2 = (d * d).sum(-1) + 1e-3
+    f = (m[None, :, None] * d) * lax.rsqrt(r2)[:, :, None] ** 3
+    return f.sum(1)
+
+
+def main():
+    case("cumsum_1Mi", lambda x: jnp.cumsum(x), spec((1 << 20,)))
+    case("cumsum_rows_1024x1024", lambda x: jnp.cumsum(x, axis=1), spec((1024, 1024)))
+    case("cummax_cols_1024x1024", lambda x: lax.cummax(x, axis=0), spec((1024, 1024)))
+    case("logsumexp_2048x8192", lambda x: jax.nn.logsumexp(x, -1), spec((2048, 8192)))
+    case("log_softmax_4096x1024", lambda x: jax.nn.log_softmax(x, -1), spec((4096, 1024)))
+    case("layernorm_4096x1024", layernorm, spec((4096, 1024)), spec((1024,)), spec((1024,)))
+    case("matmul_bf16_512", lambda a, b: a @ b, spec((512, 512), bf16), spec((512, 512), bf16))
+    case("maxpool_nchw_8x64x112", maxpool_nchw, spec((8, 64, 112, 112)))
+    case("avgpool_nhwc_8x112x64", avgpool_nhwc, spec((8, 112, 112, 64)))
+    case("transpose_add_2048", lambda a, b: a.T + b, spec((2048, 2048)), spec((2048, 2048)))
+    case("bottleneck_nhwc_56x256", bottleneck, spec((4, 56, 56, 256)), spec((1, 1, 256, 64)),
+         spec((3, 3, 64, 64)), spec((1, 1, 64, 256)))
+    case("conv1x1_nhwc_28x512", lambda x, w: conv(x, w), spec((8, 28, 28, 512)), spec((1, 1, 512, 128)))
+    case("depthwise_nhwc_56x128", lambda x, w: conv(x, w, groups=128), spec((4, 56, 56, 128)),
+         spec((3, 3, 1, 128)))
+    d = 768
+    case("transformer_256x768", transformer, spec((256, d)), spec((d,)), spec((d,)), spec((d, d)),
+         spec((d, d)), spec((d, d)), spec((d, d)), spec((d,)), spec((d,)), spec((d, 4 * d)),
+         spec((4 * d, d)))
+    case("attention_scores_12x256x64", lambda q, k: jax.nn.softmax(jnp.einsum("hqd,hkd->hqk", q, k), -1),
+         spec((12, 256, 64)), spec((12, 256, 64)))
+    case("mlp_logsoftmax_b512", mlp, spec((512, 1024)), spec((1024, 1024)), spec((1024,)),
+         spec((1024, 1024)), spec((1024,)), spec((1024, 10)), spec((10,)))
+    case("heat_stencil_1024", heat_step, spec((1024, 1024)))
+    case("nbody_512", nbody, spec((512, 3)), spec((512,)))
+    case("gelu_tanh_4Mi", lambda x: jax.nn.gelu(x, approximate=True), spec((1 << 22,)))
+
+
+if __name__ == "__main__":
+    main()

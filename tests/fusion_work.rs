@@ -1,0 +1,77 @@
+//! Fusion never multiplies work: on generated modules, every expensive
+//! instruction (reduce, dot, reduce-window, transcendentals) inside a
+//! fused computation is computed at most once per element, and the whole
+//! fused module's estimated element operations stay within a small factor
+//! of the unfused module's (cheap elementwise ops may be recomputed
+//! through a broadcast). See `rxla_passes::work`.
+
+use rxla_fuzzgen::GenConfig;
+use rxla_passes::fusion::fuse_module;
+use rxla_passes::work::{estimate_work, fused_recomputation};
+
+const EXPENSIVE: &[&str] = &[
+    "reduce",
+    "dot",
+    "convolution",
+    "reduce-window",
+    "exponential",
+    "exponential-minus-one",
+    "log",
+    "log-plus-one",
+    "logistic",
+    "tanh",
+    "sine",
+    "cosine",
+    "tan",
+    "cbrt",
+    "power",
+    "atan2",
+    "remainder",
+];
+
+/// Cheap ops duplicated through broadcasts cost at most this factor.
+const MAX_FACTOR: f64 = 4.0;
+
+#[test]
+fn fusion_never_multiplies_work_on_generated_modules() {
+    let cfg = GenConfig::evaluable();
+    let mut fused_any = 0;
+    for seed in 0..seeds() {
+        let module = rxla_fuzzgen::generate_from_seed(seed, &cfg);
+        let mut fused = module.clone();
+        if fuse_module(&mut fused).is_err() {
+            continue;
+        }
+        let before = estimate_work(&module);
+        let after = estimate_work(&fused);
+        if after != before {
+            fused_any += 1;
+        }
+        for (comp, name, opcode, times) in fused_recomputation(&fused) {
+            // Fusions the generator wrote itself are not this pass's doing.
+            let created = module.find_computation(&comp).is_none();
+            assert!(
+                !created || !EXPENSIVE.contains(&opcode) || times <= 1.0 + 1e-9,
+                "seed {seed}: {name} ({opcode}) is computed {times:.1} times per element after fusion:\n{}",
+                rxla_ir::print_module(&fused)
+            );
+        }
+        assert!(
+            after <= MAX_FACTOR * before + 64.0,
+            "seed {seed}: fusion raised the work from {before} to {after} element ops:\n{}",
+            rxla_ir::print_module(&fused)
+        );
+    }
+    assert!(
+        fused_any > 50,
+        "only {fused_any} of {} modules changed: the test sees too little",
+        seeds()
+    );
+}
+
+fn seeds() -> u64 {
+    std::env::var("RXLA_WORK_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2000)
+}
