@@ -1,7 +1,7 @@
 //! Quick release-mode figures (GFLOP/s and fraction of the measured FMA peak) for sgemm, the two benchmark
 //! convolutions and the MLP dots: `cargo run --release -p rxla-gemm --example gemm_perf [threads...]`.
-//! Best of several runs (env GEMM_MC/GEMM_KC/GEMM_NC override the blocking, GEMM_KERNEL=portable|cranelift the
-//! micro-kernel, GEMM_SIZES=512,1024 the sgemm sizes, GEMM_SGEMM_ONLY=1 skips conv and MLP,
+//! Best of several runs (env GEMM_MC/GEMM_KC/GEMM_NC override the blocking, GEMM_KERNEL=avx512|avx2|portable|cranelift the
+//! micro-kernel (default: `RXLA_ISA` or the host's best), GEMM_SIZES=512,1024 the sgemm sizes, GEMM_SGEMM_ONLY=1 skips conv and MLP,
 //! GEMM_KERNELS_ONLY=1 stops after the micro-kernel figures); the machine is shared, so
 //! numbers are noisy.
 
@@ -104,14 +104,16 @@ fn main() {
     let thread_list = if args.is_empty() { vec![1, 2] } else { args };
     let peak1 = rxla_gemm::peak::fma_peak_gflops(Duration::from_millis(2000));
     println!(
-        "kernel {:?}; FMA peak probe: {peak1:.1} GFLOP/s on one thread",
-        KernelKind::detect()
+        "default kernel {:?}; FMA peak probe: {peak1:.1} GFLOP/s on one thread",
+        rxla_gemm::isa_name()
     );
-    for kind in [
-        KernelKind::Avx2Fma,
-        KernelKind::Cranelift,
-        KernelKind::Portable,
-    ] {
+    #[cfg(target_arch = "x86_64")]
+    if std::env::var_os("GEMM_EXPLORE").is_some() {
+        for (r, c, g) in rxla_gemm::explore_shapes(Duration::from_millis(1000)) {
+            println!("avx512 tile {r}x{c}: {g:.1} GFLOP/s");
+        }
+    }
+    for kind in KernelKind::ALL {
         let g = rxla_gemm::peak::microkernel_gflops(kind, Duration::from_millis(1000));
         println!("micro-kernel {kind:?} alone (L1-resident panels, k=256): {g:.1} GFLOP/s");
     }
@@ -127,11 +129,11 @@ fn main() {
         println!("\n== {t} thread(s), probe peak {peak:.1} GFLOP/s ==");
         let mut o = Options::with_threads(t);
         let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<usize>().ok());
-        match std::env::var("GEMM_KERNEL").as_deref() {
-            Ok("portable") => o.kernel = KernelKind::Portable,
-            Ok("cranelift") => o.kernel = KernelKind::Cranelift,
-            _ => {}
+        if let Ok(name) = std::env::var("GEMM_KERNEL") {
+            o.kernel = KernelKind::from_name(&name)
+                .expect("GEMM_KERNEL: avx512, avx2, portable or cranelift");
         }
+        println!("kernel {}", o.kernel.name());
         if let (Some(mc), Some(kc), Some(nc)) = (env("GEMM_MC"), env("GEMM_KC"), env("GEMM_NC")) {
             o.blocking = Some(rxla_gemm::Blocking::new(o.kernel, mc, kc, nc));
         }

@@ -277,12 +277,17 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
         let beta = if self.first { g.beta } else { 1.0 };
         let lin = (linear(g.c.rows, i, rows), cs);
         let edge4 = self.kernel.edge4.filter(|_| rows <= 4);
-        match (lin, edge4) {
-            ((Some(rs), Some(cs)), _) if rows == mr && cols == nr => {
+        match (lin, edge4, self.kernel.edge) {
+            ((Some(rs), Some(cs)), _, _) if rows == mr && cols == nr => {
                 // SAFETY: full tile inside C; panels hold kcb*mr / kcb*nr floats.
                 unsafe { (self.kernel.f)(kcb, ap, bp, g.c_ptr(i, j), rs, cs, g.alpha, beta) };
             }
-            ((Some(rs), Some(cs)), Some(f4)) if rows == 4 && cols == nr => {
+            ((Some(rs), Some(1)), _, Some(fe)) => {
+                // SAFETY: the rows x cols tile is inside C with unit column stride; the edge kernel touches no
+                // element outside it (masked loads/stores).
+                unsafe { fe(kcb, ap, bp, g.c_ptr(i, j), rs, g.alpha, beta, rows, cols) };
+            }
+            ((Some(rs), Some(cs)), Some(f4), _) if rows == 4 && cols == nr => {
                 // SAFETY: a 4-row tile inside C; the A panel has MR rows.
                 unsafe { f4(kcb, ap, bp, g.c_ptr(i, j), rs, cs, g.alpha, beta) };
             }

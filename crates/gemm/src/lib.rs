@@ -27,7 +27,17 @@ pub use conv::ConvPlan;
 pub use dot::{DotPlan, Scalar, TensorLayout, dot_generic};
 pub use epilogue::{Bias, Epilogue, RowFn};
 pub use error::{GemmError, Result};
-pub use kernel::KernelKind;
+pub use kernel::{ISA_ENV, KernelKind};
+
+/// The micro-kernel tier the engine runs by default in this process (`RXLA_ISA` or the host's best), by name:
+/// `avx512`, `avx2`, `portable` or `cranelift`; an error when `RXLA_ISA` is invalid for this host.
+pub fn isa_name() -> Result<&'static str> {
+    KernelKind::from_env().map(KernelKind::name)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[doc(hidden)]
+pub use kernel::explore_shapes;
 pub use mat::{MatMut, MatRef, Offsets};
 
 use driver::{CTarget, Gemm};
@@ -40,7 +50,7 @@ pub struct Options {
     pub threads: usize,
     /// The micro-kernel (must be `available()` on this host).
     pub kernel: KernelKind,
-    /// Loop sizes; `None` = derived from `CacheSizes::default()` for the kernel.
+    /// Loop sizes; `None` = derived from the kernel's target caches (`CacheSizes::for_kernel`).
     pub blocking: Option<Blocking>,
     /// Allow the unpacked matrix-vector / tiny paths (tests turn this off to exercise the packed driver).
     pub unpacked_paths: bool,
@@ -50,11 +60,12 @@ pub struct Options {
 }
 
 impl Default for Options {
-    /// One thread, the best kernel of this host, cache-derived blocking.
+    /// One thread, the kernel `RXLA_ISA` selects (else the best of this host, `KernelKind::from_env`; an invalid
+    /// `RXLA_ISA` makes every run an error, see `resolve`), cache-derived blocking.
     fn default() -> Self {
         Options {
             threads: 1,
-            kernel: KernelKind::detect(),
+            kernel: KernelKind::from_env().unwrap_or_else(|_| KernelKind::detect()),
             blocking: None,
             unpacked_paths: true,
             parallel_threshold: 1 << 22,
@@ -72,6 +83,8 @@ impl Options {
     }
 
     pub(crate) fn resolve(&self, what: &str) -> Result<(kernel::Kernel, Blocking, usize)> {
+        // A process whose RXLA_ISA names no tier, or one the CPU lacks, runs nothing (no silent downgrade).
+        KernelKind::from_env().map_err(|e| GemmError::new(format!("{what}: {e}")))?;
         if !self.kernel.available() {
             return Err(GemmError::new(format!(
                 "{what}: the {:?} micro-kernel is not supported by this CPU",
@@ -81,7 +94,9 @@ impl Options {
         let blk = self
             .blocking
             .map(|b| Blocking::new(self.kernel, b.mc, b.kc, b.nc))
-            .unwrap_or_else(|| Blocking::from_caches(self.kernel, CacheSizes::default()));
+            .unwrap_or_else(|| {
+                Blocking::from_caches(self.kernel, CacheSizes::for_kernel(self.kernel))
+            });
         let threads = if self.threads == 0 {
             rayon::current_num_threads()
         } else {

@@ -1,6 +1,6 @@
 //! ConvPlan against rxla_eval's convolution: strides, padding incl. negative, lhs/rhs dilation, reversal,
 //! feature/batch groups, every dim_labels permutation (NCHW, NHWC, ...), 0-3 spatial dims, random physical
-//! layouts, both micro-kernels, 1 and 2 threads, small cache blocks, the 1x1 GEMM path and epilogues.
+//! layouts, every micro-kernel tier the host has, 1 and 2 threads, small cache blocks, the 1x1 GEMM path and epilogues.
 
 mod common;
 use common::*;

@@ -1,5 +1,5 @@
 //! DotPlan against rxla_eval's dot: random batch/contracting/free dimension assignments, every operand and
-//! result layout, sizes incl. 0/1/3/7/17/129/1000, both micro-kernels, threads, epilogue row numbering; the
+//! result layout, sizes incl. 0/1/3/7/17/129/1000, every micro-kernel tier the host has, threads, epilogue row numbering; the
 //! generic path for f64 and wrapping integers.
 
 mod common;

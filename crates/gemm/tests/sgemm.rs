@@ -1,5 +1,6 @@
 //! sgemm against an f64 reference: shapes incl. 0/1/3/7/17/129/1000, every transposition of A, B and C,
-//! alpha/beta, epilogues, both micro-kernels, small cache blocks (many kc/mc/nc blocks), 1 and 2 threads.
+//! alpha/beta, epilogues, every micro-kernel tier the host has (AVX-512, AVX2, Cranelift, portable), edge
+//! sizes 1..129 around every tile size, masked edge stores that must not touch C's neighbours, small cache blocks (many kc/mc/nc blocks), 1 and 2 threads.
 
 mod common;
 use common::*;
@@ -283,23 +284,176 @@ fn bad_arguments_are_errors() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("bias has 1 values"), "{err}");
-    if !KernelKind::Avx2Fma.available() {
+    for kind in KernelKind::ALL.into_iter().filter(|k| !k.available()) {
         let o = Options {
-            kernel: KernelKind::Avx2Fma,
+            kernel: kind,
             ..Options::default()
         };
-        assert!(
-            sgemm(
+        let err = sgemm(
+            1.0,
+            x,
+            x.t(),
+            0.0,
+            MatMut::row_major(&mut c, 2, 2).unwrap(),
+            None,
+            &o,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("not supported"), "{err}");
+    }
+}
+
+/// Tolerance: as every test here, `|got - want| <= 1e-5 · Σ|terms|` against an f64 reference (`check`).
+const EDGE: [usize; 9] = [1, 5, 13, 31, 33, 63, 65, 127, 129];
+
+#[test]
+fn edge_sizes_on_every_tier() {
+    let mut rng = Rng::new(7);
+    for kernel in kernels() {
+        let mut o = opts(kernel, 1);
+        o.unpacked_paths = false;
+        for (i, &m) in EDGE.iter().enumerate() {
+            for (j, &n) in EDGE.iter().enumerate() {
+                let k = EDGE[(i + 2 * j) % EDGE.len()];
+                let layout = [i % 2 == 1, j % 3 == 1, (i + j) % 4 == 3];
+                let beta = if (i + j) % 2 == 0 { 0.0 } else { 0.5 };
+                check(m, n, k, layout, 1.0, beta, None, &o, &mut rng);
+            }
+        }
+        // Default blocking with k above one kc block, and 2 threads.
+        for &(m, n, k) in &[(65, 129, 513), (129, 63, 385), (31, 33, 1031)] {
+            check(
+                m,
+                n,
+                k,
+                [false; 3],
                 1.0,
-                x,
-                x.t(),
                 0.0,
-                MatMut::row_major(&mut c, 2, 2).unwrap(),
                 None,
-                &o
-            )
-            .is_err()
-        );
+                &opts(kernel, 2),
+                &mut rng,
+            );
+        }
+    }
+}
+
+/// Every row count of a partial tile (1..=2·MR) against column counts around the vector widths, written into a
+/// sub-view of a larger C whose other elements are NaN sentinels: the edge kernels (masked stores) must write
+/// exactly the view.
+#[test]
+fn partial_tiles_write_only_their_elements() {
+    let mut rng = Rng::new(8);
+    for kernel in kernels() {
+        let mut o = opts(kernel, 1);
+        o.unpacked_paths = false;
+        let (mr, nr) = (kernel.mr(), kernel.nr());
+        for m in 1..=2 * mr + 1 {
+            for n in [
+                1,
+                7,
+                8,
+                9,
+                15,
+                16,
+                17,
+                31,
+                32,
+                33,
+                nr - 1,
+                nr,
+                nr + 1,
+                2 * nr + 3,
+            ] {
+                let k = 1 + rng.below(20);
+                let (a, b) = (rng.vec(m * k), rng.vec(k * n));
+                for beta in [0.0f32, -0.5] {
+                    // C: (m + 2) x (n + 5) row-major, the view at (1, 2).
+                    let (rows, cols) = (m + 2, n + 5);
+                    let mut big = vec![f32::NAN; rows * cols];
+                    let c0 = rng.vec(m * n);
+                    for i in 0..m {
+                        for j in 0..n {
+                            big[(i + 1) * cols + j + 2] = c0[i * n + j];
+                        }
+                    }
+                    let view = MatMut::new(&mut big[cols + 2..], m, n, cols as isize, 1).unwrap();
+                    sgemm(
+                        1.0,
+                        MatRef::row_major(&a, m, k).unwrap(),
+                        MatRef::row_major(&b, k, n).unwrap(),
+                        beta,
+                        view,
+                        None,
+                        &o,
+                    )
+                    .unwrap();
+                    for r in 0..rows {
+                        for q in 0..cols {
+                            let x = big[r * cols + q];
+                            let inside = (1..=m).contains(&r) && (2..n + 2).contains(&q);
+                            if !inside {
+                                assert!(x.is_nan(), "{kernel:?} {m}x{n}x{k}: ({r},{q}) written");
+                                continue;
+                            }
+                            let (i, j) = (r - 1, q - 2);
+                            let (mut s, mut sc) = (0f64, 0f64);
+                            for p in 0..k {
+                                let t = a[i * k + p] as f64 * b[p * n + j] as f64;
+                                s += t;
+                                sc += t.abs();
+                            }
+                            let c = beta as f64 * c0[i * n + j] as f64;
+                            let err = (x as f64 - (s + c)).abs();
+                            assert!(
+                                err <= 1e-5 * (sc + c.abs()) + 1e-30,
+                                "{kernel:?} {m}x{n}x{k} beta {beta}: ({i},{j}) got {x}, want {}",
+                                s + c
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn isa_tiers_are_named_detected_and_forced() {
+    let best = KernelKind::detect();
+    assert!(best.available());
+    assert_eq!(KernelKind::from_isa(None), Ok(best));
+    assert_eq!(KernelKind::from_isa(Some("")), Ok(best));
+    assert_eq!(
+        KernelKind::from_isa(Some("portable")),
+        Ok(KernelKind::Portable)
+    );
+    let err = KernelKind::from_isa(Some("sse9")).unwrap_err();
+    assert!(
+        err.to_string().contains("RXLA_ISA=sse9: unknown tier"),
+        "{err}"
+    );
+    for kind in KernelKind::ALL {
+        assert_eq!(KernelKind::from_name(kind.name()), Some(kind));
+        let forced = KernelKind::from_isa(Some(kind.name()));
+        if kind.available() {
+            assert_eq!(forced, Ok(kind));
+        } else {
+            let err = forced.unwrap_err().to_string();
+            assert!(err.contains("cannot run"), "{err}");
+            eprintln!("note: {err}");
+        }
+    }
+    // The fastest tier the host has is picked.
+    let order = [
+        KernelKind::Avx512,
+        KernelKind::Avx2Fma,
+        KernelKind::Portable,
+    ];
+    assert_eq!(Some(best), order.into_iter().find(|k| k.available()));
+    // Unless RXLA_ISA says otherwise (the test runner normally leaves it unset).
+    if std::env::var_os(rxla_gemm::ISA_ENV).is_none() {
+        assert_eq!(rxla_gemm::isa_name(), Ok(best.name()));
+        assert_eq!(Options::default().kernel, best);
     }
 }
 

@@ -28,22 +28,23 @@ impl Rng {
     }
 }
 
-/// Kernels to test on this host; prints a message for the ones skipped.
+/// Kernels (tiers) to test on this host: every one it can run; prints a note for each one skipped.
 pub fn kernels() -> Vec<KernelKind> {
-    let mut v = vec![KernelKind::Portable];
-    if KernelKind::Cranelift.available() {
-        v.push(KernelKind::Cranelift);
-    } else {
-        eprintln!(
-            "note: the Cranelift micro-kernel did not compile on this host; its tests are skipped"
-        );
-    }
-    if KernelKind::Avx2Fma.available() {
-        v.push(KernelKind::Avx2Fma);
-    } else {
-        eprintln!(
-            "note: AVX2+FMA not available on this CPU; the AVX2 micro-kernel tests are skipped"
-        );
+    let mut v = Vec::new();
+    for k in [
+        KernelKind::Portable,
+        KernelKind::Cranelift,
+        KernelKind::Avx2Fma,
+        KernelKind::Avx512,
+    ] {
+        if k.available() {
+            v.push(k);
+        } else {
+            eprintln!(
+                "note: this host cannot run the {} micro-kernel; its tests are skipped",
+                k.name()
+            );
+        }
     }
     v
 }
