@@ -4,8 +4,9 @@
 //! table; B is never materialised: `ConvB` gathers it straight into the packed B panels (padding, negative padding,
 //! strides and dilations resolved per element, with a contiguous-copy fast path along the innermost output dim;
 //! same-size unit-stride 2-D convolutions on row-major planes — 3x3 SAME — read each panel row as 16 consecutive
-//! floats of the plane behind a lane mask, see `Plane`; column-stride-2 ones — the ResNet stem — do the same on the
-//! input split once into even and odd columns, see `Plane2`).
+//! floats of the plane behind a lane mask (AVX2 tier, 16-wide panels; the AVX-512 tier's 32-wide panels as two
+//! such 16-column halves with AVX-512 masked loads), see `Plane`; column-stride-2 ones — the ResNet stem — do the
+//! same on the input split once into even and odd columns, see `Plane2`).
 //! Windows of size 1 with unit stride/dilation and no padding (1x1 convolutions) take the plain GEMM path
 //! per batch. Semantics are the evaluator's (crates/eval/src/kernels/conv.rs), except accumulation order and FMA.
 //! This module validates and plans; it must not contain micro-kernel code.
@@ -14,7 +15,7 @@ use crate::dot::{TensorLayout, offsets_of};
 use crate::driver::{CTarget, Gemm, run};
 use crate::epilogue::Epilogue;
 use crate::error::{GemmError, Result};
-use crate::gather::{self, gather_row};
+use crate::gather::{self, Simd, gather_row};
 use crate::mat::Offsets;
 use crate::pack::{Operand, PackB};
 use crate::{Options, run_operands};
@@ -130,6 +131,9 @@ impl Plane2 {
 /// interleaved runs of the 3x3 conv: 16 slower, 32 and 48 ~2% faster than
 /// none, 48 best).
 const PREFETCH_AHEAD: usize = 48;
+
+/// Floats ahead of the second half of a 32-wide plane panel row that are prefetched (one panel on).
+const PREFETCH_AHEAD_32: usize = 32;
 
 /// Taps (window positions) the `Plane` packing keeps masks for on the stack.
 const MAX_PLANE_TAPS: usize = 64;
@@ -565,10 +569,10 @@ impl ConvPlan {
             e.check(self.m, self.n, "convolution")?;
         }
         let (kern, _, _) = opts.resolve("convolution")?;
-        let p2 = self
-            .plane2
-            .as_ref()
-            .filter(|_| self.pointwise.is_none() && kern.nr == 16 && gather::avx2());
+        let p2 = self.plane2.as_ref().filter(|_| {
+            self.pointwise.is_none()
+                && ((kern.nr == 16 && gather::avx2()) || (kern.nr == 32 && gather::avx512()))
+        });
         match p2 {
             Some(p2) => crate::scratch::with_scratch(p2.len(), |d| {
                 // SAFETY: `input` holds the plan's input; `d` holds len() floats.
@@ -648,6 +652,7 @@ impl ConvPlan {
                         ptr: in_base,
                         buf: (input, input.add(self.extents[0])),
                         deint,
+                        simd: Simd::detect(),
                     };
                     let g = Gemm {
                         m: end - o,
@@ -700,6 +705,8 @@ struct ConvB<'a> {
     buf: (*const f32, *const f32),
     /// The deinterleaved input of the `Plane2` path, when it is taken.
     deint: Option<&'a [f32]>,
+    /// The host's vector instructions (checked once per call).
+    simd: Simd,
 }
 
 // SAFETY: read-only access to the borrowed input.
@@ -833,7 +840,30 @@ impl PackB for ConvB<'_> {
             }
             return;
         }
-        if gather::avx2() {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd == Simd::Avx512 && nr == 32 && cols > 0 {
+            if let Some(pv) = &pl.plane
+                && halves_fit(j0, cols, (pv.h * pv.w) as usize)
+            {
+                // SAFETY: AVX-512 checked (`simd`); each 16-column half lies in one image.
+                unsafe { self.pack_plane_avx512(pv, p0, kc, j0, cols, dst) };
+                return;
+            }
+            if let (Some(pv), Some(d)) = (&pl.plane2, self.deint)
+                && halves_fit(j0, cols, pv.wo as usize)
+            {
+                // SAFETY: AVX-512 checked (`simd`); each 16-column half lies in one output row.
+                unsafe { self.pack_plane2_avx512(pv, d, p0, kc, j0, cols, dst) };
+                return;
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        if self.simd == Simd::Avx512 {
+            // SAFETY: AVX-512 checked (`simd`).
+            unsafe { self.pack_spatial_avx512(p0, kc, j0, cols, nr, dst) };
+            return;
+        }
+        if self.simd == Simd::Avx2 {
             #[cfg(target_arch = "x86_64")]
             if let Some(pv) = &pl.plane
                 && nr == 16
@@ -864,11 +894,205 @@ impl PackB for ConvB<'_> {
             #[cfg(target_arch = "x86_64")]
             return;
         }
-        self.pack_spatial(p0, kc, j0, cols, nr, dst, false);
+        self.pack_spatial(p0, kc, j0, cols, nr, dst, Simd::Scalar);
     }
 }
 
+/// Whether each 16-column half of the panel `j0..j0+cols` (`cols <= 32`) lies within one period of `period`
+/// columns (one image of a `Plane`, one output row of a `Plane2`).
+fn halves_fit(j0: usize, cols: usize, period: usize) -> bool {
+    period > 0
+        && (0..2).all(|h| {
+            let n = cols.saturating_sub(16 * h).min(16);
+            n == 0 || ((j0 + 16 * h) % period) + n <= period
+        })
+}
+
 impl ConvB<'_> {
+    /// `pack_spatial` compiled with AVX-512 enabled, so the row gathers inline into the loop.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn pack_spatial_avx512(
+        &self,
+        p0: usize,
+        kc: usize,
+        j0: usize,
+        cols: usize,
+        nr: usize,
+        dst: &mut [f32],
+    ) {
+        self.pack_spatial(p0, kc, j0, cols, nr, dst, Simd::Avx512);
+    }
+
+    /// The `Plane` packing of one 32-column panel (AVX-512 tier), as two 16-column halves each inside one image:
+    /// per half and tap a 16-lane mask (the window position inside the plane, the lane a real column), then per
+    /// contraction index two masked loads of 16 consecutive floats (masked lanes are not accessed and load as
+    /// zero).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn pack_plane_avx512(
+        &self,
+        pv: &Plane,
+        p0: usize,
+        kc: usize,
+        j0: usize,
+        cols: usize,
+        dst: &mut [f32],
+    ) {
+        use std::arch::x86_64::*;
+        let pl = self.plan;
+        let taps = pl.taps.max(1);
+        let hw = (pv.h * pv.w) as usize;
+        let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        // Per tap and half: lane mask and offset from the half's image base.
+        let mut masks = [[(0 as __mmask16, 0isize); 2]; MAX_PLANE_TAPS];
+        let mut bases = [self.ptr; 2];
+        for h in 0..2 {
+            let n = cols.saturating_sub(16 * h).min(16);
+            if n == 0 {
+                continue;
+            }
+            let jh = j0 + 16 * h;
+            let pos0 = (jh % hw) as i64;
+            bases[h] = self.ptr.wrapping_offset(pl.col_boff[jh]);
+            let mut oh = [0i32; 16];
+            let mut ow = [0i32; 16];
+            for i in 0..16 {
+                let pos = pos0 + i as i64;
+                oh[i] = (pos / pv.w) as i32;
+                ow[i] = (pos % pv.w) as i32;
+            }
+            // SAFETY: the arrays hold 16 lanes.
+            let (voh, vow) = unsafe {
+                (
+                    _mm512_loadu_si512(oh.as_ptr() as *const __m512i),
+                    _mm512_loadu_si512(ow.as_ptr() as *const __m512i),
+                )
+            };
+            let live = _mm512_cmplt_epi32_mask(lane, _mm512_set1_epi32(n as i32));
+            // 0 <= v + d < lim
+            let inside = |v: __m512i, d: i64, lim: i64| {
+                let x = _mm512_add_epi32(v, _mm512_set1_epi32(d as i32));
+                _mm512_cmpge_epi32_mask(x, _mm512_setzero_si512())
+                    & _mm512_cmplt_epi32_mask(x, _mm512_set1_epi32(lim as i32))
+            };
+            for (t, e) in masks.iter_mut().enumerate().take(taps) {
+                let m = live & inside(voh, pv.dh[t], pv.h) & inside(vow, pv.dw[t], pv.w);
+                e[h] = (m, (pos0 + pv.dh[t] * pv.w + pv.dw[t]) as isize);
+            }
+        }
+        let mut t = p0 % taps;
+        for (p, d) in dst[..kc * 32].chunks_exact_mut(32).enumerate() {
+            let ch = pl.chan[p0 + p];
+            let [(m0, o0), (m1, o1)] = masks[t];
+            let s0 = bases[0].wrapping_offset(ch + o0);
+            let s1 = bases[1].wrapping_offset(ch + o1);
+            // The next panels read the next floats of these rows (scattered over the channels: the hardware
+            // prefetchers do not follow them).
+            _mm_prefetch::<_MM_HINT_T0>(s1.wrapping_add(PREFETCH_AHEAD_32) as *const i8);
+            // SAFETY: unmasked lanes are positions inside this channel's plane of the input; dst holds 32 floats.
+            unsafe {
+                let v0 = _mm512_maskz_loadu_ps(m0, s0);
+                let v1 = _mm512_maskz_loadu_ps(m1, s1);
+                _mm512_storeu_ps(d.as_mut_ptr(), v0);
+                _mm512_storeu_ps(d.as_mut_ptr().add(16), v1);
+            }
+            t += 1;
+            if t == taps {
+                t = 0;
+            }
+        }
+    }
+
+    /// The `Plane2` packing of one 32-column panel (AVX-512 tier), as two 16-column halves each inside one output
+    /// row: per half a column part (lane mask, offset in the half-row) per window column and a row part (row
+    /// offset, validity) per window row, then per contraction index two masked loads of 16 consecutive floats of
+    /// the deinterleaved input.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn pack_plane2_avx512(
+        &self,
+        pv: &Plane2,
+        d: &[f32],
+        p0: usize,
+        kc: usize,
+        j0: usize,
+        cols: usize,
+        dst: &mut [f32],
+    ) {
+        use std::arch::x86_64::*;
+        let taps = self.plan.taps.max(1);
+        let per_image = (pv.ho * pv.wo) as usize;
+        let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let block = pv.h * 2 * pv.we;
+        let wl = self.plan.wlast.clamp(1, 16);
+        let rows = (taps / wl).min(16);
+        // Per half: (lane mask, column offset) per window column, (row offset, valid) per window row, and the
+        // image's first (batch, feature 0) block.
+        let mut colp = [[(0 as __mmask16, 0i64); 16]; 2];
+        let mut rowp = [[(0i64, false); 16]; 2];
+        let mut img = [0i64; 2];
+        for h in 0..2 {
+            let n = cols.saturating_sub(16 * h).min(16);
+            if n == 0 {
+                continue;
+            }
+            let jh = j0 + 16 * h;
+            let (b, rem) = (jh / per_image, (jh % per_image) as i64);
+            let (oh, ow0) = (rem / pv.wo, rem % pv.wo);
+            img[h] = (b * pv.chans) as i64 * block;
+            let live = _mm512_cmplt_epi32_mask(lane, _mm512_set1_epi32(n as i32));
+            for (w, e) in colp[h].iter_mut().enumerate().take(wl) {
+                let dw = pv.dw[w];
+                let par = dw.rem_euclid(2);
+                let half = (dw - par) / 2;
+                let len_p = (pv.w - par + 1) / 2;
+                // Lane i valid: 0 <= ow0 + half + i < len_p.
+                let x = _mm512_add_epi32(lane, _mm512_set1_epi32((ow0 + half) as i32));
+                let m = live
+                    & _mm512_cmpge_epi32_mask(x, _mm512_setzero_si512())
+                    & _mm512_cmplt_epi32_mask(x, _mm512_set1_epi32(len_p as i32));
+                *e = (m, par * pv.we + ow0 + half);
+            }
+            for (r, e) in rowp[h].iter_mut().enumerate().take(rows) {
+                let hrow = oh * pv.sh + pv.dh[r * wl];
+                *e = (hrow * 2 * pv.we, hrow >= 0 && hrow < pv.h);
+            }
+        }
+        let base = d.as_ptr();
+        let t0 = p0 % taps;
+        let (mut r, mut w, mut c) = (t0 / wl, t0 % wl, (p0 / taps) as i64);
+        for dr in dst[..kc * 32].chunks_exact_mut(32) {
+            let src = |h: usize| {
+                let (m, coff) = colp[h][w];
+                let (roff, valid) = rowp[h][r];
+                let m = if valid { m } else { 0 };
+                (
+                    m,
+                    base.wrapping_offset((img[h] + c * block + roff + coff) as isize),
+                )
+            };
+            let ((m0, s0), (m1, s1)) = (src(0), src(1));
+            // SAFETY: unmasked lanes are inside the (batch, feature, row) half-row of `d`; dr holds 32 floats.
+            unsafe {
+                let v0 = _mm512_maskz_loadu_ps(m0, s0);
+                let v1 = _mm512_maskz_loadu_ps(m1, s1);
+                _mm512_storeu_ps(dr.as_mut_ptr(), v0);
+                _mm512_storeu_ps(dr.as_mut_ptr().add(16), v1);
+            }
+            w += 1;
+            if w == wl {
+                w = 0;
+                r += 1;
+                if r * wl == taps {
+                    r = 0;
+                    c += 1;
+                }
+            }
+        }
+    }
+
     /// `pack_spatial` compiled with AVX2 enabled, so the row gathers inline into the loop.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
@@ -881,7 +1105,7 @@ impl ConvB<'_> {
         nr: usize,
         dst: &mut [f32],
     ) {
-        self.pack_spatial(p0, kc, j0, cols, nr, dst, true);
+        self.pack_spatial(p0, kc, j0, cols, nr, dst, Simd::Avx2);
     }
 
     /// The `Plane` packing of one 16-column panel: per tap a lane mask (the
@@ -1063,7 +1287,7 @@ impl ConvB<'_> {
         cols: usize,
         nr: usize,
         dst: &mut [f32],
-        vec: bool,
+        simd: Simd,
     ) {
         let pl = self.plan;
         let ns = pl.in_size.len();
@@ -1094,7 +1318,7 @@ impl ConvB<'_> {
                         .ptr
                         .wrapping_offset(e.off + feat + e.pos0 as isize * st);
                     // SAFETY: only columns lo..hi (inside the input row) are read.
-                    unsafe { gather_row(seg, src, step, e.lo, e.hi, vec, self.buf) };
+                    unsafe { gather_row(seg, src, step, e.lo, e.hi, simd, self.buf) };
                 }
                 t += 1;
                 if t == taps {

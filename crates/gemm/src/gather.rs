@@ -1,6 +1,7 @@
 //! Vectorised row gathers for the convolution's B packing: `dst[i] = src[i * step]` for `lo <= i < hi`, zero for
-//! the other `i < len` (`len <= 16`, `step` 1 or 2), with AVX2 masked loads so padding borders cost no scalar loop
-//! and no element outside `lo..hi` is ever read. `gather_row` picks the AVX2 version when the host has it.
+//! the other `i < len` (`step` 1 or 2; rows longer than 16 in pieces of 16), with AVX2 or AVX-512 masked loads so
+//! padding borders cost no scalar loop and no element outside `lo..hi` is ever read. `gather_row` picks the
+//! version the caller's `Simd` names (checked once per packing call with `Simd::detect`).
 //! Must not read outside the valid columns (masked lanes are never touched).
 
 /// Scalar version; always correct.
@@ -25,43 +26,131 @@ pub(crate) unsafe fn gather_row_scalar(
     }
 }
 
-/// Whether `gather_row` may use the AVX2 path (checked once per packing call by the caller).
-pub(crate) fn avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+/// The vector instructions a packing call may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Simd {
+    Scalar,
+    Avx2,
+    Avx512,
+}
+
+impl Simd {
+    /// The best this host has.
+    pub(crate) fn detect() -> Simd {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx512f") {
+                return Simd::Avx512;
+            }
+            if std::is_x86_feature_detected!("avx2") {
+                return Simd::Avx2;
+            }
+        }
+        Simd::Scalar
     }
 }
 
-/// `dst[i] = src[i*step]` for `lo <= i < hi`, else 0, for `i < dst.len()` (at most 16); `use_avx2` from `avx2()`.
-/// `buf` is the whole source buffer (start, end): where the 16 (32) floats from `src` lie inside it, plain loads
-/// are used and the invalid lanes cleared (masked loads are slow on AMD Zen 3).
+/// Whether the host has AVX2 (the 16-wide plane packings of the AVX2 tier).
+pub(crate) fn avx2() -> bool {
+    Simd::detect() >= Simd::Avx2
+}
+
+/// Whether the host has AVX-512F (the 32-wide plane packings of the AVX-512 tier).
+pub(crate) fn avx512() -> bool {
+    Simd::detect() >= Simd::Avx512
+}
+
+/// `dst[i] = src[i*step]` for `lo <= i < hi`, else 0, for `i < dst.len()`; `simd` from `Simd::detect()`. Rows
+/// longer than 16 are done 16 columns at a time. `buf` is the whole source buffer (start, end): where the 16
+/// (32) floats from `src` lie inside it, the AVX2 path uses plain loads and clears the invalid lanes (its masked
+/// loads are slow on AMD Zen 3); the AVX-512 path uses masked loads (fast on Zen 4/5).
 ///
 /// # Safety
 /// As for `gather_row_scalar`; `buf` must be readable.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn gather_row(
     dst: &mut [f32],
     src: *const f32,
     step: isize,
     lo: usize,
     hi: usize,
-    use_avx2: bool,
+    simd: Simd,
     buf: (*const f32, *const f32),
 ) {
     #[cfg(target_arch = "x86_64")]
-    if use_avx2 && dst.len() <= 16 && (step == 1 || step == 2) {
-        // SAFETY: caller's contract; features checked by `avx2()`.
-        unsafe { gather_avx2(dst, src, step, lo, hi, buf) };
+    if simd != Simd::Scalar && (step == 1 || step == 2) {
+        for (q, d) in dst.chunks_mut(16).enumerate() {
+            let first = 16 * q;
+            let (l, h) = (
+                lo.saturating_sub(first).min(16),
+                hi.saturating_sub(first).min(16),
+            );
+            let s = src.wrapping_offset(first as isize * step);
+            // SAFETY: caller's contract (columns l..h of this piece are columns first+l..first+h of the row);
+            // features checked by `Simd::detect()`.
+            unsafe {
+                if simd == Simd::Avx512 {
+                    gather_avx512(d, s, step, l, h.max(l))
+                } else {
+                    gather_avx2(d, s, step, l, h.max(l), buf)
+                }
+            };
+        }
         return;
     }
-    let _ = (use_avx2, buf);
+    let _ = (simd, buf);
     // SAFETY: caller's contract.
     unsafe { gather_row_scalar(dst, src, step, lo, hi) }
+}
+
+/// Bits `lo..hi` set (`hi <= 16`).
+#[inline(always)]
+fn bits(lo: usize, hi: usize) -> u32 {
+    ((1u32 << hi) - 1) & !((1u32 << lo) - 1)
+}
+
+/// Bit i of `x` (`x < 256`) moved to bit 2i.
+#[inline(always)]
+fn spread(x: u32) -> u32 {
+    let x = (x | (x << 4)) & 0x0f0f;
+    let x = (x | (x << 2)) & 0x3333;
+    (x | (x << 1)) & 0x5555
+}
+
+/// The AVX-512 gather of at most 16 columns: masked loads (lanes outside `lo..hi` are not accessed), for step 2 the
+/// even lanes of 32 floats picked by one permute, a masked store of `len` lanes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn gather_avx512(dst: &mut [f32], src: *const f32, step: isize, lo: usize, hi: usize) {
+    use std::arch::x86_64::*;
+    let len = dst.len();
+    let valid = bits(lo, hi);
+    // SAFETY: only lanes whose columns are in lo..hi are loaded (caller's contract); the store writes `len`
+    // lanes of dst.
+    unsafe {
+        let v = if step == 1 {
+            if valid == 0xffff {
+                _mm512_loadu_ps(src)
+            } else {
+                _mm512_maskz_loadu_ps(valid as __mmask16, src)
+            }
+        } else {
+            let a = _mm512_maskz_loadu_ps(spread(valid & 0xff) as __mmask16, src);
+            let b = _mm512_maskz_loadu_ps(spread(valid >> 8) as __mmask16, src.wrapping_add(16));
+            let even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+            _mm512_permutex2var_ps(a, even, b)
+        };
+        if step == 1 {
+            _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(32) as *const i8);
+        }
+        if len == 16 {
+            _mm512_storeu_ps(dst.as_mut_ptr(), v);
+        } else {
+            _mm512_mask_storeu_ps(dst.as_mut_ptr(), bits(0, len) as __mmask16, v);
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -196,14 +285,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn avx2_gather_equals_scalar_for_every_window() {
-        if !avx2() {
-            eprintln!("note: AVX2 not available; the vector gather is not tested on this host");
-            return;
+    fn vector_gathers_equal_scalar_for_every_window() {
+        for simd in [Simd::Avx2, Simd::Avx512] {
+            if Simd::detect() < simd {
+                eprintln!("note: {simd:?} not available; its gather is not tested on this host");
+            } else {
+                every_window(simd);
+            }
         }
-        let src: Vec<f32> = (0..64).map(|i| i as f32 + 1.0).collect();
+    }
+
+    fn every_window(simd: Simd) {
+        let src: Vec<f32> = (0..128).map(|i| i as f32 + 1.0).collect();
         for step in [1isize, 2] {
-            for len in 1..=16usize {
+            for len in 1..=40usize {
                 for lo in 0..=len {
                     for hi in lo..=len {
                         // The whole vector as the buffer (plain loads), and
@@ -211,14 +306,14 @@ mod tests {
                         // (masked loads).
                         let p = src.as_ptr();
                         let tight = p.wrapping_offset(hi.max(1) as isize * step);
-                        for buf in [(p, p.wrapping_add(64)), (p, tight)] {
+                        for buf in [(p, p.wrapping_add(128)), (p, tight)] {
                             let (mut a, mut b) = (vec![f32::NAN; len], vec![f32::NAN; len]);
-                            // SAFETY: src holds 64 >= 16 * 2 floats.
+                            // SAFETY: src holds 128 >= 48 * 2 floats.
                             unsafe {
-                                gather_row(&mut a, p, step, lo, hi, true, buf);
+                                gather_row(&mut a, p, step, lo, hi, simd, buf);
                                 gather_row_scalar(&mut b, p, step, lo, hi);
                             }
-                            assert_eq!(a, b, "step {step} len {len} lo {lo} hi {hi}");
+                            assert_eq!(a, b, "{simd:?} step {step} len {len} lo {lo} hi {hi}");
                         }
                     }
                 }
