@@ -350,6 +350,39 @@ pub struct Window {
     pub dims: Vec<WindowDim>,
 }
 
+impl Window {
+    /// The one dimension along which this reduce-window is a prefix scan,
+    /// if it is one: every other dimension has a plain window of 1 (no
+    /// stride, padding or dilation), and along this one the window (size
+    /// at least `min_size`, no dilation or reversal) starts at or before
+    /// element 0 for every output position (`(out − 1)·stride ≤ pad_low`),
+    /// so output `i` reduces the elements `[0, min(i·stride + size −
+    /// pad_low, n))`. JAX's `cumsum`/`cumprod`/`cummax` are such windows
+    /// (size n, low padding n − 1). `base` and `out` are the operand's and
+    /// the result's dims.
+    pub fn prefix_dim(&self, base: &[i64], out: &[i64], min_size: i64) -> Option<usize> {
+        if self.dims.len() != base.len() || out.len() != base.len() {
+            return None;
+        }
+        let mut found = None;
+        for (d, w) in self.dims.iter().enumerate() {
+            let plain = w.window_dilation == 1 && w.base_dilation == 1 && !w.window_reversal;
+            if w.size == 1 && w.stride == 1 && w.pad_low == 0 && w.pad_high == 0 && plain {
+                continue;
+            }
+            if found.is_some() || !plain || w.size < min_size.max(2) || w.stride < 1 {
+                return None;
+            }
+            let last_start = (out[d] - 1).checked_mul(w.stride)?.checked_sub(w.pad_low)?;
+            if out[d] > 0 && last_start > 0 {
+                return None;
+            }
+            found = Some(d);
+        }
+        found
+    }
+}
+
 /// Dot dimension numbers.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct DotDims {
@@ -804,5 +837,48 @@ impl fmt::Display for CompId {
 impl fmt::Display for InstrId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "%{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cumulative_windows_are_prefixes() {
+        let win = |dims: Vec<WindowDim>| Window { dims };
+        let mut w = WindowDim::new(1000);
+        w.pad_low = 999;
+        let one = WindowDim::new(1);
+        assert_eq!(
+            win(vec![w.clone()]).prefix_dim(&[1000], &[1000], 8),
+            Some(0)
+        );
+        assert_eq!(
+            win(vec![one.clone(), w.clone()]).prefix_dim(&[3, 1000], &[3, 1000], 8),
+            Some(1)
+        );
+        // A sliding window without the full low padding is not a prefix.
+        let mut s = WindowDim::new(100);
+        s.pad_low = 10;
+        assert_eq!(win(vec![s]).prefix_dim(&[1000], &[911], 8), None);
+        // Strided, every window still starting at or before 0: (6 - 1)·3 ≤ 15.
+        let mut st = WindowDim::new(16);
+        st.stride = 3;
+        st.pad_low = 15;
+        assert_eq!(win(vec![st.clone()]).prefix_dim(&[16], &[6], 8), Some(0));
+        assert_eq!(win(vec![st]).prefix_dim(&[16], &[7], 8), None);
+        // Two moving dims, dilation, windows below the minimum: not taken.
+        assert_eq!(
+            win(vec![w.clone(), w.clone()]).prefix_dim(&[1000, 1000], &[1000, 1000], 8),
+            None
+        );
+        let mut dil = w.clone();
+        dil.window_dilation = 2;
+        assert_eq!(win(vec![dil]).prefix_dim(&[1000], &[1000], 8), None);
+        let mut small = WindowDim::new(3);
+        small.pad_low = 2;
+        assert_eq!(win(vec![small.clone()]).prefix_dim(&[3], &[3], 8), None);
+        assert_eq!(win(vec![small]).prefix_dim(&[3], &[3], 2), Some(0));
     }
 }

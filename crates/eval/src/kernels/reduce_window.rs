@@ -65,6 +65,87 @@ pub fn reduce_window(
         .iter()
         .map(|s| ArrayData::zeros(s.element_type, n_out))
         .collect();
+    if let Some(d) = window.prefix_dim(base, &out_dims, 2) {
+        prefix_scan(operands, inits, window, d, apply, &out_dims, &mut results)?;
+    } else {
+        sliding(operands, inits, window, apply, &out_dims, &mut results)?;
+    }
+    let parts = results
+        .into_iter()
+        .zip(&out_shapes)
+        .map(|(d, s)| Ok(ArrayLiteral::new(s.clone(), d)?))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(variadic_result(out, parts))
+}
+
+/// A prefix window along `d` (JAX's cumulative ops): output `i` folds the
+/// elements `[0, end_i)`, so it is output `i − 1`'s accumulator folded with
+/// the elements `end_{i−1}..end_i` — the same `apply` calls, in the same
+/// order, as the window loop makes, in O(n) instead of O(n·window).
+fn prefix_scan(
+    operands: &[&ArrayLiteral],
+    inits: &[&ArrayLiteral],
+    window: &Window,
+    d: usize,
+    apply: &mut Apply,
+    out_dims: &[i64],
+    results: &mut [ArrayData],
+) -> Result<()> {
+    let base = &operands[0].shape.dims;
+    let n_ops = operands.len();
+    let w = &window.dims[d];
+    let (n, out_n) = (base[d], out_dims[d]);
+    let reach = w.size - w.pad_low;
+    let bstr = rxla_ir::index::row_major_strides(base);
+    let ostr = rxla_ir::index::row_major_strides(out_dims);
+    let mut lines = out_dims.to_vec();
+    lines[d] = 1;
+    let n_lines = count(&lines, "reduce-window lines")?;
+    let mut lidx = vec![0i64; lines.len()];
+    let mut acc: Vec<Literal> = Vec::with_capacity(n_ops);
+    let mut args: Vec<Literal> = Vec::with_capacity(2 * n_ops);
+    for _ in 0..n_lines {
+        let (mut bpos, mut opos) = (0usize, 0usize);
+        for k in 0..lidx.len() {
+            bpos += lidx[k] as usize * bstr[k];
+            opos += lidx[k] as usize * ostr[k];
+        }
+        acc.clear();
+        acc.extend(inits.iter().map(|i| scalar_at(&i.data, 0)));
+        let mut cur = 0i64;
+        for i in 0..out_n {
+            let end = (i * w.stride + reach).clamp(0, n);
+            while cur < end {
+                let lin = bpos + cur as usize * bstr[d];
+                args.clear();
+                args.append(&mut acc);
+                args.extend(operands.iter().map(|o| scalar_at(&o.data, lin)));
+                let vals = split_result(apply(&args)?, n_ops, "reduce-window")?;
+                acc.extend(vals.into_iter().map(Literal::Array));
+                cur += 1;
+            }
+            let pos = opos + i as usize * ostr[d];
+            for (r, a) in results.iter_mut().zip(&acc) {
+                set_elem(r, pos, &a.as_array()?.data, 0)?;
+            }
+        }
+        rxla_ir::index::increment(&mut lidx, &lines);
+    }
+    Ok(())
+}
+
+/// Any window: every output position visits its window in row-major order.
+fn sliding(
+    operands: &[&ArrayLiteral],
+    inits: &[&ArrayLiteral],
+    window: &Window,
+    apply: &mut Apply,
+    out_dims: &[i64],
+    results: &mut [ArrayData],
+) -> Result<()> {
+    let base = &operands[0].shape.dims;
+    let n_ops = operands.len();
+    let n_out = count(out_dims, "reduce-window result")?;
     let wsizes: Vec<i64> = window.dims.iter().map(|w| w.size).collect();
     let wcount = count(&wsizes, "reduce-window window")?;
     let bstr = rxla_ir::index::row_major_strides(base);
@@ -96,12 +177,71 @@ pub fn reduce_window(
         for (r, a) in results.iter_mut().zip(&acc) {
             set_elem(r, pos, &a.as_array()?.data, 0)?;
         }
-        rxla_ir::index::increment(&mut oidx, &out_dims);
+        rxla_ir::index::increment(&mut oidx, out_dims);
     }
-    let parts = results
-        .into_iter()
-        .zip(&out_shapes)
-        .map(|(d, s)| Ok(ArrayLiteral::new(s.clone(), d)?))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(variadic_result(out, parts))
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rxla_ir::{ElementType, WindowDim};
+
+    /// `acc - x` (not associative): the scan must make the window loop's calls in its order.
+    fn subtract(args: &[Literal]) -> Result<Literal> {
+        let f = |l: &Literal| match &l.as_array().unwrap().data {
+            ArrayData::F32(v) => v[0],
+            other => panic!("not f32: {other:?}"),
+        };
+        let (a, x) = (f(&args[0]), f(&args[1]));
+        Ok(Literal::from_vec(&[], vec![a - x])?)
+    }
+
+    #[test]
+    fn prefix_scan_equals_the_window_loop() {
+        let dims = [5i64, 37];
+        let data: Vec<f32> = (0..185)
+            .map(|i| ((i * 7919) % 101) as f32 * 0.37 - 17.0)
+            .collect();
+        let x = Literal::from_vec(&dims, data).unwrap();
+        let x = x.as_array().unwrap();
+        let init = Literal::from_vec(&[], vec![0.25f32]).unwrap();
+        let init = init.as_array().unwrap();
+        for (axis, size, stride) in [(1usize, 37i64, 1i64), (0, 5, 1), (1, 40, 3)] {
+            let mut w = vec![WindowDim::new(1), WindowDim::new(1)];
+            w[axis] = WindowDim {
+                stride,
+                pad_low: size - 1,
+                ..WindowDim::new(size)
+            };
+            let window = Window { dims: w };
+            let out_dims = window_output_dims(&dims, &window);
+            let d = window
+                .prefix_dim(&dims, &out_dims, 2)
+                .expect("a prefix window");
+            let n_out = out_dims.iter().product::<i64>() as usize;
+            let mut scanned = vec![ArrayData::zeros(ElementType::F32, n_out)];
+            let mut looped = vec![ArrayData::zeros(ElementType::F32, n_out)];
+            prefix_scan(
+                &[x],
+                &[init],
+                &window,
+                d,
+                &mut subtract,
+                &out_dims,
+                &mut scanned,
+            )
+            .unwrap();
+            sliding(
+                &[x],
+                &[init],
+                &window,
+                &mut subtract,
+                &out_dims,
+                &mut looped,
+            )
+            .unwrap();
+            assert_eq!(scanned, looped, "axis {axis} size {size} stride {stride}");
+        }
+    }
 }

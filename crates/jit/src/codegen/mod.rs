@@ -14,6 +14,7 @@ pub mod libcalls;
 pub mod reduce_precision;
 pub mod rowcheck;
 pub mod scalar;
+pub mod scan;
 pub mod scatter;
 pub mod vector;
 pub mod whole;

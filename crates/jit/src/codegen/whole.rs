@@ -7,7 +7,9 @@
 //!   together through the inlined combiner, reduced or window elements
 //!   visited in row-major order exactly as the evaluator does (so
 //!   tie-breaking and NaN handling come from the combiner itself);
-//! - `scatter` and `select-and-scatter` (`scatter.rs`): serial kernels.
+//! - `scatter` and `select-and-scatter` (`scatter.rs`): serial kernels;
+//! - prefix `reduce-window`s (cumsum and friends, `scan.rs`): one running
+//!   accumulator per line.
 //!
 //! Must not compute element semantics itself (those are `emit`'s and
 //! `scalar`'s) nor write outside its output buffers.
@@ -33,6 +35,11 @@ pub fn build(
 ) -> Result<(i64, usize, bool)> {
     let root = module.comp(spec.comp).get(spec.root);
     match &root.op {
+        Op::ReduceWindow { .. }
+            if super::scan::prefix_dim(module, spec.comp, spec.root).is_some() =>
+        {
+            super::scan::scan(jit, module, spec)
+        }
         Op::Reduce { .. } | Op::ReduceWindow { .. } if matches!(root.shape, Shape::Tuple(_)) => {
             variadic(jit, module, spec)
         }
@@ -199,7 +206,7 @@ fn variadic(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64, u
 }
 
 /// Accumulators of all operands, starting at the init values.
-fn accumulators(
+pub(super) fn accumulators(
     em: &mut Emitter,
     c: CompId,
     operands: &[InstrId],
@@ -221,7 +228,7 @@ fn accumulators(
 
 /// One combiner step: `accs = f(accs..., xs...)` (`valid`: only when that
 /// `i8` is true).
-fn combine(
+pub(super) fn combine(
     em: &mut Emitter,
     reducer: CompId,
     accs: &[cranelift_frontend::Variable],

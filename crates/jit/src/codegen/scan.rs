@@ -1,0 +1,145 @@
+//! Prefix reduce-windows as scans: a `reduce-window` whose window moves
+//! along one dimension and whose every window starts at or before the
+//! first element (JAX's `cumsum`/`cumprod`/`cummax` lower to this: window
+//! = the whole axis, low padding = axis − 1) is computed in one pass per
+//! line, O(n) instead of O(n·window).
+//!
+//! Exact for any reducer: window `i` covers elements `[0, end_i)` (padding
+//! is skipped, as in the evaluator), so its value is window `i−1`'s
+//! accumulator folded with the elements `end_{i−1}..end_i` in order —
+//! the same combiner calls in the same order as the evaluator makes.
+//!
+//! Must not take a window that does not start at or before 0 for every
+//! output (that would need a different fold order), nor dilated windows.
+
+use super::emit::Emitter;
+use super::whole::{accumulators, combine, for_each_index, out_leaves, with_kernel};
+use super::{Jit, KernelSpec};
+use crate::error::{JitError, Result};
+use cranelift_codegen::ir::InstBuilder;
+use rxla_ir::{ArrayShape, CompId, InstrId, Module, Op};
+
+/// Below this window size the ordinary window loop is as good.
+const MIN_WINDOW: i64 = 8;
+
+/// The scanned dimension of a prefix reduce-window `root`, if it is one.
+pub fn prefix_dim(module: &Module, comp: CompId, root: InstrId) -> Option<usize> {
+    let c = module.comp(comp);
+    let i = c.get(root);
+    let Op::ReduceWindow { window, .. } = &i.op else {
+        return None;
+    };
+    let n_ops = i.operands.len() / 2;
+    let base = c.get(*i.operands.first()?).shape.as_array().ok()?;
+    let out = i.shape.leaves().first().map(|l| l.dims.clone())?;
+    window
+        .prefix_dim(&base.dims, &out, MIN_WINDOW)
+        .filter(|_| n_ops >= 1)
+}
+
+/// The scan kernel: lines over every dimension but the scanned one (in
+/// the first result leaf's physical order, the outermost split over
+/// threads), and along the line one running accumulator per operand.
+pub fn scan(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64, usize, bool)> {
+    let comp = module.comp(spec.comp);
+    let root = comp.get(spec.root);
+    let Op::ReduceWindow { window, to_apply } = &root.op else {
+        return Err(JitError::codegen("scan kernel of another op"));
+    };
+    let d = prefix_dim(module, spec.comp, spec.root)
+        .ok_or_else(|| JitError::codegen("scan kernel of a non-prefix window"))?;
+    let leaves = out_leaves(&root.shape)?;
+    let half = root.operands.len() / 2;
+    if root.operands.len() != 2 * half || leaves.len() != half {
+        return Err(JitError::unsupported("reduce-window operand count"));
+    }
+    let (operands, inits) = root.operands.split_at(half);
+    let first = leaves[0].clone();
+    let n = comp
+        .get(operands[0])
+        .shape
+        .as_array()
+        .map_err(|_| JitError::unsupported("reduce-window of a tuple operand"))?;
+    let n = n.dims[d];
+    let out_n = first.dims[d];
+    let w = window.dims[d].clone();
+    // Window i ends (exclusively) at i·stride + (size − pad_low), clamped to [0, n].
+    let reach = w.size - w.pad_low;
+    let mut lines: ArrayShape = first.clone();
+    lines.dims[d] = 1;
+    let elements = first.element_count()?;
+    let outer = if lines.rank() == 0 {
+        1
+    } else {
+        lines.dims[lines.layout.minor_to_major[lines.rank() - 1] as usize]
+    };
+    let (c, reducer) = (spec.comp, *to_apply);
+    with_kernel(jit, module, spec, leaves.len(), |em, outs, lo, hi| {
+        if elements == 0 {
+            return Ok(());
+        }
+        for_each_index(em, &lines, Some((lo, hi)), &mut |em, idx| {
+            line(
+                em,
+                c,
+                operands,
+                inits,
+                reducer,
+                idx,
+                d,
+                (n, out_n, w.stride, reach),
+                &leaves,
+                outs,
+            )
+        })
+    })?;
+    Ok((outer, elements, false))
+}
+
+/// One line: `cur` walks the input once; output `i` is stored after the
+/// elements up to its window's end are folded in.
+#[allow(clippy::too_many_arguments)]
+fn line(
+    em: &mut Emitter,
+    c: CompId,
+    operands: &[InstrId],
+    inits: &[InstrId],
+    reducer: CompId,
+    idx: &[cranelift_codegen::ir::Value],
+    d: usize,
+    (n, out_n, stride, reach): (i64, i64, i64, i64),
+    leaves: &[ArrayShape],
+    outs: &[cranelift_codegen::ir::Value],
+) -> Result<()> {
+    let accs = accumulators(em, c, operands, inits)?;
+    let cur = em.var(cranelift_codegen::ir::types::I64);
+    let zero = em.iconst(0);
+    em.b.def_var(cur, zero);
+    let (lo, hi) = (em.iconst(0), em.iconst(out_n));
+    em.for_range(lo, hi, 1, |em, i| {
+        let e = em.b.ins().imul_imm_s(i, stride);
+        let e = em.b.ins().iadd_imm_s(e, reach);
+        let end = em.clamp_idx(e, 0, n);
+        let start = em.b.use_var(cur);
+        em.for_range(start, end, 1, |em, j| {
+            let mut at = idx.to_vec();
+            at[d] = j;
+            let mut xs = Vec::with_capacity(operands.len());
+            for &o in operands {
+                xs.push(em.emit(c, o, &at, None)?);
+            }
+            combine(em, reducer, &accs, &xs, None)
+        })?;
+        let start = em.b.use_var(cur);
+        let next = em.b.ins().smax(start, end);
+        em.b.def_var(cur, next);
+        let mut at = idx.to_vec();
+        at[d] = i;
+        for ((&acc, leaf), &base) in accs.iter().zip(leaves).zip(outs) {
+            let v = em.b.use_var(acc);
+            let a = em.address(base, leaf, &at)?;
+            em.store_elem(v, a, leaf.element_type)?;
+        }
+        Ok(())
+    })
+}
