@@ -43,17 +43,12 @@ impl PackA for Operand {
         let dst = &mut dst[..kc * mr];
         match (&self.rows, &self.cols) {
             (Offsets::Strided(rs), Offsets::Strided(1)) if rows == mr && mr == 6 => {
-                // Row-major A, full panel: six row streams, contiguous 6-wide writes.
                 // SAFETY: rows i0..i0+6, columns p0..p0+kc are inside the operand.
-                let r: [&[f32]; 6] = std::array::from_fn(|i| unsafe {
-                    std::slice::from_raw_parts(
-                        self.ptr.offset((i0 + i) as isize * rs + p0 as isize),
-                        kc,
-                    )
-                });
-                for (p, d) in dst.chunks_exact_mut(6).enumerate() {
-                    d.copy_from_slice(&[r[0][p], r[1][p], r[2][p], r[3][p], r[4][p], r[5][p]]);
-                }
+                unsafe { pack_rows::<6>(self.ptr, *rs, i0, p0, kc, dst) }
+            }
+            (Offsets::Strided(rs), Offsets::Strided(1)) if rows == mr && mr == 14 => {
+                // SAFETY: rows i0..i0+14, columns p0..p0+kc are inside the operand.
+                unsafe { pack_rows::<14>(self.ptr, *rs, i0, p0, kc, dst) }
             }
             (Offsets::Strided(rs), Offsets::Strided(1)) => {
                 for (p, d) in dst.chunks_exact_mut(mr).enumerate() {
@@ -92,10 +87,61 @@ impl PackA for Operand {
     }
 }
 
+/// Row-major A, full panel of `MR` rows: `MR` row streams, contiguous `MR`-wide writes.
+///
+/// # Safety
+/// Rows `i0..i0+MR`, columns `p0..p0+kc` at `ptr + i*rs + p` are readable; `dst` holds `kc * MR` floats.
+#[inline]
+unsafe fn pack_rows<const MR: usize>(
+    ptr: *const f32,
+    rs: isize,
+    i0: usize,
+    p0: usize,
+    kc: usize,
+    dst: &mut [f32],
+) {
+    // SAFETY: the caller's contract.
+    let r: [&[f32]; MR] = std::array::from_fn(|i| unsafe {
+        std::slice::from_raw_parts(ptr.offset((i0 + i) as isize * rs + p0 as isize), kc)
+    });
+    for (p, d) in dst[..kc * MR].chunks_exact_mut(MR).enumerate() {
+        let d: &mut [f32; MR] = d.try_into().expect("chunks of MR");
+        *d = std::array::from_fn(|i| r[i][p]);
+    }
+}
+
+/// `dst` row p (`N` floats) = the `N` floats at `src(p)`.
+///
+/// # Safety
+/// `src(p)` addresses `N` readable floats for every row p of `dst`.
+#[inline]
+unsafe fn copy_rows<const N: usize>(src: impl Fn(usize) -> *const f32, dst: &mut [f32]) {
+    for (p, d) in dst.chunks_exact_mut(N).enumerate() {
+        let d: &mut [f32; N] = d.try_into().expect("chunks of N");
+        // SAFETY: the caller's contract.
+        *d = unsafe { std::ptr::read_unaligned(src(p) as *const [f32; N]) };
+    }
+}
+
 impl PackB for Operand {
     fn pack_b(&self, p0: usize, kc: usize, j0: usize, cols: usize, nr: usize, dst: &mut [f32]) {
         let dst = &mut dst[..kc * nr];
         match (&self.rows, &self.cols) {
+            (Offsets::Strided(rs), Offsets::Strided(1)) if cols == nr && (nr == 16 || nr == 32) => {
+                // Full panel of row-major B: fixed-size row copies (inline vector moves, not a memcpy call
+                // per row).
+                let src = |p: usize| {
+                    self.ptr
+                        .wrapping_offset((p0 + p) as isize * rs + j0 as isize)
+                };
+                if nr == 16 {
+                    // SAFETY: row p0+p, columns j0..j0+16 are inside the operand.
+                    unsafe { copy_rows::<16>(src, dst) };
+                } else {
+                    // SAFETY: row p0+p, columns j0..j0+32 are inside the operand.
+                    unsafe { copy_rows::<32>(src, dst) };
+                }
+            }
             (Offsets::Strided(rs), Offsets::Strided(1)) => {
                 for (p, d) in dst.chunks_exact_mut(nr).enumerate() {
                     // SAFETY: row p0+p, columns j0..j0+cols are inside the operand.

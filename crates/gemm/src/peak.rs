@@ -1,4 +1,5 @@
-//! The FMA-peak probe: a loop of independent fused multiply-adds (12 vector accumulators, no memory traffic) timed
+//! The FMA-peak probe: a loop of independent fused multiply-adds (12 vector accumulators of the widest vectors the
+//! host has, no memory traffic) timed
 //! on 1..n threads, so the fraction of peak in docs/PERFORMANCE.md is measured on the machine, not assumed.
 //! Used by benches and the perf example only; must not be called on hot paths (it burns CPU for the given time).
 
@@ -19,8 +20,8 @@ pub fn thread_cpu_secs() -> f64 {
         .unwrap_or(0.0)
 }
 
-/// Single-precision GFLOP/s of one thread running FMAs for about `dur` (AVX2 when available, else the portable
-/// multiply-add loop). Divides by the thread's on-CPU time when at least 0.3 s of it was measured, else by the
+/// Single-precision GFLOP/s of one thread running FMAs for about `dur` (AVX-512 when available, else AVX2+FMA,
+/// else the portable multiply-add loop). Divides by the thread's on-CPU time when at least 0.3 s of it was measured, else by the
 /// wall-clock time.
 pub fn fma_peak_gflops(dur: Duration) -> f64 {
     let (start, c0) = (Instant::now(), thread_cpu_secs());
@@ -51,7 +52,7 @@ pub fn fma_peak_gflops_threads(threads: usize, dur: Duration) -> f64 {
 
 /// Runs the probe loop for `iters` rounds on each of `threads` threads (rayon; 1 = the calling thread) and returns
 /// the floating-point operations done, for benches that time it themselves (criterion). The count depends only on
-/// the host (8 lanes with AVX2+FMA, else 4), not on timing.
+/// the host (16 lanes with AVX-512F, 8 with AVX2+FMA, else 4), not on timing.
 pub fn fma_burst(threads: usize, iters: usize) -> f64 {
     if threads <= 1 {
         let (f, s) = burst(iters);
@@ -68,8 +69,15 @@ pub fn fma_burst(threads: usize, iters: usize) -> f64 {
         .sum()
 }
 
-/// `iters` rounds of 12 independent FMAs on 8 lanes; returns (flops, a value to keep the result alive).
+/// `iters` rounds of 12 independent FMAs on the widest vectors the host has; returns (flops, a value to keep the
+/// result alive).
 fn burst(iters: usize) -> (f64, f32) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx512f") {
+        // SAFETY: feature checked.
+        let s = unsafe { burst_avx512(iters) };
+        return ((iters * 12 * 16 * 2) as f64, s);
+    }
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
         // SAFETY: features checked.
@@ -123,6 +131,37 @@ fn burst_avx2(iters: usize) -> f32 {
     // SAFETY: out holds 8 floats.
     unsafe { _mm256_storeu_ps(out.as_mut_ptr(), s) };
     out.iter().sum()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn burst_avx512(iters: usize) -> f32 {
+    use std::arch::x86_64::*;
+    let x = _mm512_set1_ps(std::hint::black_box(0.999_999));
+    let y = _mm512_set1_ps(std::hint::black_box(1e-7));
+    let one = _mm512_set1_ps(1.0);
+    // Named accumulators, as in `burst_avx2`.
+    let (mut a0, mut a1, mut a2, mut a3, mut a4, mut a5) = (one, one, one, one, one, one);
+    let (mut a6, mut a7, mut a8, mut a9, mut a10, mut a11) = (one, one, one, one, one, one);
+    for _ in 0..iters {
+        a0 = _mm512_fmadd_ps(a0, x, y);
+        a1 = _mm512_fmadd_ps(a1, x, y);
+        a2 = _mm512_fmadd_ps(a2, x, y);
+        a3 = _mm512_fmadd_ps(a3, x, y);
+        a4 = _mm512_fmadd_ps(a4, x, y);
+        a5 = _mm512_fmadd_ps(a5, x, y);
+        a6 = _mm512_fmadd_ps(a6, x, y);
+        a7 = _mm512_fmadd_ps(a7, x, y);
+        a8 = _mm512_fmadd_ps(a8, x, y);
+        a9 = _mm512_fmadd_ps(a9, x, y);
+        a10 = _mm512_fmadd_ps(a10, x, y);
+        a11 = _mm512_fmadd_ps(a11, x, y);
+    }
+    let mut s = _mm512_setzero_ps();
+    for a in [a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11] {
+        s = _mm512_add_ps(s, a);
+    }
+    _mm512_reduce_add_ps(s)
 }
 
 /// GFLOP/s of one thread running `kind`'s micro-kernel alone for about `dur`: one `MR x NR` tile over L1-resident

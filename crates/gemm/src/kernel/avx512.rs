@@ -127,6 +127,17 @@ unsafe fn tile<const R: usize, const V: usize, const AS: usize, const BS: usize>
                 )*
             };
         }
+        if csc == 1 {
+            // The C tile is read (beta != 0: every k block after the first) or written at the end: fetch its
+            // lines now so the misses overlap the k loop (C is not in L1 after the other tiles ran).
+            each_row!(i, {
+                let p = c.offset(i as isize * rsc) as *const i8;
+                for v in 0..V {
+                    _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64 * v));
+                }
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64 * V - 1));
+            });
+        }
         let (mut a, mut b, mut left) = (a, b, k);
         macro_rules! step {
             ($off:expr) => {{
