@@ -7,7 +7,7 @@ use crate::mat::Offsets;
 use crate::pack::Operand;
 
 /// Products with `m * n * k` at or below this skip packing.
-pub(crate) const TINY_FLOPS: usize = 4096;
+pub(crate) const TINY_FLOPS: usize = 64;
 
 /// `out[r] = sum_p mat(r, p) * vec(p)` for `r < rows`, `p < k`; `mat(r, p) = ptr[ro.at(r) + ko.at(p)]`.
 struct MatVec<'a> {
