@@ -17,18 +17,26 @@
 //! are read at most once per output element: through elementwise ops of
 //! the same dims, reshape, transpose, slice, reverse, copy, convert, pad,
 //! concatenate or a reduce's input — never through a broadcast or a dot
-//! operand. Groups are capped at 256 instructions. Results are unchanged.
+//! operand. Any producer joins only while the number of index
+//! expressions it would be computed at stays at most 16 (XLA's
+//! fusion_node_indexing_evaluation limit, against the exponential
+//! recomputation of stencils: step k read at 5 offsets by step k+1).
+//! Groups are capped at 256 instructions. Results are unchanged.
 //! This pass never fuses across computations or changes layouts.
 
 use crate::error::Result;
 use crate::pass::{Pass, PassContext};
 use rxla_ir::{CompId, Computation, FusionKind, InstrId, Instruction, Module, Op, Shape, UnaryOp};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The fusion pass.
 pub struct Fusion;
 
 const MAX_GROUP: usize = 256;
+
+/// Most index expressions one fused instruction may be computed at (XLA's
+/// fusion_node_indexing_evaluation allows 15 per node).
+const MAX_INDEXINGS: u64 = 16;
 
 impl Pass for Fusion {
     fn name(&self) -> &'static str {
@@ -237,6 +245,7 @@ fn fuse_computation(
             copies: HashSet::new(),
         };
         g.members.insert(root, true);
+        let mut indexings: HashMap<InstrId, u64> = HashMap::new();
         // Grow until no producer can join.
         let mut changed = true;
         while changed && g.members.len() < MAX_GROUP {
@@ -276,13 +285,34 @@ fn fuse_computation(
                                 .filter(|(_, o)| **o == p)
                                 .all(|(j, _)| read_once(&comp, u, j))
                     });
-                    if expensive(&pi.op) && !p_once {
+                    // How many index expressions compute `p` in the group's loop
+                    // nest: the sum over users reading it at another index
+                    // (slice, pad, transpose, ...) of their own counts, plus the
+                    // largest count among users reading it at their own index
+                    // (the emitter computes a value once per index). A stencil
+                    // reading the previous step at five offsets would otherwise
+                    // recompute it 5^steps times.
+                    let (mut same, mut other) = (0u64, 0u64);
+                    for &u in &users[p.index()] {
+                        let ui = comp.get(u);
+                        let c = indexings.get(&u).copied().unwrap_or(1);
+                        if ui.op.is_elementwise() && ui.shape.dims() == pi.shape.dims() {
+                            same = same.max(c);
+                        } else {
+                            other = other.saturating_add(c);
+                        }
+                    }
+                    let p_indexings = same.saturating_add(other).max(1);
+                    if p_indexings > MAX_INDEXINGS
+                        || expensive(&pi.op) && (!p_once || p_indexings > 1)
+                    {
                         continue;
                     }
                     if !allow(&format!("fuse {} into {}", pi.name, comp.get(g.root).name)) {
                         continue;
                     }
                     g.members.insert(p, p_once);
+                    indexings.insert(p, p_indexings);
                     changed = true;
                 }
             }
@@ -559,6 +589,70 @@ ENTRY e {
                 > 1
         });
         assert!(!reduces_in_one, "{text}");
+    }
+
+    /// An explicit stencil: each step reads the previous one at three
+    /// offsets. Fusing every step into one loop would compute step 1
+    /// 3^7 times per element; the indexing limit cuts the chain.
+    #[test]
+    fn stencil_steps_are_not_recomputed_exponentially() {
+        let (m, text) = fused(
+            "HloModule heat
+ENTRY e {
+  u0 = f32[16] parameter(0)
+  z = f32[] constant(0)
+  p1 = f32[18] pad(u0, z), padding=1_1
+  l1 = f32[16] slice(p1), slice={[0:16]}
+  r1 = f32[16] slice(p1), slice={[2:18]}
+  s1 = f32[16] add(l1, r1)
+  u1 = f32[16] add(s1, u0)
+  p2 = f32[18] pad(u1, z), padding=1_1
+  l2 = f32[16] slice(p2), slice={[0:16]}
+  r2 = f32[16] slice(p2), slice={[2:18]}
+  s2 = f32[16] add(l2, r2)
+  u2 = f32[16] add(s2, u1)
+  p3 = f32[18] pad(u2, z), padding=1_1
+  l3 = f32[16] slice(p3), slice={[0:16]}
+  r3 = f32[16] slice(p3), slice={[2:18]}
+  s3 = f32[16] add(l3, r3)
+  u3 = f32[16] add(s3, u2)
+  p4 = f32[18] pad(u3, z), padding=1_1
+  l4 = f32[16] slice(p4), slice={[0:16]}
+  r4 = f32[16] slice(p4), slice={[2:18]}
+  s4 = f32[16] add(l4, r4)
+  u4 = f32[16] add(s4, u3)
+  p5 = f32[18] pad(u4, z), padding=1_1
+  l5 = f32[16] slice(p5), slice={[0:16]}
+  r5 = f32[16] slice(p5), slice={[2:18]}
+  s5 = f32[16] add(l5, r5)
+  u5 = f32[16] add(s5, u4)
+  p6 = f32[18] pad(u5, z), padding=1_1
+  l6 = f32[16] slice(p6), slice={[0:16]}
+  r6 = f32[16] slice(p6), slice={[2:18]}
+  s6 = f32[16] add(l6, r6)
+  u6 = f32[16] add(s6, u5)
+  p7 = f32[18] pad(u6, z), padding=1_1
+  l7 = f32[16] slice(p7), slice={[0:16]}
+  r7 = f32[16] slice(p7), slice={[2:18]}
+  s7 = f32[16] add(l7, r7)
+  u7 = f32[16] add(s7, u6)
+  p8 = f32[18] pad(u7, z), padding=1_1
+  l8 = f32[16] slice(p8), slice={[0:16]}
+  r8 = f32[16] slice(p8), slice={[2:18]}
+  s8 = f32[16] add(l8, r8)
+  ROOT u8 = f32[16] add(s8, u7)
+}
+",
+        );
+        let worst = crate::work::fused_recomputation(&m)
+            .into_iter()
+            .map(|(_, _, _, t)| t)
+            .fold(0.0, f64::max);
+        assert!(worst <= 16.0, "{worst}x:\n{text}");
+        assert!(
+            text.contains("fusion("),
+            "the steps still fuse in short runs:\n{text}"
+        );
     }
 
     #[test]

@@ -5,9 +5,9 @@
 //! through a broadcast is recomputed for every broadcast element, a
 //! reduce's input once per reduced element).
 //!
-//! A value read by several users counts as often as its most demanding
-//! user reads it (the emitter memoizes a value at one index), so this is
-//! a lower bound where users read it at different indices.
+//! Users that read a value at their own index share its evaluation (the
+//! emitter memoizes a value per index); users that read it at other
+//! indices each recompute it.
 //!
 //! Used to check that fusion never multiplies work (`fusion`'s cost rule)
 //! and reported by nothing else; it must not change the module. Calls,
@@ -97,26 +97,49 @@ fn reads(comp: &Computation, user: InstrId, k: usize) -> f64 {
 
 /// Work of one evaluation of a fused computation producing `out` elements.
 fn fused_work(module: &Module, comp: &Computation) -> f64 {
+    let evals = fused_evals(comp);
+    (0..comp.len())
+        .map(|idx| {
+            let id = InstrId(idx as u32);
+            evals[idx] * cost(comp, id) + nested(module, comp, id)
+        })
+        .sum()
+}
+
+/// How many times each instruction of a fused computation is evaluated
+/// for one evaluation of its root. Users reading a value at their own
+/// index (elementwise, same dims) share one evaluation (the emitter
+/// computes a value once per index), so they count as their most
+/// demanding one; users reading it at other indices (slice, pad,
+/// transpose, broadcast, reduce, ...) add up.
+fn fused_evals(comp: &Computation) -> Vec<f64> {
     let n = comp.len();
+    let mut same = vec![0.0f64; n];
+    let mut other = vec![0.0f64; n];
+    let root = comp.root.index();
     let mut evals = vec![0.0f64; n];
-    evals[comp.root.index()] = elements(&comp.get(comp.root).shape);
-    let mut total = 0.0;
     for idx in (0..n).rev() {
+        evals[idx] = if idx == root {
+            elements(&comp.get(comp.root).shape)
+        } else {
+            same[idx] + other[idx]
+        };
         let id = InstrId(idx as u32);
-        let e = evals[idx];
-        total += e * cost(comp, id) + nested(module, comp, id);
-        // A value read at the same index by several users is computed once
-        // (the emitter memoizes per loop scope), so an operand is evaluated
-        // as often as its most demanding user reads it.
         let i = comp.get(id);
         for (k, o) in i.operands.iter().enumerate() {
             if i.operands[..k].contains(o) {
                 continue;
             }
-            evals[o.index()] = evals[o.index()].max(e * reads(comp, id, k));
+            let r = evals[idx] * reads(comp, id, k);
+            let oi = comp.get(*o);
+            if i.op.is_elementwise() && oi.shape.dims() == i.shape.dims() {
+                same[o.index()] = same[o.index()].max(r);
+            } else {
+                other[o.index()] += r;
+            }
         }
     }
-    total
+    evals
 }
 
 /// Work of the computations an instruction calls (bodies counted once).
@@ -181,18 +204,8 @@ pub fn fused_recomputation(module: &Module) -> Vec<(String, String, &'static str
         if !fusion_body {
             continue;
         }
-        let n = comp.len();
-        let mut evals = vec![0.0f64; n];
-        evals[comp.root.index()] = elements(&comp.get(comp.root).shape);
-        for idx in (0..n).rev() {
-            let id = InstrId(idx as u32);
-            let i = comp.get(id);
-            for (k, o) in i.operands.iter().enumerate() {
-                if i.operands[..k].contains(o) {
-                    continue;
-                }
-                evals[o.index()] = evals[o.index()].max(evals[idx] * reads(comp, id, k));
-            }
+        let evals = fused_evals(comp);
+        for (idx, i) in comp.instructions.iter().enumerate() {
             let el = elements(&i.shape).max(1.0);
             out.push((
                 comp.name.clone(),
