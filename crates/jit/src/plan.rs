@@ -60,6 +60,10 @@ pub enum Step {
         /// never does, so a kernel with a non-finite value runs this
         /// instead.
         guard: Option<GemmGuard>,
+        /// Element types of lhs, rhs and result: f32, or f16/bf16 for a
+        /// dot, whose operands are widened to f32 scratch buffers and whose
+        /// f32 result is rounded once (the evaluator's semantics).
+        types: [rxla_ir::ElementType; 3],
     },
     Fallback(Box<FallbackCall>),
     /// `sort` (`runtime::sort`): merge sort with a compiled comparator.
@@ -203,8 +207,9 @@ pub enum GemmPlan {
 }
 
 fn tensor_layout(s: &Shape) -> Option<rxla_gemm::TensorLayout> {
+    use rxla_ir::ElementType::{BF16, F16, F32};
     let a = s.as_array().ok()?;
-    if a.element_type != rxla_ir::ElementType::F32 || a.layout.is_padded() {
+    if !matches!(a.element_type, F32 | F16 | BF16) || a.layout.is_padded() {
         return None;
     }
     let dims: Vec<usize> = a.dims.iter().map(|&d| d as usize).collect();
@@ -217,9 +222,27 @@ fn tensor_layout(s: &Shape) -> Option<rxla_gemm::TensorLayout> {
     rxla_gemm::TensorLayout::with_minor_to_major(&dims, &m2m).ok()
 }
 
-/// The GEMM engine's plan for an f32 dot or convolution, when it takes it.
+/// Element types of a GEMM step's lhs, rhs and result (f32, f16, bf16).
+fn gemm_types(comp: &rxla_ir::Computation, id: InstrId) -> Option<[rxla_ir::ElementType; 3]> {
+    let instr = comp.get(id);
+    let ty = |s: &Shape| s.as_array().ok().map(|a| a.element_type);
+    Some([
+        ty(&comp.get(*instr.operands.first()?).shape)?,
+        ty(&comp.get(*instr.operands.get(1)?).shape)?,
+        ty(&instr.shape)?,
+    ])
+}
+
+/// The GEMM engine's plan for an f32 dot or convolution, or a dot with
+/// f16/bf16 operands or result, when it takes it.
 fn gemm_plan(comp: &rxla_ir::Computation, id: InstrId) -> Option<GemmPlan> {
     let instr = comp.get(id);
+    let all_f32 = gemm_types(comp, id)?
+        .iter()
+        .all(|&t| t == rxla_ir::ElementType::F32);
+    if !all_f32 && !matches!(instr.op, Op::Dot { .. }) {
+        return None;
+    }
     let (l, r) = (instr.operands.first()?, instr.operands.get(1)?);
     let lt = tensor_layout(&comp.get(*l).shape)?;
     let rt = tensor_layout(&comp.get(*r).shape)?;
@@ -941,6 +964,7 @@ impl Planner<'_> {
                     ),
                     inputs: [instr.operands[0], instr.operands[1]],
                     guard,
+                    types: gemm_types(comp, id).ok_or_else(|| JitError::codegen("gemm types"))?,
                 }
             }
             // A fusion around an f32 dot/convolution runs its parts: the

@@ -19,7 +19,7 @@ use crate::plan::{GemmGuard, GemmPlan, LeafPlan, Program, Step};
 use rayon::prelude::*;
 use rxla_eval::RunOptions;
 use rxla_eval::kernels::rng::RngState;
-use rxla_ir::{InstrId, Shape};
+use rxla_ir::{ElementType, InstrId, Shape};
 use std::sync::Mutex;
 
 /// One leaf buffer of a value.
@@ -381,6 +381,7 @@ pub fn run_program(
                 plan,
                 inputs,
                 guard,
+                types,
             } => {
                 let o = match out {
                     Some(o) if i == prog.root.index() && o.len() == 1 && o[0].len == sizes[0] => {
@@ -427,6 +428,36 @@ pub fn run_program(
                     continue;
                 }
                 let opts = rxla_gemm::Options::with_threads(ctx.threads);
+                if types.iter().any(|&t| t != ElementType::F32) {
+                    // SAFETY: the leaves are live buffers of their planned lengths.
+                    let (lw, rw) = unsafe { (widen(l, types[0]), widen(r, types[1])) };
+                    let out_len = o.len / types[2].byte_size().max(1);
+                    let mut acc = vec![0f32; out_len];
+                    // SAFETY: widened copies and `acc` have the planned shapes in f32.
+                    let res = unsafe {
+                        match plan.as_ref() {
+                            GemmPlan::Dot(p) => p.run_f32_raw(
+                                lw.as_ptr(),
+                                rw.as_ptr(),
+                                acc.as_mut_ptr(),
+                                None,
+                                &opts,
+                            ),
+                            GemmPlan::Conv(p) => p.run_f32_raw(
+                                lw.as_ptr(),
+                                rw.as_ptr(),
+                                acc.as_mut_ptr(),
+                                None,
+                                &opts,
+                            ),
+                        }
+                    };
+                    res.map_err(|e| JitError::input(format!("gemm: {e}")))?;
+                    // SAFETY: `o` is this step's own (or the caller's output) buffer.
+                    unsafe { narrow(&acc, o, types[2]) };
+                    vals[i] = vec![o];
+                    continue;
+                }
                 let (lp, rp, op) = (l.ptr as *const f32, r.ptr as *const f32, o.ptr as *mut f32);
                 // SAFETY: the buffers have the planned shapes; the output is distinct from the inputs.
                 let res = unsafe {
@@ -668,4 +699,54 @@ fn operands(prog: &Program, i: usize, vals: &[Vec<Leaf>]) -> Vec<Vec<Leaf>> {
 /// Leaf count of a shape.
 pub fn leaf_count(s: &Shape) -> usize {
     s.leaves().len()
+}
+
+/// An f16/bf16/f32 buffer as f32 values (exact: every half is an f32).
+///
+/// # Safety
+/// `leaf` points at a live buffer of `leaf.len` bytes of type `ty`.
+unsafe fn widen(leaf: Leaf, ty: ElementType) -> Vec<f32> {
+    // SAFETY: forwarded contract.
+    let b = unsafe { bytes(leaf) };
+    match ty {
+        ElementType::F16 => b
+            .chunks_exact(2)
+            .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+            .collect(),
+        ElementType::BF16 => b
+            .chunks_exact(2)
+            .map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f32())
+            .collect(),
+        _ => b
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    }
+}
+
+/// Stores the f32 accumulators into `leaf` as `ty`, each rounded once (as
+/// the evaluator rounds an f16/bf16 dot's f32 accumulator).
+///
+/// # Safety
+/// `leaf` points at a live, exclusively owned buffer of `leaf.len` bytes.
+unsafe fn narrow(acc: &[f32], leaf: Leaf, ty: ElementType) {
+    // SAFETY: forwarded contract.
+    let out = unsafe { std::slice::from_raw_parts_mut(leaf.ptr, leaf.len) };
+    match ty {
+        ElementType::F16 => {
+            for (c, &v) in out.chunks_exact_mut(2).zip(acc) {
+                c.copy_from_slice(&half::f16::from_f32(v).to_le_bytes());
+            }
+        }
+        ElementType::BF16 => {
+            for (c, &v) in out.chunks_exact_mut(2).zip(acc) {
+                c.copy_from_slice(&half::bf16::from_f32(v).to_le_bytes());
+            }
+        }
+        _ => {
+            for (c, &v) in out.chunks_exact_mut(4).zip(acc) {
+                c.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
 }
