@@ -2,7 +2,9 @@
 //! (major to minor, the outermost bounded by the `lo..hi` arguments so
 //! threads can split it), the innermost over the physically contiguous
 //! dimension — F32X4 with a scalar remainder when every value on the way
-//! is vectorizable, else scalar. Stores go to the single output buffer.
+//! is vectorizable, else scalar (in 32×32 tiles over the two minor-most
+//! dimensions when both are large, for transposed reads). Stores go to
+//! the single output buffer.
 
 use super::emit::{Emitter, Sym};
 use super::rowcheck::RowCheck;
@@ -78,12 +80,20 @@ pub fn build(
         } else {
             let zero = em.iconst(0);
             let mut idx = vec![zero; rank];
+            // Scalar kernels over two large minor dims run in square tiles:
+            // a transposed read then touches TILE cache lines per tile row
+            // instead of one line (and one page) per element of a row.
+            let tile = !vectorize
+                && rank >= 2
+                && out.dims[order[rank - 1]] >= 2 * TILE
+                && out.dims[order[rank - 2]] >= 2 * TILE;
             let nest = Nest {
                 spec,
                 out: &out,
                 order: &order,
                 out_base,
                 vectorize,
+                tile,
             };
             nest.level(&mut em, 0, &mut idx, lo, hi)?;
         }
@@ -94,12 +104,16 @@ pub fn build(
     Ok((outer, elements, vectorize))
 }
 
+/// Side of the square tiles of scalar kernels (32×32 f32 = 4 KiB).
+const TILE: i64 = 32;
+
 struct Nest<'s> {
     spec: &'s KernelSpec,
     out: &'s ArrayShape,
     order: &'s [usize],
     out_base: Value,
     vectorize: bool,
+    tile: bool,
 }
 
 impl Nest<'_> {
@@ -119,6 +133,9 @@ impl Nest<'_> {
         } else {
             (em.iconst(0), em.iconst(n))
         };
+        if self.tile && level + 2 == rank {
+            return self.tiled(em, idx, lo, hi);
+        }
         if level + 1 < rank {
             return em.for_range(lo, hi, 1, |em, i| {
                 idx[d] = i;
@@ -186,12 +203,45 @@ impl Nest<'_> {
                 Ok(())
             });
         }
+        self.scalar_row(em, idx, d, lo, hi)
+    }
+
+    /// `idx[d]` over `lo..hi`, one scalar element each.
+    fn scalar_row(
+        &self,
+        em: &mut Emitter,
+        idx: &mut [Value],
+        d: usize,
+        lo: Value,
+        hi: Value,
+    ) -> Result<()> {
         em.for_range(lo, hi, 1, |em, j| {
             idx[d] = j;
             let v = em.emit(self.spec.comp, self.spec.root, idx, None)?;
             let a = em.address(self.out_base, self.out, idx)?;
             em.store_elem(v, a, self.out.element_type)?;
             Ok(())
+        })
+    }
+
+    /// The two minor-most loops in TILE×TILE tiles: the outer of the two
+    /// over `lo..hi` (the thread's range when it is the outermost loop).
+    fn tiled(&self, em: &mut Emitter, idx: &mut Vec<Value>, lo: Value, hi: Value) -> Result<()> {
+        let rank = self.order.len();
+        let (d0, d1) = (self.order[rank - 2], self.order[rank - 1]);
+        let n1 = self.out.dims[d1];
+        em.for_range(lo, hi, TILE, |em, i0| {
+            let i_end = em.b.ins().iadd_imm_s(i0, TILE);
+            let i1 = em.b.ins().smin(i_end, hi);
+            let (zero, n) = (em.iconst(0), em.iconst(n1));
+            em.for_range(zero, n, TILE, |em, j0| {
+                let j_end = em.b.ins().iadd_imm_s(j0, TILE);
+                let j1 = em.b.ins().smin(j_end, n);
+                em.for_range(i0, i1, 1, |em, i| {
+                    idx[d0] = i;
+                    self.scalar_row(em, idx, d1, j0, j1)
+                })
+            })
         })
     }
 }
