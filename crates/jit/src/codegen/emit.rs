@@ -13,7 +13,7 @@ use super::vector::le;
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{F32, F32X4, I8, I32, I32X4, I64};
+use cranelift_codegen::ir::types::{F32, F32X4, I8, I8X16, I32, I32X4, I64};
 use cranelift_codegen::ir::{FuncRef, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
@@ -94,6 +94,13 @@ pub struct Emitter<'a, 'f> {
     /// Set while a kernel's vector loops are emitted the optimistic way
     /// (see `rowcheck`); `None` elsewhere and in the exact redo.
     pub row_check: Option<super::rowcheck::RowCheck>,
+    /// Set when a vector load with a lane stride other than 0 or 1 was
+    /// emitted (transposed or strided reads): the kernel is worth tiling.
+    pub strided_loads: bool,
+    /// Whether vector loads may have lane strides other than 0 or 1
+    /// (kernels without reductions only: a reduction's vector forms are
+    /// chosen by which loads fail).
+    pub allow_strided: bool,
 }
 
 /// Slots of the vector constant pool per kernel (16 bytes each).
@@ -158,6 +165,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
             vec_reduce: true,
             warming: false,
             row_check: None,
+            strided_loads: false,
+            allow_strided: false,
         }
     }
 
@@ -542,7 +551,40 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 Ok(self.b.ins().splat(F32X4, s))
             }
             1 => Ok(self.b.ins().load(F32X4, flags, addr, 0)),
-            _ => Err(JitError::unsupported("strided vector load")),
+            _ if !self.allow_strided => Err(JitError::unsupported("strided vector load")),
+            2 => {
+                self.strided_loads = true;
+                // Elements 0..3 and 3..6 (never past the last lane's element
+                // 6), the even ones picked: [a0, a2, b1, b3].
+                let a = self.b.ins().load(F32X4, flags, addr, 0);
+                let b = self.b.ins().load(F32X4, flags, addr, 12);
+                let bytes: Vec<u8> = [0u8, 2, 5, 7]
+                    .iter()
+                    .flat_map(|&l| (0..4).map(move |k| 4 * l + k))
+                    .collect();
+                let mask = self.b.func.dfg.immediates.push(bytes.into());
+                let (ai, bi) = (
+                    self.b.ins().bitcast(I8X16, le(), a),
+                    self.b.ins().bitcast(I8X16, le(), b),
+                );
+                let r = self.b.ins().shuffle(ai, bi, mask);
+                Ok(self.b.ins().bitcast(F32X4, le(), r))
+            }
+            s => {
+                // Any other stride (transposed or reversed reads): four
+                // scalar loads, lane k at element k·s (each lane's index is
+                // an in-bounds position, as for the unit-stride load).
+                self.strided_loads = true;
+                let x0 = self.b.ins().load(F32, flags, addr, 0);
+                let mut v = self.b.ins().scalar_to_vector(F32X4, x0);
+                for k in 1..4u8 {
+                    let off = i32::try_from(4 * s * k as i64)
+                        .map_err(|_| JitError::unsupported("vector load stride"))?;
+                    let x = self.b.ins().load(F32, flags, addr, off);
+                    v = self.b.ins().insertlane(v, x, k);
+                }
+                Ok(v)
+            }
         }
     }
 

@@ -25,6 +25,23 @@ pub fn build(
     vec_outer: bool,
     vec_reduce: bool,
 ) -> Result<(i64, usize, bool)> {
+    match build_with(jit, module, spec, vec_outer, vec_reduce, false)? {
+        (r, false) => Ok(r),
+        // Strided or transposed vector reads: again, in tiles.
+        (_, true) => Ok(build_with(jit, module, spec, vec_outer, vec_reduce, true)?.0),
+    }
+}
+
+/// One attempt; the flag says whether the vector loops read with a lane
+/// stride other than 0 or 1 (so tiles would help).
+fn build_with(
+    jit: &mut Jit,
+    module: &Module,
+    spec: &KernelSpec,
+    vec_outer: bool,
+    vec_reduce: bool,
+    tile_vectors: bool,
+) -> Result<((i64, usize, bool), bool)> {
     let comp = module.comp(spec.comp);
     let root = comp.get(spec.root);
     let out: ArrayShape = root
@@ -54,6 +71,7 @@ pub fn build(
     let (ins, outs, lo, hi) = (params[0], params[1], params[2], params[3]);
     let mut em = Emitter::new(b, &mut jit.jm, module, &mut jit.consts);
     em.vec_reduce = vec_reduce;
+    em.allow_strided = !reads_through_reductions(module, spec);
     let flags = MemFlagsData::trusted();
     for (k, (id, shape)) in spec.inputs.iter().enumerate() {
         let base = em.b.ins().load(I64, flags, ins, (8 * k) as i32);
@@ -83,7 +101,7 @@ pub fn build(
             // Scalar kernels over two large minor dims run in square tiles:
             // a transposed read then touches TILE cache lines per tile row
             // instead of one line (and one page) per element of a row.
-            let tile = !vectorize
+            let tile = (!vectorize || tile_vectors)
                 && rank >= 2
                 && out.dims[order[rank - 1]] >= 2 * TILE
                 && out.dims[order[rank - 2]] >= 2 * TILE;
@@ -98,10 +116,15 @@ pub fn build(
             nest.level(&mut em, 0, &mut idx, lo, hi)?;
         }
     }
+    let strided = em.strided_loads && vectorize && !tile_vectors;
     em.b.ins().return_(&[]);
     em.b.seal_all_blocks();
     em.b.finalize(frontend);
-    Ok((outer, elements, vectorize))
+    if strided {
+        jit.fctx = cranelift_frontend::FunctionBuilderContext::new();
+        jit.jm.clear_context(&mut jit.ctx);
+    }
+    Ok(((outer, elements, vectorize), strided))
 }
 
 /// Side of the square tiles of scalar kernels (32×32 f32 = 4 KiB).
@@ -142,6 +165,15 @@ impl Nest<'_> {
                 self.level(em, level + 1, idx, lo, hi)
             });
         }
+        self.row(em, idx, lo, hi)
+    }
+
+    /// The innermost loop over `lo..hi` of the contiguous dimension:
+    /// vector loops (optimistic, then the exact redo if a lane flagged)
+    /// and a scalar tail, or scalar only.
+    fn row(&self, em: &mut Emitter, idx: &mut Vec<Value>, lo: Value, hi: Value) -> Result<()> {
+        let rank = self.order.len();
+        let d = self.order[rank - 1];
         if self.vectorize {
             // Vector loop unrolled twice over [lo, lo + len/8*8) (two
             // independent chains keep both FMA pipes busy), one vector step
@@ -239,9 +271,37 @@ impl Nest<'_> {
                 let j1 = em.b.ins().smin(j_end, n);
                 em.for_range(i0, i1, 1, |em, i| {
                     idx[d0] = i;
-                    self.scalar_row(em, idx, d1, j0, j1)
+                    self.row(em, idx, j0, j1)
                 })
             })
         })
     }
+}
+
+/// Whether the kernel's expression (from its root down to its inputs)
+/// contains a reduction-like op, whose vector forms rely on strided loads
+/// failing.
+fn reads_through_reductions(module: &Module, spec: &KernelSpec) -> bool {
+    let comp = module.comp(spec.comp);
+    let mut stack = vec![spec.root];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) || spec.inputs.iter().any(|(i, _)| *i == id) {
+            continue;
+        }
+        let i = comp.get(id);
+        if matches!(
+            i.op,
+            rxla_ir::Op::Reduce { .. }
+                | rxla_ir::Op::ReduceWindow { .. }
+                | rxla_ir::Op::Dot { .. }
+                | rxla_ir::Op::Convolution { .. }
+                | rxla_ir::Op::Fusion { .. }
+                | rxla_ir::Op::Map { .. }
+        ) {
+            return true;
+        }
+        stack.extend(i.operands.iter().copied());
+    }
+    false
 }
