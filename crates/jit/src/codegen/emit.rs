@@ -101,6 +101,10 @@ pub struct Emitter<'a, 'f> {
     /// (kernels without reductions only: a reduction's vector forms are
     /// chosen by which loads fail).
     pub allow_strided: bool,
+    /// (reduce-window, dim) pairs whose window positions along that dim
+    /// never touch padding in the current loop (the kernel's interior
+    /// section, `kernel.rs`): no bounds checks needed there.
+    pub interior: Vec<(CompId, InstrId, usize)>,
 }
 
 /// Slots of the vector constant pool per kernel (16 bytes each).
@@ -167,6 +171,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             row_check: None,
             strided_loads: false,
             allow_strided: false,
+            interior: Vec::new(),
         }
     }
 
@@ -941,10 +946,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 if ops.len() != 2 {
                     return Err(JitError::unsupported("variadic reduce-window"));
                 }
-                if lanes.is_some() {
-                    return Err(JitError::unsupported("vector reduce-window"));
-                }
-                self.reduce_window(c, ops[0], ops[1], window, *to_apply, idx)
+                self.reduce_window(c, id, window, *to_apply, idx, lanes)
             }
             Op::Gather {
                 dims, slice_sizes, ..
@@ -1527,33 +1529,81 @@ impl<'a, 'f> Emitter<'a, 'f> {
     /// `reduce-window` at an output index: the window in row-major order,
     /// positions on padding or base-dilation holes skipped (as the
     /// evaluator), reads clamped into the operand.
+    /// `reduce-window` at `idx`: the window in row-major order, padding and
+    /// base-dilation holes skipped (the evaluator's order). With `lanes`,
+    /// the lanes are consecutive outputs along dims whose window has no
+    /// padding or base dilation, so every lane's window position is in
+    /// bounds and valid exactly when the first lane's is; their operand
+    /// elements are `stride` apart (a strided vector load).
+    #[allow(clippy::too_many_arguments)]
     fn reduce_window(
         &mut self,
         c: CompId,
-        operand: InstrId,
-        init: InstrId,
+        id: InstrId,
         window: &rxla_ir::Window,
         reducer: CompId,
         idx: &[Value],
+        lanes: Option<&Sym>,
     ) -> Result<Value> {
+        let (operand, init) = {
+            let ops = &self.module.comp(c).get(id).operands;
+            (ops[0], ops[1])
+        };
         let os = self.array_shape(c, operand)?;
         if window.dims.len() != os.rank() || idx.len() != os.rank() {
             return Err(JitError::unsupported("reduce-window rank"));
         }
-        let init_v = self.emit(c, init, &[], None)?;
+        let interior: Vec<usize> = self
+            .interior
+            .iter()
+            .filter(|(ic, ii, _)| *ic == c && *ii == id)
+            .map(|&(_, _, d)| d)
+            .collect();
+        let operand_sym = match lanes {
+            None => None,
+            Some(sym) => {
+                let coefs = sym.dims(os.rank())?;
+                let mut oc = Vec::with_capacity(coefs.len());
+                for (d, (&cf, w)) in coefs.iter().zip(&window.dims).enumerate() {
+                    let padded = w.pad_low != 0 || w.pad_high != 0;
+                    if cf != 0 && (w.base_dilation != 1 || padded && !interior.contains(&d)) {
+                        return Err(JitError::unsupported("vector reduce-window over padding"));
+                    }
+                    oc.push(cf * w.stride);
+                }
+                Some(Sym::Dims(oc))
+            }
+        };
+        let init_s = self.emit(c, init, &[], None)?;
+        let init_v = match lanes {
+            Some(_) => vector::splat(self, init_s, os.element_type)?,
+            None => init_s,
+        };
         if os.dims.contains(&0) {
             return Ok(init_v);
         }
-        let ty = scalar::storage(os.element_type)?;
+        let ty = self.b.func.dfg.value_type(init_v);
         let acc = self.b.declare_var(ty);
         self.b.def_var(acc, init_v);
-        let extents: Vec<i64> = window.dims.iter().map(|w| w.size).collect();
-        self.nest(&extents, &mut Vec::new(), &mut |em, ks| {
-            let (valid, oi) = em.window_position(window, &os.dims, idx, ks);
-            let v = em.emit(c, operand, &oi, None)?;
+        // Window dims of size 1 need no loop.
+        let moving: Vec<usize> = (0..os.rank())
+            .filter(|&d| window.dims[d].size != 1)
+            .collect();
+        let extents: Vec<i64> = moving.iter().map(|&d| window.dims[d].size).collect();
+        let zero = self.iconst(0);
+        self.nest(&extents, &mut Vec::new(), &mut |em, ks_moving| {
+            let mut ks = vec![zero; os.rank()];
+            for (&d, &k) in moving.iter().zip(ks_moving) {
+                ks[d] = k;
+            }
+            let (valid, oi) = em.window_position_opt(window, &os.dims, idx, &ks, &interior);
+            let v = em.emit(c, operand, &oi, operand_sym.as_ref())?;
             let a = em.b.use_var(acc);
-            let r = em.inline(reducer, &[a, v], false)?;
-            let r = em.b.ins().select(valid, r, a);
+            let r = em.inline(reducer, &[a, v], operand_sym.is_some())?;
+            let r = match valid {
+                Some(valid) => em.b.ins().select(valid, r, a),
+                None => r,
+            };
             em.b.def_var(acc, r);
             Ok(())
         })?;
@@ -1571,9 +1621,44 @@ impl<'a, 'f> Emitter<'a, 'f> {
         idx: &[Value],
         ks: &[Value],
     ) -> (Value, Vec<Value>) {
-        let mut valid = self.b.ins().iconst(I8, 1);
+        let (valid, oi) = self.window_position_opt(window, dims, idx, ks, &[]);
+        let valid = valid.unwrap_or_else(|| self.b.ins().iconst(I8, 1));
+        (valid, oi)
+    }
+
+    /// [`Self::window_position`], with `None` for "always valid" (no dim
+    /// has padding or base dilation).
+    /// `interior` lists dims whose positions the caller knows to be in
+    /// bounds (no base dilation, outputs away from the padding).
+    pub fn window_position_opt(
+        &mut self,
+        window: &rxla_ir::Window,
+        dims: &[i64],
+        idx: &[Value],
+        ks: &[Value],
+        interior: &[usize],
+    ) -> (Option<Value>, Vec<Value>) {
+        let mut valid: Option<Value> = None;
         let mut oi = Vec::with_capacity(ks.len());
         for (d, w) in window.dims.iter().enumerate() {
+            // A plain window dim (no padding or dilation) is always in bounds.
+            let unpadded = w.pad_low == 0 && w.pad_high == 0;
+            if w.base_dilation == 1 && (unpadded || interior.contains(&d)) {
+                let a = self.b.ins().imul_imm_s(idx[d], w.stride);
+                let p = if w.size == 1 {
+                    a
+                } else {
+                    let k = self.b.ins().imul_imm_s(ks[d], w.window_dilation);
+                    self.b.ins().iadd(a, k)
+                };
+                let p = if w.pad_low == 0 {
+                    p
+                } else {
+                    self.b.ins().iadd_imm_s(p, -w.pad_low)
+                };
+                oi.push(p);
+                continue;
+            }
             let a = self.b.ins().imul_imm_s(idx[d], w.stride);
             let k = self.b.ins().imul_imm_s(ks[d], w.window_dilation);
             let p = self.b.ins().iadd(a, k);
@@ -1594,7 +1679,10 @@ impl<'a, 'f> Emitter<'a, 'f> {
             };
             let lt = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, q, dims[d]);
             let ok = self.b.ins().band(ok, lt);
-            valid = self.b.ins().band(valid, ok);
+            valid = Some(match valid {
+                Some(v) => self.b.ins().band(v, ok),
+                None => ok,
+            });
             oi.push(self.clamp_idx(q, 0, dims[d] - 1));
         }
         (valid, oi)

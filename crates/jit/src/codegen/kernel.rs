@@ -14,7 +14,7 @@ use cranelift_codegen::ir::types::{F32X4, I64};
 use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::Module as _;
-use rxla_ir::{ArrayShape, ElementType, Module};
+use rxla_ir::{ArrayShape, ElementType, InstrId, Module};
 
 /// Builds the kernel function into `jit.ctx`. Returns (outer extent,
 /// output elements, vectorized).
@@ -105,6 +105,11 @@ fn build_with(
                 && rank >= 2
                 && out.dims[order[rank - 1]] >= 2 * TILE
                 && out.dims[order[rank - 2]] >= 2 * TILE;
+            let interior = if vectorize {
+                window_interior(module, spec, &out, order[rank - 1])
+            } else {
+                None
+            };
             let nest = Nest {
                 spec,
                 out: &out,
@@ -112,6 +117,7 @@ fn build_with(
                 out_base,
                 vectorize,
                 tile,
+                interior,
             };
             nest.level(&mut em, 0, &mut idx, lo, hi)?;
         }
@@ -137,6 +143,9 @@ struct Nest<'s> {
     out_base: Value,
     vectorize: bool,
     tile: bool,
+    /// Outputs `[a, b)` along the contiguous dim whose reduce-window
+    /// positions never touch padding: vectorized; the rest scalar.
+    interior: Option<(i64, i64, Vec<InstrId>)>,
 }
 
 impl Nest<'_> {
@@ -174,7 +183,38 @@ impl Nest<'_> {
     fn row(&self, em: &mut Emitter, idx: &mut Vec<Value>, lo: Value, hi: Value) -> Result<()> {
         let rank = self.order.len();
         let d = self.order[rank - 1];
+        if let (true, Some((a, b, windows))) = (self.vectorize, &self.interior) {
+            // Scalar up to the interior, vectors inside it, scalar after.
+            let (a, b) = (em.iconst(*a), em.iconst(*b));
+            let s1 = em.b.ins().smax(a, lo);
+            let s1 = em.b.ins().smin(s1, hi);
+            let s2 = em.b.ins().smin(b, hi);
+            let s2 = em.b.ins().smax(s2, s1);
+            self.scalar_row(em, idx, d, lo, s1)?;
+            em.interior = windows.iter().map(|&w| (self.spec.comp, w, d)).collect();
+            let r = self.vector_row(em, idx, s1, s2);
+            em.interior.clear();
+            r?;
+            return self.scalar_row(em, idx, d, s2, hi);
+        }
         if self.vectorize {
+            return self.vector_row(em, idx, lo, hi);
+        }
+        self.scalar_row(em, idx, d, lo, hi)
+    }
+
+    /// Vector loops over `lo..hi` of the contiguous dimension, then a
+    /// scalar tail.
+    fn vector_row(
+        &self,
+        em: &mut Emitter,
+        idx: &mut Vec<Value>,
+        lo: Value,
+        hi: Value,
+    ) -> Result<()> {
+        let rank = self.order.len();
+        let d = self.order[rank - 1];
+        {
             // Vector loop unrolled twice over [lo, lo + len/8*8) (two
             // independent chains keep both FMA pipes busy), one vector step
             // for a remaining 4, then a scalar tail.
@@ -235,7 +275,6 @@ impl Nest<'_> {
                 Ok(())
             });
         }
-        self.scalar_row(em, idx, d, lo, hi)
     }
 
     /// `idx[d]` over `lo..hi`, one scalar element each.
@@ -280,7 +319,7 @@ impl Nest<'_> {
 
 /// Whether the kernel's expression (from its root down to its inputs)
 /// contains a reduction-like op, whose vector forms rely on strided loads
-/// failing.
+/// failing (reduce-window is not one: its lanes are whole windows).
 fn reads_through_reductions(module: &Module, spec: &KernelSpec) -> bool {
     let comp = module.comp(spec.comp);
     let mut stack = vec![spec.root];
@@ -293,7 +332,6 @@ fn reads_through_reductions(module: &Module, spec: &KernelSpec) -> bool {
         if matches!(
             i.op,
             rxla_ir::Op::Reduce { .. }
-                | rxla_ir::Op::ReduceWindow { .. }
                 | rxla_ir::Op::Dot { .. }
                 | rxla_ir::Op::Convolution { .. }
                 | rxla_ir::Op::Fusion { .. }
@@ -304,4 +342,55 @@ fn reads_through_reductions(module: &Module, spec: &KernelSpec) -> bool {
         stack.extend(i.operands.iter().copied());
     }
     false
+}
+
+/// The outputs `[a, b)` along dim `d` of `out` at which every reduce-window
+/// the kernel computes at the output's own index (the root, or reached
+/// through elementwise ops of the same dims) has its whole window along
+/// `d` inside the operand; `None` when no such window is padded along `d`
+/// (or one is base-dilated there).
+fn window_interior(
+    module: &Module,
+    spec: &KernelSpec,
+    out: &ArrayShape,
+    d: usize,
+) -> Option<(i64, i64, Vec<InstrId>)> {
+    let comp = module.comp(spec.comp);
+    let (mut a, mut b) = (0i64, out.dims[d]);
+    let mut padded = false;
+    let mut windows = Vec::new();
+    let mut stack = vec![spec.root];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) || spec.inputs.iter().any(|(i, _)| *i == id) {
+            continue;
+        }
+        let i = comp.get(id);
+        if i.shape.dims() != out.dims.as_slice() {
+            continue;
+        }
+        match &i.op {
+            rxla_ir::Op::ReduceWindow { window, .. } if i.operands.len() == 2 => {
+                let w = window.dims.get(d)?;
+                if w.pad_low == 0 && w.pad_high == 0 {
+                    continue;
+                }
+                if w.base_dilation != 1 || w.stride < 1 {
+                    return None;
+                }
+                let n = comp.get(i.operands[0]).shape.dims().get(d).copied()?;
+                padded = true;
+                windows.push(id);
+                // First output whose window starts at >= 0; last whose end <= n - 1.
+                let first = (w.pad_low.max(0) + w.stride - 1) / w.stride;
+                let reach = n - 1 + w.pad_low - (w.size - 1) * w.window_dilation;
+                let end = if reach < 0 { 0 } else { reach / w.stride + 1 };
+                a = a.max(first);
+                b = b.min(end);
+            }
+            op if op.is_elementwise() => stack.extend(i.operands.iter().copied()),
+            _ => {}
+        }
+    }
+    (padded && a < b).then_some((a, b, windows))
 }
