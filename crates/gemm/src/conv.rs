@@ -8,15 +8,17 @@
 //! such 16-column halves with AVX-512 masked loads), see `Plane`; column-stride-2 ones — the ResNet stem — do the
 //! same on the input split once into even and odd columns, see `Plane2`).
 //! Windows of size 1 with unit stride/dilation and no padding (1x1 convolutions) take the plain GEMM path
-//! per batch. Semantics are the evaluator's (crates/eval/src/kernels/conv.rs), except accumulation order and FMA.
+//! per batch. Feature-minor layouts (NHWC: unit input- and output-feature strides) take the position-major GEMM of
+//! `nhwc.rs` instead (rows = output positions, columns = output features). Semantics are the evaluator's (crates/eval/src/kernels/conv.rs), except accumulation order and FMA.
 //! This module validates and plans; it must not contain micro-kernel code.
 
 use crate::dot::{TensorLayout, offsets_of};
 use crate::driver::{CTarget, Gemm, run};
-use crate::epilogue::Epilogue;
+use crate::epilogue::{Bias, Epilogue};
 use crate::error::{GemmError, Result};
 use crate::gather::{self, Simd, gather_row};
 use crate::mat::Offsets;
+use crate::nhwc::{ConvA, RowsPlan};
 use crate::pack::{Operand, PackB};
 use crate::{Options, run_operands};
 use rxla_ir::{ConvDims, Window};
@@ -62,6 +64,8 @@ pub struct ConvPlan {
     plane: Option<Plane>,
     /// The column-stride-2 2-D fast path (`Plane2`).
     plane2: Option<Plane2>,
+    /// The position-major path for feature-minor (NHWC) layouts.
+    rows_plan: Option<RowsPlan>,
     extents: [usize; 3],
 }
 
@@ -479,6 +483,36 @@ impl ConvPlan {
             dh: win_off(0),
             dw: win_off(1),
         });
+        // Feature-minor layouts (NHWC): the position-major GEMM (`nhwc.rs`) when the output-feature groups are
+        // wide enough to fill the micro-kernel's columns.
+        let rows_plan = ((cg == 1 || input.strides[in_f] == 1)
+            && output.strides[out_f] == 1
+            && (c_out / fgc).min(c_out / bgc) >= MIN_ROWS_FEATURES
+            && window.dims.iter().all(|w| w.base_dilation == 1))
+        .then(|| {
+            let b_rows = (0..taps)
+                .flat_map(|t| (0..cg).map(move |c| c * taps + t))
+                .map(|q| a_cols[q])
+                .collect();
+            let pointwise = trivial.then(|| {
+                simplify(
+                    (0..n)
+                        .map(|j| {
+                            col_boff[j]
+                                + (0..ns)
+                                    .map(|s| {
+                                        col_origin[j * ns + s] as isize * input.strides[in_sp[s]]
+                                    })
+                                    .sum::<isize>()
+                        })
+                        .collect(),
+                )
+            });
+            RowsPlan {
+                b_rows: simplify(b_rows),
+                pointwise,
+            }
+        });
         let pointwise = trivial.then(|| Pointwise {
             in_cols: offsets_of(input, &in_sp),
             out_cols: offsets_of(output, &out_sp),
@@ -513,6 +547,7 @@ impl ConvPlan {
             pointwise,
             plane,
             plane2,
+            rows_plan,
             extents,
         })
     }
@@ -523,7 +558,8 @@ impl ConvPlan {
     }
 
     /// Runs the f32 convolution, then `epi` (rows = output features, bias per row = per output feature, columns =
-    /// output positions `b * spatial_count + spatial_index`).
+    /// output positions `b * spatial_count + spatial_index`; also when the position-major NHWC GEMM runs, which
+    /// swaps the bias kinds internally; an epilogue with a `map` callback keeps the feature-major GEMM).
     pub fn run_f32(
         &self,
         input: &[f32],
@@ -600,6 +636,14 @@ impl ConvPlan {
         deint: Option<&[f32]>,
     ) -> Result<()> {
         let (kern, blk, threads) = opts.resolve("convolution")?;
+        if let Some(rp) = self
+            .rows_plan
+            .as_ref()
+            .filter(|_| epi.is_none_or(|e| e.map.is_none()))
+        {
+            // SAFETY: forwarded contract.
+            return unsafe { self.run_rows(rp, input, kernel, output, epi, opts) };
+        }
         // Output-feature segments with one (feature group, batch group) each.
         let mut o = 0;
         while o < self.m {
@@ -671,6 +715,112 @@ impl ConvPlan {
                         row_base: o,
                         bias_row_base: o,
                         col_base: 0,
+                    };
+                    run(&g, kern, blk, threads, opts.parallel_threshold);
+                }
+            }
+            o = end;
+        }
+        Ok(())
+    }
+}
+
+/// Output features per (feature, batch) group from which feature-minor layouts take the position-major GEMM.
+const MIN_ROWS_FEATURES: usize = 8;
+
+impl ConvPlan {
+    /// The position-major GEMMs (`nhwc.rs`), one per (feature group, batch group) segment of output features:
+    /// rows = output positions, columns = the segment's features. The caller's epilogue numbering (rows =
+    /// features) is kept: its per-feature bias becomes a per-column bias of these GEMMs and vice versa; `epi`
+    /// has no `map`.
+    ///
+    /// # Safety
+    /// As for `run_f32_raw`.
+    unsafe fn run_rows(
+        &self,
+        rp: &RowsPlan,
+        input: *const f32,
+        kernel: *const f32,
+        output: *mut f32,
+        epi: Option<&Epilogue>,
+        opts: &Options,
+    ) -> Result<()> {
+        let (kern, blk, threads) = opts.resolve("convolution")?;
+        let epi_t = epi.map(|e| Epilogue {
+            bias: e.bias.map(|b| match b {
+                Bias::PerRow(v) => Bias::PerCol(v),
+                Bias::PerCol(v) => Bias::PerRow(v),
+            }),
+            relu: e.relu,
+            map: None,
+        });
+        let cols = Offsets::Strided(self.s_out_f);
+        let mut o = 0;
+        while o < self.m {
+            let end =
+                ((o / self.fg_out + 1) * self.fg_out).min((o / self.bg_out + 1) * self.bg_out);
+            let (fg, bg) = (o / self.fg_out, o / self.bg_out);
+            // SAFETY: all offsets below are inside the buffers (validated extents and tables).
+            unsafe {
+                let in_base = input.offset(
+                    (bg * self.batch_out) as isize * self.s_in_b
+                        + (fg * self.cg) as isize * self.s_in_f,
+                );
+                let b = Operand {
+                    ptr: kernel.offset(o as isize * self.s_k_o),
+                    rows: rp.b_rows.clone(),
+                    cols: Offsets::Strided(self.s_k_o),
+                };
+                let c = CTarget {
+                    ptr: output.offset(o as isize * self.s_out_f),
+                    rows: &self.c_cols,
+                    cols: &cols,
+                };
+                if let Some(pw) = &rp.pointwise {
+                    let a = Operand {
+                        ptr: in_base,
+                        rows: pw.clone(),
+                        cols: Offsets::Strided(self.s_in_f),
+                    };
+                    let g = Gemm {
+                        m: self.n,
+                        n: end - o,
+                        k: self.k,
+                        a: &a,
+                        b: &b,
+                        c,
+                        alpha: 1.0,
+                        beta: 0.0,
+                        epi: epi_t.as_ref(),
+                        row_base: 0,
+                        bias_row_base: 0,
+                        col_base: o,
+                    };
+                    run_operands(&g, opts, "convolution")?;
+                } else {
+                    let a = ConvA {
+                        ptr: in_base,
+                        cg: self.cg,
+                        ns: self.in_size.len(),
+                        col_boff: &self.col_boff,
+                        col_origin: &self.col_origin,
+                        tap: &self.tap,
+                        in_size: &self.in_size,
+                        in_stride: &self.in_stride,
+                    };
+                    let g = Gemm {
+                        m: self.n,
+                        n: end - o,
+                        k: self.k,
+                        a: &a,
+                        b: &b,
+                        c,
+                        alpha: 1.0,
+                        beta: 0.0,
+                        epi: epi_t.as_ref(),
+                        row_base: 0,
+                        bias_row_base: 0,
+                        col_base: o,
                     };
                     run(&g, kern, blk, threads, opts.parallel_threshold);
                 }

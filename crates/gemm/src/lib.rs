@@ -16,6 +16,7 @@ pub mod ffi;
 mod gather;
 mod kernel;
 mod mat;
+mod nhwc;
 mod pack;
 pub mod peak;
 mod scratch;

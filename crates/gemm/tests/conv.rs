@@ -558,3 +558,252 @@ fn column_stride_two_planes() {
         ],
     );
 }
+
+/// An NHWC 2-D convolution (`b01f_01io->b01f`): (batch, h, w, input features, output features,
+/// [row window, column window], feature groups, batch groups).
+type Nhwc2d = (
+    usize,
+    usize,
+    usize,
+    usize,
+    usize,
+    [WindowDim; 2],
+    usize,
+    usize,
+);
+
+fn nhwc_2d(case: &Nhwc2d) -> Case {
+    let (b, h, w, c, f, win, fgc, bgc) = case.clone();
+    let (kh, kw) = (win[0].size as usize, win[1].size as usize);
+    let ho = out_size(h as i64, &win[0]) as usize;
+    let wo = out_size(w as i64, &win[1]) as usize;
+    Case {
+        window: Window { dims: win.to_vec() },
+        dims: ConvDims {
+            input_batch: 0,
+            input_feature: 3,
+            input_spatial: vec![1, 2],
+            kernel_input_feature: 2,
+            kernel_output_feature: 3,
+            kernel_spatial: vec![0, 1],
+            output_batch: 0,
+            output_feature: 3,
+            output_spatial: vec![1, 2],
+        },
+        fgc,
+        bgc,
+        in_dims: vec![b, h, w, c],
+        k_dims: vec![kh, kw, c / fgc, f],
+        out_dims: vec![b / bgc, ho, wo, f],
+    }
+}
+
+/// Feature-minor (NHWC) convolutions take the position-major GEMM (rows = output positions, the input gathered
+/// per window position as A): 1x1 (the plain-GEMM case), 3x3 pad 1, stride 2, window dilation and reversal,
+/// negative padding, feature and batch groups, odd sizes, output features that do not fill a column panel, small
+/// cache blocks (k blocks that start and end inside a window position's features), 1 and 2 threads, every tier.
+#[test]
+fn nhwc_position_major() {
+    let wd = window_dim;
+    let cases: Vec<Nhwc2d> = vec![
+        (
+            2,
+            7,
+            9,
+            24,
+            40,
+            [wd(1, 1, 0, 0, 1, false), wd(1, 1, 0, 0, 1, false)],
+            1,
+            1,
+        ),
+        (
+            2,
+            9,
+            8,
+            16,
+            33,
+            [wd(3, 1, 1, 1, 1, false), wd(3, 1, 1, 1, 1, false)],
+            1,
+            1,
+        ),
+        (
+            1,
+            11,
+            13,
+            5,
+            17,
+            [wd(3, 2, 1, 1, 1, false), wd(3, 2, 1, 1, 1, false)],
+            1,
+            1,
+        ),
+        (
+            3,
+            6,
+            5,
+            12,
+            9,
+            [wd(3, 1, 2, 2, 2, true), wd(2, 1, 0, 1, 1, false)],
+            1,
+            1,
+        ),
+        (
+            1,
+            8,
+            8,
+            12,
+            16,
+            [wd(3, 1, -1, 1, 1, false), wd(3, 2, 1, -1, 1, false)],
+            1,
+            1,
+        ),
+        (
+            2,
+            7,
+            7,
+            16,
+            32,
+            [wd(3, 1, 1, 1, 1, false), wd(3, 1, 1, 1, 1, false)],
+            2,
+            1,
+        ),
+        (
+            4,
+            5,
+            6,
+            6,
+            24,
+            [wd(1, 1, 0, 0, 1, false), wd(3, 1, 1, 1, 1, false)],
+            1,
+            2,
+        ),
+        (
+            2,
+            6,
+            6,
+            9,
+            8,
+            [wd(1, 2, 0, 0, 1, false), wd(1, 2, 0, 0, 1, false)],
+            1,
+            1,
+        ),
+        (
+            1,
+            1,
+            1,
+            7,
+            8,
+            [wd(1, 1, 0, 0, 1, false), wd(1, 1, 0, 0, 1, false)],
+            1,
+            1,
+        ),
+    ];
+    let mut rng = Rng::new(16);
+    for kernel in kernels() {
+        for threads in [1, 2] {
+            for small in [false, true] {
+                let mut o = opts(kernel, threads);
+                if small {
+                    o.blocking = Some(Blocking::new(kernel, 12, 5, 32));
+                }
+                for case in &cases {
+                    check(&nhwc_2d(case), &o, &mut rng, false, None);
+                }
+            }
+        }
+    }
+}
+
+/// A window position's features longer than the zero buffer of the NHWC packing (1024 floats) with padding
+/// rows: the checked per-element packing.
+#[test]
+fn nhwc_wide_features_with_padding() {
+    let wd = window_dim(3, 1, 1, 1, 1, false);
+    let case = nhwc_2d(&(1, 3, 4, 1030, 8, [wd.clone(), wd], 1, 1));
+    let mut rng = Rng::new(17);
+    for kernel in kernels() {
+        let mut o = opts(kernel, 1);
+        o.blocking = Some(Blocking::new(kernel, 64, 1100, 64));
+        check(&case, &o, &mut rng, false, None);
+    }
+}
+
+/// The epilogue numbering of convolutions is rows = output features, columns = output positions on the NHWC path
+/// too: a per-feature and a per-position bias, relu, and a `map` callback (which keeps the feature-major GEMM).
+#[test]
+fn nhwc_epilogue_numbering() {
+    let wd = window_dim(3, 1, 1, 1, 1, false);
+    let case = nhwc_2d(&(2, 5, 6, 8, 20, [wd.clone(), wd], 1, 1));
+    let one = window_dim(1, 1, 0, 0, 1, false);
+    let case1 = nhwc_2d(&(2, 5, 6, 8, 20, [one.clone(), one], 1, 1));
+    let mut rng = Rng::new(18);
+    for kernel in kernels() {
+        for case in [&case, &case1] {
+            let lay = |d: &[usize]| TensorLayout::row_major(d);
+            let (li, lk, lo) = (lay(&case.in_dims), lay(&case.k_dims), lay(&case.out_dims));
+            let plan = ConvPlan::new(&li, &lk, &lo, &case.window, &case.dims, 1, 1).unwrap();
+            let (x, w) = (rng.vec(li.count()), rng.vec(lk.count()));
+            let f = case.out_dims[3];
+            let n = lo.count() / f;
+            let (bf, bp) = (rng.vec(f), rng.vec(n));
+            let o = opts(kernel, 2);
+            let mut plain = vec![0f32; lo.count()];
+            plan.run_f32(&x, &w, &mut plain, None, &o).unwrap();
+            // NHWC output element q is feature q % f of position q / f.
+            let expect = |g: &dyn Fn(usize, usize, f32) -> f32| -> Vec<f32> {
+                plain
+                    .iter()
+                    .enumerate()
+                    .map(|(q, &v)| g(q % f, q / f, v))
+                    .collect()
+            };
+            let run = |e: &Epilogue| {
+                let mut y = vec![f32::NAN; lo.count()];
+                plan.run_f32(&x, &w, &mut y, Some(e), &o).unwrap();
+                y
+            };
+            let close = |got: &[f32], want: &[f32], what: &str| {
+                for (q, (a, b)) in got.iter().zip(want).enumerate() {
+                    assert!(
+                        (a - b).abs() <= 1e-5 * (1.0 + b.abs()),
+                        "{what} {kernel:?} element {q}: {a} vs {b}"
+                    );
+                }
+            };
+            let per_row = Epilogue {
+                bias: Some(Bias::PerRow(&bf)),
+                relu: true,
+                map: None,
+            };
+            close(
+                &run(&per_row),
+                &expect(&|r, _, v| (v + bf[r]).max(0.0)),
+                "per-feature bias",
+            );
+            let per_col = Epilogue {
+                bias: Some(Bias::PerCol(&bp)),
+                relu: false,
+                map: None,
+            };
+            close(
+                &run(&per_col),
+                &expect(&|_, c, v| v + bp[c]),
+                "per-position bias",
+            );
+            let map = |row: usize, col: usize, vals: &mut [f32]| {
+                for (t, v) in vals.iter_mut().enumerate() {
+                    *v = 2.0 * *v + row as f32 + 0.001 * (col + t) as f32;
+                }
+            };
+            let mapped = Epilogue {
+                bias: Some(Bias::PerRow(&bf)),
+                relu: false,
+                map: Some(&map),
+            };
+            close(
+                &run(&mapped),
+                &expect(&|r, c, v| 2.0 * (v + bf[r]) + r as f32 + 0.001 * c as f32),
+                "map",
+            );
+        }
+    }
+}
