@@ -1,6 +1,6 @@
 //! NHWC (`b01f_01io->b01f`) convolution figures, one thread: the ResNet bottleneck's 1x1 and 3x3 convolutions and
 //! the 1x1 8x28x28x512->128 benchmark, plus the NCHW 3x3 for comparison. Best wall time and GFLOP/s per case:
-//! `cargo run --release -p rxla-gemm --example conv_nhwc_perf` (env CONV_MS: milliseconds per case, default 1500).
+//! `cargo run --release -p rxla-gemm --example conv_nhwc_perf` (env CONV_MS: milliseconds per case, default 1500; CONV_ONLY: run the cases whose name contains it).
 
 use rxla_gemm::{ConvPlan, Options, TensorLayout};
 use rxla_ir::{ConvDims, Window, WindowDim};
@@ -109,7 +109,11 @@ fn main() {
             plan(8, 28, 512, 128, 1, 1, 0, false),
         ),
     ];
+    let only = std::env::var("CONV_ONLY").unwrap_or_default();
     for (name, (p, ext, flops)) in cases {
+        if !name.contains(&only) {
+            continue;
+        }
         let (x, w) = (data(ext[0]), data(ext[1]));
         let mut y = vec![0f32; ext[2]];
         let mut run = || p.run_f32(&x, &w, &mut y, None, &o).unwrap();

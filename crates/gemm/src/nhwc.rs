@@ -9,7 +9,7 @@
 //! does, and decides when this path is taken).
 
 use crate::mat::Offsets;
-use crate::pack::PackA;
+use crate::pack::{PackA, interleave14};
 
 /// Floats of zeros that padding rows of an A panel read (a tap segment longer than this takes the checked
 /// per-element loop).
@@ -105,7 +105,7 @@ impl PackA for ConvA<'_> {
                 // (unit feature stride, checked by the planner) or the zero buffer (len <= ZEROS_LEN).
                 unsafe {
                     match mr {
-                        14 => interleave::<14>(&src, len, seg),
+                        14 => interleave14(src[..14].try_into().expect("14 rows"), len, seg),
                         6 => interleave::<6>(&src, len, seg),
                         _ => {
                             for (q, d) in seg.chunks_exact_mut(mr).enumerate() {
