@@ -131,3 +131,54 @@ fn narrow_rows_and_windows_wider_than_the_row() {
     check(&[3, 5], "maximum", "-inf", "size=1x7 pad=0_0x3_3", &[3, 5]);
     check(&[4, 6], "add", "0", "size=2x2 stride=2x2", &[2, 3]);
 }
+
+/// A 5-point stencil through `pad` and four slices: the rows vectorize in
+/// the interior (every lane inside the padded operand) and run scalar at
+/// the borders; the same bits as the evaluator.
+#[test]
+fn stencil_through_pad_and_slices() {
+    for (r, c) in [(13i64, 37i64), (6, 9), (5, 3)] {
+        let text = format!(
+            "HloModule st
+ENTRY e {{
+  u = f32[{r},{c}] parameter(0)
+  z = f32[] constant(0)
+  p = f32[{r2},{c2}] pad(u, z), padding=1_1x1_1
+  n = f32[{r},{c}] slice(p), slice={{[0:{r}], [1:{c1}]}}
+  s = f32[{r},{c}] slice(p), slice={{[2:{r2}], [1:{c1}]}}
+  w = f32[{r},{c}] slice(p), slice={{[1:{r1}], [0:{c}]}}
+  e = f32[{r},{c}] slice(p), slice={{[1:{r1}], [2:{c2}]}}
+  a = f32[{r},{c}] add(n, s)
+  b = f32[{r},{c}] add(w, e)
+  ROOT t = f32[{r},{c}] subtract(a, b)
+}}
+",
+            r1 = r + 1,
+            r2 = r + 2,
+            c1 = c + 1,
+            c2 = c + 2
+        );
+        let m = parse_module(&text, "st").expect("parses");
+        let x = Literal::from_vec(&[r, c], values((r * c) as usize)).unwrap();
+        let want =
+            evaluate(&m, std::slice::from_ref(&x), &RunOptions::default()).expect("evaluates");
+        let exe = compile(
+            &m,
+            &CompileOptions {
+                threads: Some(1),
+                allow_interpreter_fallback: false,
+                ..CompileOptions::default()
+            },
+        )
+        .expect("compiles");
+        let got = exe.run(std::slice::from_ref(&x)).expect("runs");
+        assert_eq!(bits(&got), bits(&want), "{r}x{c}");
+        if c >= 8 {
+            assert!(
+                exe.stats().vectorized_kernels >= 1,
+                "{r}x{c}: {:?}",
+                exe.stats()
+            );
+        }
+    }
+}

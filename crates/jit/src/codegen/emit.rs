@@ -782,9 +782,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 let sym = lanes.map(|_| Sym::Dims(cs));
                 self.emit(c, ops[0], &oi, sym.as_ref())
             }
-            Op::Pad { config } => {
-                self.pad(c, ops[0], ops[1], &op_shape(0)?, config, &shape, idx, lanes)
-            }
+            Op::Pad { config } => self.pad(c, id, &op_shape(0)?, config, &shape, idx, lanes),
             Op::Concatenate { dimension } => {
                 self.concatenate(c, ops, *dimension as usize, &shape, idx, lanes)
             }
@@ -1127,14 +1125,17 @@ impl<'a, 'f> Emitter<'a, 'f> {
     fn pad(
         &mut self,
         c: CompId,
-        o: InstrId,
-        pv: InstrId,
+        id: InstrId,
         os: &ArrayShape,
         config: &[rxla_ir::PadDim],
         out: &ArrayShape,
         idx: &[Value],
         lanes: Option<&Sym>,
     ) -> Result<Value> {
+        let (o, pv) = {
+            let ops = &self.module.comp(c).get(id).operands;
+            (ops[0], ops[1])
+        };
         let pad_value = {
             let v = self.emit(c, pv, &[], None)?;
             match lanes {
@@ -1155,6 +1156,11 @@ impl<'a, 'f> Emitter<'a, 'f> {
             let n = os.dims[d];
             if p.low == 0 && p.high == 0 && p.interior == 0 {
                 oi.push(idx[d]);
+                continue;
+            }
+            if p.interior == 0 && self.interior.contains(&(c, id, d)) {
+                // The kernel's interior section: every lane is inside the operand.
+                oi.push(self.b.ins().iadd_imm_s(idx[d], -p.low));
                 continue;
             }
             if cs.as_ref().is_some_and(|cs| cs[d] != 0) {

@@ -344,33 +344,106 @@ fn reads_through_reductions(module: &Module, spec: &KernelSpec) -> bool {
     false
 }
 
-/// The outputs `[a, b)` along dim `d` of `out` at which every reduce-window
-/// the kernel computes at the output's own index (the root, or reached
-/// through elementwise ops of the same dims) has its whole window along
-/// `d` inside the operand; `None` when no such window is padded along `d`
-/// (or one is base-dilated there).
+/// The outputs `[a, b)` along the contiguous dim `d` of `out` at which
+/// every pad and reduce-window of the kernel that is padded along `d` is
+/// read inside its operand, with those instructions. Tracked are the
+/// instructions whose every use in the kernel is the root's own index
+/// shifted along `d` (through elementwise ops of the same dims and
+/// unit-stride slices); a padded one reached otherwise leaves the kernel
+/// as it is (`None`).
 fn window_interior(
     module: &Module,
     spec: &KernelSpec,
     out: &ArrayShape,
     d: usize,
 ) -> Option<(i64, i64, Vec<InstrId>)> {
+    use rxla_ir::Op;
+    use std::collections::{BTreeSet, HashMap, HashSet};
     let comp = module.comp(spec.comp);
-    let (mut a, mut b) = (0i64, out.dims[d]);
-    let mut padded = false;
-    let mut windows = Vec::new();
+    let is_input = |id: InstrId| spec.inputs.iter().any(|(i, _)| *i == id);
+    // The kernel's instructions, and their users inside it.
+    let mut nodes: HashSet<InstrId> = HashSet::new();
     let mut stack = vec![spec.root];
-    let mut seen = std::collections::HashSet::new();
     while let Some(id) = stack.pop() {
-        if !seen.insert(id) || spec.inputs.iter().any(|(i, _)| *i == id) {
-            continue;
+        if nodes.insert(id) && !is_input(id) {
+            stack.extend(comp.get(id).operands.iter().copied());
         }
+    }
+    let mut ids: Vec<InstrId> = nodes.iter().copied().collect();
+    ids.sort_by_key(|i| std::cmp::Reverse(i.index()));
+    let mut users: HashMap<InstrId, Vec<InstrId>> = HashMap::new();
+    for &id in &ids {
+        if !is_input(id) {
+            for &o in &comp.get(id).operands {
+                users.entry(o).or_default().push(id);
+            }
+        }
+    }
+    // Offsets along `d` at which each tracked instruction is read (index = root index + offset).
+    let mut offsets: HashMap<InstrId, BTreeSet<i64>> = HashMap::new();
+    offsets.insert(spec.root, BTreeSet::from([0]));
+    let (mut a, mut b) = (0i64, out.dims[d]);
+    let (mut windows, mut poisoned) = (Vec::new(), false);
+    for &id in &ids {
         let i = comp.get(id);
-        if i.shape.dims() != out.dims.as_slice() {
-            continue;
+        if id != spec.root {
+            let mut offs = BTreeSet::new();
+            let mut tracked = true;
+            for &u in users.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+                let ui = comp.get(u);
+                let (Some(uo), true) = (offsets.get(&u), ui.shape.dims().len() == out.rank())
+                else {
+                    tracked = false;
+                    break;
+                };
+                match &ui.op {
+                    op if op.is_elementwise() && ui.shape.dims() == i.shape.dims() => {
+                        offs.extend(uo.iter().copied())
+                    }
+                    Op::Slice {
+                        starts, strides, ..
+                    } if strides.get(d) == Some(&1) => {
+                        offs.extend(uo.iter().map(|o| o + starts[d]))
+                    }
+                    _ => {
+                        tracked = false;
+                        break;
+                    }
+                }
+            }
+            if !tracked {
+                let padded = match &i.op {
+                    Op::Pad { config } => config.get(d).is_some_and(|p| p.low != 0 || p.high != 0),
+                    Op::ReduceWindow { window, .. } => window
+                        .dims
+                        .get(d)
+                        .is_some_and(|w| w.pad_low != 0 || w.pad_high != 0),
+                    _ => false,
+                };
+                poisoned |= padded;
+                continue;
+            }
+            offsets.insert(id, offs);
         }
+        let offs = &offsets[&id];
         match &i.op {
-            rxla_ir::Op::ReduceWindow { window, .. } if i.operands.len() == 2 => {
+            Op::Pad { config } if !is_input(id) => {
+                let p = config.get(d)?;
+                if p.low == 0 && p.high == 0 {
+                    continue;
+                }
+                if p.interior != 0 {
+                    return None;
+                }
+                let n = comp.get(i.operands[0]).shape.dims().get(d).copied()?;
+                windows.push(id);
+                for &off in offs {
+                    // Operand position j + off - low in [0, n).
+                    a = a.max(p.low - off);
+                    b = b.min(p.low - off + n);
+                }
+            }
+            Op::ReduceWindow { window, .. } if !is_input(id) && i.operands.len() == 2 => {
                 let w = window.dims.get(d)?;
                 if w.pad_low == 0 && w.pad_high == 0 {
                     continue;
@@ -379,18 +452,18 @@ fn window_interior(
                     return None;
                 }
                 let n = comp.get(i.operands[0]).shape.dims().get(d).copied()?;
-                padded = true;
                 windows.push(id);
                 // First output whose window starts at >= 0; last whose end <= n - 1.
                 let first = (w.pad_low.max(0) + w.stride - 1) / w.stride;
                 let reach = n - 1 + w.pad_low - (w.size - 1) * w.window_dilation;
                 let end = if reach < 0 { 0 } else { reach / w.stride + 1 };
-                a = a.max(first);
-                b = b.min(end);
+                for &off in offs {
+                    a = a.max(first - off);
+                    b = b.min(end - off);
+                }
             }
-            op if op.is_elementwise() => stack.extend(i.operands.iter().copied()),
             _ => {}
         }
     }
-    (padded && a < b).then_some((a, b, windows))
+    (!poisoned && !windows.is_empty() && a < b).then_some((a, b, windows))
 }
