@@ -2,8 +2,11 @@
 //! gates (fmt, clippy); `fuzz <target> [--time SECS]` wraps
 //! `cargo +nightly fuzz run`; `bench [--report-only] [criterion args...]`
 //! runs the criterion benches (jit, gemm) and writes their figures into
-//! docs/PERFORMANCE.md (`bench_report`). It shells out to cargo and edits
-//! no file but that generated section.
+//! docs/PERFORMANCE.md (`bench_report`); `bench-models [NAME...]` times
+//! the real-model set (benches/realmodel) on rxla and XLA:CPU side by side
+//! (`compare.py`, a python with jax 0.10.2 from `RXLA_XLA_PYTHON`) and
+//! writes its table there. It shells out to cargo and python and edits no
+//! file but those generated sections.
 
 mod bench_report;
 
@@ -58,7 +61,7 @@ fn cargo(args: &[&str]) -> bool {
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: cargo xtask <ci | fuzz <target> [--time SECS] | bench [--report-only] [criterion args...]>"
+        "usage: cargo xtask <ci | fuzz <target> [--time SECS] | bench [--report-only] [criterion args...] | bench-models [NAME...]>"
     );
     ExitCode::from(2)
 }
@@ -101,6 +104,21 @@ fn main() -> ExitCode {
                 .status()
                 .map(|s| s.success())
                 .unwrap_or(false)
+        }
+        "bench-models" => {
+            // The real-model set side by side with XLA:CPU (benches/realmodel/compare.py);
+            // RXLA_XLA_PYTHON names a python with jax==0.10.2 (default python3).
+            let py = std::env::var("RXLA_XLA_PYTHON").unwrap_or_else(|_| "python3".into());
+            let root = root();
+            cargo(&["build", "--release", "-p", "rxla-cli"])
+                && Command::new(&py)
+                    .arg(root.join("benches/realmodel/compare.py"))
+                    .args(["--xla-python", &py, "--write"])
+                    .arg(root.join("docs/PERFORMANCE.md"))
+                    .args(&args[1..])
+                    .status()
+                    .map(|s| s.success())
+                    .unwrap_or(false)
         }
         "bench" => {
             let report_only = args.iter().any(|a| a == "--report-only");
