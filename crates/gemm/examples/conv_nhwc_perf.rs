@@ -1,6 +1,7 @@
 //! NHWC (`b01f_01io->b01f`) convolution figures, one thread: the ResNet bottleneck's 1x1 and 3x3 convolutions and
 //! the 1x1 8x28x28x512->128 benchmark, plus the NCHW 3x3 for comparison. Best wall time and GFLOP/s per case:
-//! `cargo run --release -p rxla-gemm --example conv_nhwc_perf` (env CONV_MS: milliseconds per case, default 1500; CONV_ONLY: run the cases whose name contains it).
+//! `cargo run --release -p rxla-gemm --example conv_nhwc_perf` (env CONV_MS: milliseconds per case, default 1500; CONV_ONLY: run the cases whose name contains it;
+//! GEMM_MC/GEMM_KC/GEMM_NC: the blocking).
 
 use rxla_gemm::{ConvPlan, Options, TensorLayout};
 use rxla_ir::{ConvDims, Window, WindowDim};
@@ -77,7 +78,11 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1500);
-    let o = Options::with_threads(1);
+    let mut o = Options::with_threads(1);
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<usize>().ok());
+    if let (Some(mc), Some(kc), Some(nc)) = (env("GEMM_MC"), env("GEMM_KC"), env("GEMM_NC")) {
+        o.blocking = Some(rxla_gemm::Blocking::new(o.kernel, mc, kc, nc));
+    }
     println!("kernel {}", o.kernel.name());
     let cases = [
         (
