@@ -2,13 +2,15 @@
 //! convolutions and the MLP dots: `cargo run --release -p rxla-gemm --example gemm_perf [threads...]`.
 //! Best of several runs (env GEMM_MC/GEMM_KC/GEMM_NC override the blocking, GEMM_KERNEL=avx512|avx2|portable|cranelift the
 //! micro-kernel (default: `RXLA_ISA` or the host's best), GEMM_SIZES=512,1024 the sgemm sizes, GEMM_SGEMM_ONLY=1 skips conv and MLP,
-//! GEMM_KERNELS_ONLY=1 stops after the micro-kernel figures); the machine is shared, so
-//! numbers are noisy.
+//! GEMM_KERNELS_ONLY=1 stops after the micro-kernel figures, GEMM_TRANSPOSED=1 runs only the transposed-operand cases:
+//! sgemm with B or A column-major and the attention dots 12 x (256x64)·(256x64)ᵀ and 12 x (256x256)·(256x64)); the
+//! machine is shared, so numbers are noisy.
 
+use rxla_gemm::DotPlan;
 use rxla_gemm::{
     Bias, ConvPlan, Epilogue, KernelKind, MatMut, MatRef, Options, TensorLayout, sgemm,
 };
-use rxla_ir::{ConvDims, Window, WindowDim};
+use rxla_ir::{ConvDims, DotDims, Window, WindowDim};
 use std::time::{Duration, Instant};
 
 /// Seconds per run as `(on-CPU, best wall)`: the calling thread's on-CPU time per run averaged over at least
@@ -137,6 +139,10 @@ fn main() {
         if let (Some(mc), Some(kc), Some(nc)) = (env("GEMM_MC"), env("GEMM_KC"), env("GEMM_NC")) {
             o.blocking = Some(rxla_gemm::Blocking::new(o.kernel, mc, kc, nc));
         }
+        if std::env::var_os("GEMM_TRANSPOSED").is_some() {
+            transposed(&o, peak, t == 1);
+            continue;
+        }
         let sizes: Vec<usize> = std::env::var("GEMM_SIZES")
             .ok()
             .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect())
@@ -217,5 +223,87 @@ fn main() {
         );
         let flops = 2.0 * 256.0 * (784.0 * 512.0 + 512.0 * 512.0 + 512.0 * 10.0);
         report("mlp_784_512_512_10_b256", flops, secs, peak);
+    }
+}
+
+/// An `n x n` row-major view of `x`, transposed when `t` (column-major).
+fn view(x: &[f32], n: usize, t: bool) -> MatRef<'_> {
+    let m = MatRef::row_major(x, n, n).unwrap();
+    if t { m.t() } else { m }
+}
+
+/// The transposed-operand cases (GEMM_TRANSPOSED=1): sgemm with B (or A) column-major, and the batched attention
+/// dots q·kᵀ (`rhs_contracting_dims={2}`: B read column-major) and probs·v.
+fn transposed(o: &Options, peak: f64, cpu: bool) {
+    for n in [256usize, 512, 1024] {
+        let a = data(n * n);
+        let b = data(n * n);
+        let mut c = vec![0f32; n * n];
+        for (name, at, bt) in [
+            ("", false, false),
+            (" Bt", false, true),
+            (" At", true, false),
+        ] {
+            let secs = best_secs(
+                || {
+                    sgemm(
+                        1.0,
+                        view(&a, n, at),
+                        view(&b, n, bt),
+                        0.0,
+                        MatMut::row_major(&mut c, n, n).unwrap(),
+                        None,
+                        o,
+                    )
+                    .unwrap()
+                },
+                Duration::from_millis(1500),
+                cpu,
+            );
+            report(
+                &format!("sgemm {n}{name}"),
+                2.0 * (n * n * n) as f64,
+                secs,
+                peak,
+            );
+        }
+    }
+    let dot = |ld: &[usize], rd: &[usize], lc: i64, rc: i64| {
+        let od = [ld[0], ld[1], if rc == 2 { rd[1] } else { rd[2] }];
+        let dims = DotDims {
+            lhs_batch: vec![0],
+            rhs_batch: vec![0],
+            lhs_contracting: vec![lc],
+            rhs_contracting: vec![rc],
+        };
+        let plan = DotPlan::new(
+            &TensorLayout::row_major(ld),
+            &TensorLayout::row_major(rd),
+            &dims,
+            &TensorLayout::row_major(&od),
+        )
+        .unwrap();
+        let flops = 2.0 * (plan.batch * plan.m * plan.n * plan.k) as f64;
+        (plan, flops)
+    };
+    for (name, ld, rd, rc) in [
+        (
+            "attn q.kT 12x256x64",
+            [12usize, 256, 64],
+            [12usize, 256, 64],
+            2i64,
+        ),
+        ("attn p.v 12x256x256", [12, 256, 256], [12, 256, 64], 1),
+    ] {
+        let (plan, flops) = dot(&ld, &rd, 2, rc);
+        let [el, er, eo] = plan.extents();
+        let (x, w) = (data(el), data(er));
+        let mut y = vec![0f32; eo];
+        let secs = best_secs(
+            || plan.run_f32(&x, &w, &mut y, None, o).unwrap(),
+            Duration::from_millis(1500),
+            cpu,
+        );
+        report(name, flops, secs, peak);
     }
 }

@@ -46,13 +46,19 @@ impl PackA for Operand {
                 // SAFETY: rows i0..i0+6, columns p0..p0+kc are inside the operand.
                 unsafe { pack_rows::<6>(self.ptr, *rs, i0, p0, kc, dst) }
             }
-            (Offsets::Strided(rs), Offsets::Strided(1)) if rows == mr && mr == 14 => {
-                let r = std::array::from_fn(|i| {
-                    self.ptr
-                        .wrapping_offset((i0 + i) as isize * rs + p0 as isize)
+            (ro, Offsets::Strided(1)) if mr == 14 || mr == 16 || mr == 32 => {
+                // Rows contiguous along k (row-major A, or rows through a table): `rows` streams interleaved with
+                // in-register transposes, zeros for the missing rows.
+                let s: [*const f32; 32] = std::array::from_fn(|i| {
+                    if i < rows {
+                        self.ptr.wrapping_offset(ro.at(i0 + i) + p0 as isize)
+                    } else {
+                        std::ptr::null()
+                    }
                 });
-                // SAFETY: rows i0..i0+14, columns p0..p0+kc are inside the operand.
-                unsafe { interleave14(&r, kc, dst) }
+                // SAFETY: streams 0..rows are rows i0..i0+rows, columns p0..p0+kc of the operand.
+                unsafe { interleave(&s[..rows], mr, kc, dst) };
+                return;
             }
             (Offsets::Strided(rs), Offsets::Strided(1)) => {
                 for (p, d) in dst.chunks_exact_mut(mr).enumerate() {
@@ -63,16 +69,21 @@ impl PackA for Operand {
                     }
                 }
             }
-            (Offsets::Strided(1), Offsets::Strided(cs)) => {
-                for (p, d) in dst.chunks_exact_mut(mr).enumerate() {
-                    // SAFETY: as above (column p0+p, rows i0..i0+rows).
-                    let src = unsafe {
-                        std::slice::from_raw_parts(
-                            self.ptr.offset(i0 as isize + (p0 + p) as isize * cs),
-                            rows,
-                        )
-                    };
-                    d[..rows].copy_from_slice(src);
+            (Offsets::Strided(1), co) => {
+                // Column-major A: each k step is `rows` contiguous values, the packed layout itself.
+                let src = |p: usize| self.ptr.wrapping_offset(co.at(p0 + p) + i0 as isize);
+                match (rows == mr, mr) {
+                    // SAFETY: column p0+p, rows i0..i0+mr are inside the operand.
+                    (true, 14) => unsafe { copy_rows::<14>(src, dst) },
+                    // SAFETY: as above.
+                    (true, 6) => unsafe { copy_rows::<6>(src, dst) },
+                    _ => {
+                        for (p, d) in dst.chunks_exact_mut(mr).enumerate() {
+                            // SAFETY: column p0+p, rows i0..i0+rows are inside the operand.
+                            let s = unsafe { std::slice::from_raw_parts(src(p), rows) };
+                            d[..rows].copy_from_slice(s);
+                        }
+                    }
                 }
             }
             _ => {
@@ -131,13 +142,10 @@ impl PackB for Operand {
     fn pack_b(&self, p0: usize, kc: usize, j0: usize, cols: usize, nr: usize, dst: &mut [f32]) {
         let dst = &mut dst[..kc * nr];
         match (&self.rows, &self.cols) {
-            (Offsets::Strided(rs), Offsets::Strided(1)) if cols == nr && (nr == 16 || nr == 32) => {
-                // Full panel of row-major B: fixed-size row copies (inline vector moves, not a memcpy call
-                // per row).
-                let src = |p: usize| {
-                    self.ptr
-                        .wrapping_offset((p0 + p) as isize * rs + j0 as isize)
-                };
+            (ro, Offsets::Strided(1)) if cols == nr && (nr == 16 || nr == 32) => {
+                // Full panel of row-major B (or rows through a table): fixed-size row copies (inline vector moves,
+                // not a memcpy call per row).
+                let src = |p: usize| self.ptr.wrapping_offset(ro.at(p0 + p) + j0 as isize);
                 if nr == 16 {
                     // SAFETY: row p0+p, columns j0..j0+16 are inside the operand.
                     unsafe { copy_rows::<16>(src, dst) };
@@ -146,31 +154,32 @@ impl PackB for Operand {
                     unsafe { copy_rows::<32>(src, dst) };
                 }
             }
-            (Offsets::Strided(rs), Offsets::Strided(1)) => {
+            (ro, Offsets::Strided(1)) => {
                 for (p, d) in dst.chunks_exact_mut(nr).enumerate() {
                     // SAFETY: row p0+p, columns j0..j0+cols are inside the operand.
                     let src = unsafe {
                         std::slice::from_raw_parts(
-                            self.ptr.offset((p0 + p) as isize * rs + j0 as isize),
+                            self.ptr.offset(ro.at(p0 + p) + j0 as isize),
                             cols,
                         )
                     };
                     d[..cols].copy_from_slice(src);
                 }
             }
-            (Offsets::Strided(1), Offsets::Strided(cs)) => {
-                for j in 0..cols {
-                    // SAFETY: column j0+j, rows p0..p0+kc are inside the operand.
-                    let src = unsafe {
-                        std::slice::from_raw_parts(
-                            self.ptr.offset((j0 + j) as isize * cs + p0 as isize),
-                            kc,
-                        )
-                    };
-                    for (d, &s) in dst[j..].iter_mut().step_by(nr).zip(src) {
-                        *d = s;
+            (Offsets::Strided(1), co) if nr <= 32 => {
+                // Column-major B (or columns through a table): `cols` column streams, contiguous along k,
+                // interleaved with in-register transposes into whole NR-wide panel rows (zeros for the missing
+                // columns).
+                let s: [*const f32; 32] = std::array::from_fn(|j| {
+                    if j < cols {
+                        self.ptr.wrapping_offset(co.at(j0 + j) + p0 as isize)
+                    } else {
+                        std::ptr::null()
                     }
-                }
+                });
+                // SAFETY: streams 0..cols are columns j0..j0+cols, rows p0..p0+kc of the operand.
+                unsafe { interleave(&s[..cols], nr, kc, dst) };
+                return;
             }
             _ => {
                 for (p, d) in dst.chunks_exact_mut(nr).enumerate() {
@@ -188,99 +197,251 @@ impl PackB for Operand {
     }
 }
 
+/// `dst[p * width + j] = streams[j][p]` for `p < len`, `j < streams.len()`, and 0 for `streams.len() <= j < width`:
+/// a packed panel (A: `width` = MR, streams = rows; B: `width` = NR, streams = columns) from streams contiguous along
+/// k. AVX-512 (checked here) for widths 14, 16 and 32: 16x16 in-register transposes (`interleave_avx512`); AVX2 for
+/// width 16 (8x8 transposes, the 16-wide tier, `interleave_avx2`); else scalar.
+///
+/// # Safety
+/// Every stream addresses `len` readable floats; `streams.len() <= width`.
+#[inline]
+pub(crate) unsafe fn interleave(streams: &[*const f32], width: usize, len: usize, dst: &mut [f32]) {
+    let dst = &mut dst[..len * width];
+    assert!(streams.len() <= width);
+    #[cfg(target_arch = "x86_64")]
+    {
+        if width == 16 && crate::gather::avx2() {
+            // SAFETY: AVX2 checked; the caller's contract.
+            unsafe { interleave_avx2(streams, len, dst) };
+            return;
+        }
+        if (width == 14 || width == 32) && crate::gather::avx512() {
+            // SAFETY: AVX-512F checked; the caller's contract.
+            unsafe { interleave_avx512(streams, width, len, dst) };
+            return;
+        }
+    }
+    // SAFETY: the caller's contract.
+    unsafe { interleave_scalar(streams, width, len, dst) };
+}
+
+/// The scalar body of `interleave`.
+///
+/// # Safety
+/// As for `interleave`.
+unsafe fn interleave_scalar(streams: &[*const f32], width: usize, len: usize, dst: &mut [f32]) {
+    for (p, d) in dst[..len * width].chunks_exact_mut(width).enumerate() {
+        for (j, x) in d.iter_mut().enumerate() {
+            // SAFETY: p < len on stream j (the caller's contract).
+            *x = streams.get(j).map_or(0.0, |s| unsafe { *s.add(p) });
+        }
+    }
+}
+
 /// `dst[p * 14 + i] = rows[i][p]` for `p < len`, `i < 14`: the A micro-panel of the 14-row AVX-512 tier from 14
-/// row streams. With AVX-512 (checked here) 16 values of each row at a time, one 16x16 in-register transpose
-/// (rows 14 and 15 zero) and 14-float stores; else the scalar interleave.
+/// row streams (`interleave` with width 14).
 ///
 /// # Safety
 /// Every `rows[i]` addresses `len` readable floats.
 #[inline]
 pub(crate) unsafe fn interleave14(rows: &[*const f32; 14], len: usize, dst: &mut [f32]) {
-    let dst = &mut dst[..len * 14];
-    #[cfg(target_arch = "x86_64")]
-    if crate::gather::avx512() {
-        // SAFETY: AVX-512F checked; the caller's contract.
-        unsafe { interleave14_avx512(rows, len, dst) };
-        return;
-    }
     // SAFETY: the caller's contract.
-    let r: [&[f32]; 14] =
-        std::array::from_fn(|i| unsafe { std::slice::from_raw_parts(rows[i], len) });
-    for (p, d) in dst.chunks_exact_mut(14).enumerate() {
-        let d: &mut [f32; 14] = d.try_into().expect("chunks of 14");
-        *d = std::array::from_fn(|i| r[i][p]);
-    }
+    unsafe { interleave(rows, 14, len, dst) }
 }
 
-/// The AVX-512 body of `interleave14`: per 16 values of the rows, masked loads (the tail reads only `len`
-/// values), `unpack{lo,hi}_ps` + `unpack{lo,hi}_pd` (4x4 transposes inside 128-bit lanes), two rounds of
-/// `shuffle_f32x4` (the 4x4 transpose of 128-bit blocks); column q is then one vector whose first 14 lanes are
-/// stored at `dst[(p + q) * 14..]` (16-float stores that the next column's store overwrites, the last one masked).
+/// The 16x16 transpose of `r` (row i = `r[i]`): `unpack{lo,hi}_ps` + `unpack{lo,hi}_pd` (4x4 transposes inside
+/// 128-bit lanes), two rounds of `shuffle_f32x4` (the 4x4 transpose of 128-bit blocks). Result q = column q.
 ///
-/// # Safety
-/// AVX-512F; every `rows[i]` addresses `len` readable floats; `dst` holds `len * 14` floats.
+/// Callable (safely) from AVX-512F code only.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn interleave14_avx512(rows: &[*const f32; 14], len: usize, dst: &mut [f32]) {
+#[inline]
+fn transpose16(r: &[std::arch::x86_64::__m512; 16]) -> [std::arch::x86_64::__m512; 16] {
     use std::arch::x86_64::*;
-    assert!(dst.len() >= len * 14);
+    let t: [__m512; 16] = std::array::from_fn(|i| {
+        let (a, b) = (r[i & !1], r[i | 1]);
+        if i & 1 == 0 {
+            _mm512_unpacklo_ps(a, b)
+        } else {
+            _mm512_unpackhi_ps(a, b)
+        }
+    });
+    // u[4k + j], 128-bit block l: column 4l + j of rows 4k..4k+4.
+    let u: [__m512; 16] = std::array::from_fn(|i| {
+        let (k, j) = (i / 4, i % 4);
+        let a = _mm512_castps_pd(t[4 * k + (j >> 1)]);
+        let b = _mm512_castps_pd(t[4 * k + 2 + (j >> 1)]);
+        _mm512_castpd_ps(if j & 1 == 0 {
+            _mm512_unpacklo_pd(a, b)
+        } else {
+            _mm512_unpackhi_pd(a, b)
+        })
+    });
+    let mut c = [_mm512_setzero_ps(); 16];
+    for j in 0..4 {
+        let x0 = _mm512_shuffle_f32x4::<0x44>(u[j], u[4 + j]);
+        let x1 = _mm512_shuffle_f32x4::<0xEE>(u[j], u[4 + j]);
+        let x2 = _mm512_shuffle_f32x4::<0x44>(u[8 + j], u[12 + j]);
+        let x3 = _mm512_shuffle_f32x4::<0xEE>(u[8 + j], u[12 + j]);
+        c[j] = _mm512_shuffle_f32x4::<0x88>(x0, x2);
+        c[4 + j] = _mm512_shuffle_f32x4::<0xDD>(x0, x2);
+        c[8 + j] = _mm512_shuffle_f32x4::<0x88>(x1, x3);
+        c[12 + j] = _mm512_shuffle_f32x4::<0xDD>(x1, x3);
+    }
+    c
+}
+
+/// The AVX-512 body of `interleave` (width 14, 16 or 32): per 16 values of the streams and per group of 16
+/// streams, masked loads (the tail reads only `len` values; missing streams are zero vectors, never loaded), one
+/// `transpose16`, then column q of the group is one vector stored at `dst[(p + q) * width + 16 * g..]`. Width 14:
+/// 16-float stores whose last two lanes the next column's store overwrites, the last one masked to 14 lanes.
+///
+/// # Safety
+/// AVX-512F; every stream addresses `len` readable floats; `streams.len() <= width`; `dst` holds `len * width`
+/// floats.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn interleave_avx512(streams: &[*const f32], width: usize, len: usize, dst: &mut [f32]) {
+    use std::arch::x86_64::*;
+    assert!(dst.len() >= len * width && streams.len() <= width && matches!(width, 14 | 16 | 32));
     let out = dst.as_mut_ptr();
+    let groups = width.div_ceil(16);
     let mut p = 0;
     while p < len {
         let n = (len - p).min(16);
         let m: __mmask16 = if n == 16 { 0xffff } else { (1u16 << n) - 1 };
-        let z = _mm512_setzero_ps();
-        // SAFETY: lanes < n of row i are values p..p+n of the row (the caller's contract).
-        let r: [__m512; 16] = std::array::from_fn(|i| {
-            if i < 14 {
-                unsafe { _mm512_maskz_loadu_ps(m, rows[i].add(p)) }
-            } else {
-                z
-            }
-        });
-        let t: [__m512; 16] = std::array::from_fn(|i| {
-            let (a, b) = (r[i & !1], r[i | 1]);
-            if i & 1 == 0 {
-                _mm512_unpacklo_ps(a, b)
-            } else {
-                _mm512_unpackhi_ps(a, b)
-            }
-        });
-        // u[4k + j], 128-bit block l: column 4l + j of rows 4k..4k+4.
-        let u: [__m512; 16] = std::array::from_fn(|i| {
-            let (k, j) = (i / 4, i % 4);
-            let a = _mm512_castps_pd(t[4 * k + (j >> 1)]);
-            let b = _mm512_castps_pd(t[4 * k + 2 + (j >> 1)]);
-            _mm512_castpd_ps(if j & 1 == 0 {
-                _mm512_unpacklo_pd(a, b)
-            } else {
-                _mm512_unpackhi_pd(a, b)
-            })
-        });
-        // c[q]: column q (lanes 0..14 = rows 0..14, lanes 14 and 15 zero).
-        let mut c = [z; 16];
-        for j in 0..4 {
-            let x0 = _mm512_shuffle_f32x4::<0x44>(u[j], u[4 + j]);
-            let x1 = _mm512_shuffle_f32x4::<0xEE>(u[j], u[4 + j]);
-            let x2 = _mm512_shuffle_f32x4::<0x44>(u[8 + j], u[12 + j]);
-            let x3 = _mm512_shuffle_f32x4::<0xEE>(u[8 + j], u[12 + j]);
-            c[j] = _mm512_shuffle_f32x4::<0x88>(x0, x2);
-            c[4 + j] = _mm512_shuffle_f32x4::<0xDD>(x0, x2);
-            c[8 + j] = _mm512_shuffle_f32x4::<0x88>(x1, x3);
-            c[12 + j] = _mm512_shuffle_f32x4::<0xDD>(x1, x3);
-        }
-        // In column order: each 16-float store's last two lanes are overwritten by the next column's.
-        for (q, &v) in c.iter().enumerate().take(n) {
-            // SAFETY: column p+q goes to dst[(p+q)*14..][..14]; a 16-float store there stays inside dst unless it
-            // is the last column (then masked to 14 lanes).
-            unsafe {
-                if p + q + 1 < len {
-                    _mm512_storeu_ps(out.add((p + q) * 14), v);
-                } else {
-                    _mm512_mask_storeu_ps(out.add((p + q) * 14), 0x3fff, v);
+        for g in 0..groups {
+            let z = _mm512_setzero_ps();
+            // SAFETY: lanes < n of stream 16g+i are its values p..p+n (the caller's contract).
+            let r: [__m512; 16] = std::array::from_fn(|i| match streams.get(16 * g + i) {
+                Some(s) => unsafe { _mm512_maskz_loadu_ps(m, s.add(p)) },
+                None => z,
+            });
+            let c = transpose16(&r);
+            for (q, &v) in c.iter().enumerate().take(n) {
+                let at = (p + q) * width + 16 * g;
+                // SAFETY: width 16/32: dst[at..at+16] is inside dst (p+q < len). Width 14: a 16-float store stays
+                // inside dst unless it is the last column, which is masked to 14 lanes.
+                unsafe {
+                    if width != 14 || p + q + 1 < len {
+                        _mm512_storeu_ps(out.add(at), v);
+                    } else {
+                        _mm512_mask_storeu_ps(out.add(at), 0x3fff, v);
+                    }
                 }
             }
         }
         p += n;
+    }
+}
+
+/// The AVX2 body of `interleave` for width 16 (the AVX2 tier's B panels): per 8 values of the streams and per
+/// group of 8 streams, 8 loads, an 8x8 transpose (`unpack{lo,hi}_ps`, `shuffle_ps`, `permute2f128_ps`) and 8-float
+/// stores at `dst[(p + q) * 16 + 8 * g..]`; the last `len mod 8` values scalar (no masked loads: slow on Zen 3).
+///
+/// # Safety
+/// AVX2; every stream addresses `len` readable floats; `streams.len() <= 16`; `dst` holds `len * 16` floats.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn interleave_avx2(streams: &[*const f32], len: usize, dst: &mut [f32]) {
+    use std::arch::x86_64::*;
+    assert!(dst.len() >= len * 16 && streams.len() <= 16);
+    let out = dst.as_mut_ptr();
+    let full = len - len % 8;
+    let mut p = 0;
+    while p < full {
+        for g in 0..2 {
+            let z = _mm256_setzero_ps();
+            // SAFETY: values p..p+8 of stream 8g+i are readable (p + 8 <= len, the caller's contract).
+            let r: [__m256; 8] = std::array::from_fn(|i| match streams.get(8 * g + i) {
+                Some(s) => unsafe { _mm256_loadu_ps(s.add(p)) },
+                None => z,
+            });
+            let t0 = _mm256_unpacklo_ps(r[0], r[1]);
+            let t1 = _mm256_unpackhi_ps(r[0], r[1]);
+            let t2 = _mm256_unpacklo_ps(r[2], r[3]);
+            let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+            let t4 = _mm256_unpacklo_ps(r[4], r[5]);
+            let t5 = _mm256_unpackhi_ps(r[4], r[5]);
+            let t6 = _mm256_unpacklo_ps(r[6], r[7]);
+            let t7 = _mm256_unpackhi_ps(r[6], r[7]);
+            let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+            let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+            let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+            let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+            let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+            let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+            let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+            let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+            let c = [
+                _mm256_permute2f128_ps::<0x20>(u0, u4),
+                _mm256_permute2f128_ps::<0x20>(u1, u5),
+                _mm256_permute2f128_ps::<0x20>(u2, u6),
+                _mm256_permute2f128_ps::<0x20>(u3, u7),
+                _mm256_permute2f128_ps::<0x31>(u0, u4),
+                _mm256_permute2f128_ps::<0x31>(u1, u5),
+                _mm256_permute2f128_ps::<0x31>(u2, u6),
+                _mm256_permute2f128_ps::<0x31>(u3, u7),
+            ];
+            for (q, &v) in c.iter().enumerate() {
+                // SAFETY: dst[(p+q)*16 + 8g..][..8] is inside dst (p + q < len).
+                unsafe { _mm256_storeu_ps(out.add((p + q) * 16 + 8 * g), v) };
+            }
+        }
+        p += 8;
+    }
+    let tail: [*const f32; 16] = std::array::from_fn(|j| {
+        streams
+            .get(j)
+            .map_or(std::ptr::null(), |s| s.wrapping_add(full))
+    });
+    // SAFETY: the caller's contract, values full..len of each stream.
+    unsafe {
+        interleave_scalar(
+            &tail[..streams.len()],
+            16,
+            len - full,
+            &mut dst[full * 16..],
+        )
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `interleave` path (the SIMD ones this host has) equals the scalar one, for widths 6/8/14/16/32, every
+    /// stream count and lengths around the vector widths.
+    #[test]
+    fn interleave_matches_scalar() {
+        let src: Vec<f32> = (0..32 * 40).map(|x| x as f32 + 0.5).collect();
+        for width in [6, 8, 14, 16, 32] {
+            for live in 0..=width {
+                for len in [0, 1, 7, 8, 9, 15, 16, 17, 33, 40] {
+                    let s: Vec<*const f32> = (0..live).map(|j| src[j * 40..].as_ptr()).collect();
+                    let mut want = vec![f32::NAN; len * width + 3];
+                    let mut got = want.clone();
+                    // SAFETY: stream j holds 40 >= len floats.
+                    unsafe {
+                        interleave_scalar(&s, width, len, &mut want);
+                        interleave(&s, width, len, &mut got);
+                    }
+                    assert_eq!(
+                        got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                        want.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                        "width {width}, {live} streams, len {len}"
+                    );
+                    #[cfg(target_arch = "x86_64")]
+                    {
+                        if width == 16 && crate::gather::avx512() {
+                            let mut g2 = vec![f32::NAN; len * width + 3];
+                            // SAFETY: AVX-512F checked; as above.
+                            unsafe { interleave_avx512(&s, width, len, &mut g2) };
+                            assert_eq!(g2[..len * width], want[..len * width]);
+                        }
+                    }
+                }
+            }
+        }
     }
 }

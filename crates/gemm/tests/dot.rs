@@ -58,7 +58,26 @@ fn case(bs: &[usize], ms: &[usize], ns: &[usize], ks: &[usize], rng: &mut Rng) -
     Case { ld, rd, od, dims }
 }
 
-fn check(c: &Case, o: &rxla_gemm::Options, rng: &mut Rng, layouts: bool) {
+/// Operand layouts of a `check`.
+enum Layouts {
+    RowMajor,
+    Random,
+    /// lhs and rhs layouts (result row-major).
+    Given(TensorLayout, TensorLayout),
+}
+
+impl From<bool> for Layouts {
+    fn from(random: bool) -> Layouts {
+        if random {
+            Layouts::Random
+        } else {
+            Layouts::RowMajor
+        }
+    }
+}
+
+fn check(c: &Case, o: &rxla_gemm::Options, rng: &mut Rng, layouts: impl Into<Layouts>) {
+    let layouts = layouts.into();
     let x = rng.vec(c.ld.iter().product());
     let y = rng.vec(c.rd.iter().product());
     let out_shape = ArrayShape::new(
@@ -80,18 +99,18 @@ fn check(c: &Case, o: &rxla_gemm::Options, rng: &mut Rng, layouts: bool) {
     let want: Vec<f64> = eval(&x, &y).iter().map(|&v| v as f64).collect();
     let abs = |v: &[f32]| v.iter().map(|a| a.abs()).collect::<Vec<_>>();
     let scale: Vec<f64> = eval(&abs(&x), &abs(&y)).iter().map(|&v| v as f64).collect();
-    let (ll, rl, ol) = if layouts {
-        (
+    let (ll, rl, ol) = match layouts {
+        Layouts::Random => (
             random_layout(&c.ld, rng),
             random_layout(&c.rd, rng),
             random_layout(&c.od, rng),
-        )
-    } else {
-        (
+        ),
+        Layouts::RowMajor => (
             TensorLayout::row_major(&c.ld),
             TensorLayout::row_major(&c.rd),
             TensorLayout::row_major(&c.od),
-        )
+        ),
+        Layouts::Given(l, r) => (l, r, TensorLayout::row_major(&c.od)),
     };
     let plan = DotPlan::new(&ll, &rl, &c.dims, &ol).unwrap();
     let mut out = vec![f32::NAN; ol.count()];
@@ -178,6 +197,73 @@ fn plain_matmuls_incl_1000_every_layout() {
         // Batched matmul: batch parallelism.
         let c = case(&[6], &[40], &[50], &[60], &mut rng);
         check(&c, &o, &mut rng, false);
+    }
+}
+
+/// Transposed operands on every tier: B column-major (attention's q.kT, `rhs_contracting_dims={2}`), A
+/// column-major, and operands whose free dimensions do not merge (offset tables) with a unit contracting stride
+/// (B) or a unit row stride (A); edge sizes around the tiles (14x32, 6x16, 6x8) and k around the vector widths.
+#[test]
+fn transposed_operands_and_offset_tables() {
+    let mut rng = Rng::new(23);
+    let dims = |lc: i64, rc: i64, nb: usize| DotDims {
+        lhs_batch: (0..nb as i64).collect(),
+        rhs_batch: (0..nb as i64).collect(),
+        lhs_contracting: vec![lc],
+        rhs_contracting: vec![rc],
+    };
+    for kernel in kernels() {
+        for threads in [1, 2] {
+            let o = opts(kernel, threads);
+            for &(m, n, k) in &[
+                (14, 32, 16),
+                (15, 33, 17),
+                (6, 16, 8),
+                (5, 47, 200),
+                (29, 31, 9),
+                (1, 3, 1),
+                (40, 70, 300),
+            ] {
+                // q.kT: [2, m, k] x [2, n, k] -> [2, m, n].
+                let c = Case {
+                    ld: vec![2, m, k],
+                    rd: vec![2, n, k],
+                    od: vec![2, m, n],
+                    dims: dims(2, 2, 1),
+                };
+                check(&c, &o, &mut rng, false);
+                // A column-major: [k, m] x [k, n].
+                let c = Case {
+                    ld: vec![k, m],
+                    rd: vec![k, n],
+                    od: vec![m, n],
+                    dims: dims(0, 0, 0),
+                };
+                check(&c, &o, &mut rng, false);
+                // Free dims that do not merge, contracting dim minor: rhs [2, n2, k] with minor_to_major [2, 0, 1]
+                // (free offsets (a, b) -> a*k + b*2k: a table; unit row stride), lhs [m1, 3, k] likewise.
+                let (m1, n2) = (m.div_ceil(2), n.div_ceil(2));
+                let c = Case {
+                    ld: vec![m1, 3, k],
+                    rd: vec![2, n2, k],
+                    od: vec![m1, 3, 2, n2],
+                    dims: dims(2, 2, 0),
+                };
+                let ll = TensorLayout::with_minor_to_major(&c.ld, &[2, 0, 1]).unwrap();
+                let rl = TensorLayout::with_minor_to_major(&c.rd, &[2, 0, 1]).unwrap();
+                check(&c, &o, &mut rng, Layouts::Given(ll, rl));
+                // B: contracting dim major and free dims that do not merge (rows strided, columns a table); A as above.
+                let c = Case {
+                    ld: vec![m1, 3, k],
+                    rd: vec![k, 2, n2],
+                    od: vec![m1, 3, 2, n2],
+                    dims: dims(2, 0, 0),
+                };
+                let ll = TensorLayout::with_minor_to_major(&c.ld, &[2, 0, 1]).unwrap();
+                let rl = TensorLayout::with_minor_to_major(&c.rd, &[2, 0, 1]).unwrap();
+                check(&c, &o, &mut rng, Layouts::Given(ll, rl));
+            }
+        }
     }
 }
 
