@@ -15,6 +15,7 @@ pub mod options;
 pub mod plan;
 pub mod rows;
 pub mod runtime;
+pub mod wide;
 
 pub use error::{JitError, Result};
 pub use executable::{Executable, compile};

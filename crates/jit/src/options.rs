@@ -30,6 +30,10 @@ pub struct CompileOptions {
     /// Run Cranelift's IR verifier on every kernel (default: in debug
     /// builds only; the tests and the fuzz targets are debug builds).
     pub verify_clif: bool,
+    /// Compute f32 exp/tanh at a row's own index with the wide block
+    /// routines (`crate::wide`, AVX-512) when the host has them; results
+    /// are bit-identical either way. Off only for testing.
+    pub wide_math: bool,
 }
 
 impl Default for CompileOptions {
@@ -44,6 +48,7 @@ impl Default for CompileOptions {
             row_groups: true,
             row_group_min_bytes: 4 << 20,
             verify_clif: cfg!(debug_assertions),
+            wide_math: true,
         }
     }
 }

@@ -105,6 +105,10 @@ pub struct Emitter<'a, 'f> {
     /// never touch padding in the current loop (the kernel's interior
     /// section, `kernel.rs`): no bounds checks needed there.
     pub interior: Vec<(CompId, InstrId, usize)>,
+    /// Instructions whose values for the current row block were computed
+    /// by a wide block routine (`kernel.rs`, blocked rows): (scratch base
+    /// shifted back by the block's first index, the contiguous dim).
+    pub blocked: HashMap<(CompId, InstrId), (Value, usize)>,
 }
 
 /// Slots of the vector constant pool per kernel (16 bytes each).
@@ -172,6 +176,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             strided_loads: false,
             allow_strided: false,
             interior: Vec::new(),
+            blocked: HashMap::new(),
         }
     }
 
@@ -644,6 +649,16 @@ impl<'a, 'f> Emitter<'a, 'f> {
         if let Some((base, shape)) = self.inputs.get(&(c, id)).cloned() {
             return self.load(base, &shape, idx, lanes);
         }
+        if let Some(&(base, d)) = self.blocked.get(&(c, id)) {
+            // Read at the row's own index (the kernel checked every use).
+            let off = self.b.ins().ishl_imm_s(idx[d], 2);
+            let addr = self.b.ins().iadd(base, off);
+            let flags = MemFlagsData::new().with_notrap();
+            return Ok(match lanes {
+                Some(_) => self.b.ins().load(F32X4, flags, addr, 0),
+                None => self.b.ins().load(F32, flags, addr, 0),
+            });
+        }
         let shape = self.array_shape(c, id)?;
         let et = shape.element_type;
         scalar::storage(et)?;
@@ -1022,7 +1037,20 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let ty = self.array_shape(c, o)?.element_type;
         let v = self.emit(c, o, &[], None)?;
         let w = scalar::to_i64(self, v, ty)?;
-        Ok(self.clamp_idx(w, 0, max_start.max(0)))
+        Ok(self.clamp_start(w, ty, max_start))
+    }
+
+    /// A start index `w` (an index value of type `ty` widened to i64)
+    /// clamped to `[0, max_start]`. A u64 at or above 2^63 is a huge
+    /// unsigned value, not a negative one: it clamps to the top, as the
+    /// evaluator does (an unsigned minimum; it is never below 0).
+    fn clamp_start(&mut self, w: Value, ty: ElementType, max_start: i64) -> Value {
+        if ty == ElementType::U64 {
+            let h = self.iconst(max_start.max(0));
+            self.b.ins().umin(w, h)
+        } else {
+            self.clamp_idx(w, 0, max_start.max(0))
+        }
     }
 
     fn constant(
@@ -1751,7 +1779,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             }
             let v = self.emit(c, indices, &ii, None)?;
             let v = scalar::to_i64(self, v, is.element_type)?;
-            start[d] = self.clamp_idx(v, 0, (os.dims[d] - slice_sizes[d]).max(0));
+            start[d] = self.clamp_start(v, is.element_type, os.dims[d] - slice_sizes[d]);
         }
         for (&ob, &ib) in op_batch.iter().zip(&idx_batch) {
             let j = idx_dims.iter().position(|&d| d == ib).ok_or_else(bad)?;

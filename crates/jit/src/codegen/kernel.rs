@@ -55,6 +55,7 @@ fn build_with(
     scalar::storage(out.element_type)?;
     let elements = out.element_count()?;
     let frontend = jit.jm.isa().frontend_config();
+    let wide = jit.opts.wide_math;
     let cc = jit.jm.isa().default_call_conv();
     jit.jm.clear_context(&mut jit.ctx);
     let sig = &mut jit.ctx.func.signature;
@@ -110,6 +111,11 @@ fn build_with(
             } else {
                 None
             };
+            let blocks = if vectorize && wide && crate::wide::available() {
+                blockable(module, spec, &out)
+            } else {
+                Vec::new()
+            };
             let nest = Nest {
                 spec,
                 out: &out,
@@ -118,6 +124,7 @@ fn build_with(
                 vectorize,
                 tile,
                 interior,
+                blocks,
             };
             nest.level(&mut em, 0, &mut idx, lo, hi)?;
         }
@@ -136,6 +143,10 @@ fn build_with(
 /// Side of the square tiles of scalar kernels (32×32 f32 = 4 KiB).
 const TILE: i64 = 32;
 
+/// Outputs per row block of a kernel with wide transcendentals (1 KiB of
+/// scratch per routine, in L1 with the row's other reads).
+const BLOCK: i64 = 256;
+
 struct Nest<'s> {
     spec: &'s KernelSpec,
     out: &'s ArrayShape,
@@ -146,6 +157,9 @@ struct Nest<'s> {
     /// Outputs `[a, b)` along the contiguous dim whose reduce-window
     /// positions never touch padding: vectorized; the rest scalar.
     interior: Option<(i64, i64, Vec<InstrId>)>,
+    /// Transcendentals computed per row block by a wide routine
+    /// (`crate::wide`), in dependency order: (instruction, routine).
+    blocks: Vec<(InstrId, InstrId, &'static str)>,
 }
 
 impl Nest<'_> {
@@ -206,6 +220,74 @@ impl Nest<'_> {
     /// Vector loops over `lo..hi` of the contiguous dimension, then a
     /// scalar tail.
     fn vector_row(
+        &self,
+        em: &mut Emitter,
+        idx: &mut Vec<Value>,
+        lo: Value,
+        hi: Value,
+    ) -> Result<()> {
+        if self.blocks.is_empty() {
+            return self.vector_loops(em, idx, lo, hi);
+        }
+        // Blocks of BLOCK outputs: each wide transcendental's operand into
+        // a scratch block (vector loop and scalar tail), the routine over
+        // it in place, then the row's own loops reading it from there.
+        let rank = self.order.len();
+        let d = self.order[rank - 1];
+        let slots: Vec<Value> = self
+            .blocks
+            .iter()
+            .map(|_| {
+                let slot =
+                    em.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
+                        cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
+                        (BLOCK * 4) as u32,
+                        6,
+                    ));
+                em.b.ins().stack_addr(I64, slot, 0)
+            })
+            .collect();
+        let mut unit = vec![0i64; rank];
+        unit[d] = 1;
+        let sym = Sym::Dims(unit);
+        em.for_range(lo, hi, BLOCK, |em, j0| {
+            let end = em.b.ins().iadd_imm_s(j0, BLOCK);
+            let j1 = em.b.ins().smin(end, hi);
+            let len = em.b.ins().isub(j1, j0);
+            let len4 = em.b.ins().band_imm_s(len, !3);
+            let vhi = em.b.ins().iadd(j0, len4);
+            let shift = em.b.ins().ishl_imm_s(j0, 2);
+            for (&(t, operand, routine), &slot) in self.blocks.iter().zip(&slots) {
+                let base = em.b.ins().isub(slot, shift);
+                let flags = MemFlagsData::new().with_notrap();
+                em.for_range(j0, vhi, 4, |em, j| {
+                    idx[d] = j;
+                    let v = em.emit(self.spec.comp, operand, idx, Some(&sym))?;
+                    let off = em.b.ins().ishl_imm_s(j, 2);
+                    let a = em.b.ins().iadd(base, off);
+                    em.b.ins().store(flags, v, a, 0);
+                    Ok(())
+                })?;
+                em.for_range(vhi, j1, 1, |em, j| {
+                    idx[d] = j;
+                    let v = em.emit(self.spec.comp, operand, idx, None)?;
+                    let off = em.b.ins().ishl_imm_s(j, 2);
+                    let a = em.b.ins().iadd(base, off);
+                    em.b.ins().store(flags, v, a, 0);
+                    Ok(())
+                })?;
+                em.call(routine, &[slot, len])?;
+                em.blocked.insert((self.spec.comp, t), (base, d));
+            }
+            let r = self.vector_loops(em, idx, j0, j1);
+            em.blocked.clear();
+            r
+        })
+    }
+
+    /// Vector loops over `lo..hi` of the contiguous dimension, then a
+    /// scalar tail.
+    fn vector_loops(
         &self,
         em: &mut Emitter,
         idx: &mut Vec<Value>,
@@ -466,4 +548,63 @@ fn window_interior(
         }
     }
     (!poisoned && !windows.is_empty() && a < b).then_some((a, b, windows))
+}
+
+/// The f32 transcendentals of the kernel that a wide routine can compute
+/// per row block: exp and tanh whose every use in the kernel reads them at
+/// the root's own index (the root, or elementwise ops of the same dims),
+/// in dependency order.
+fn blockable(
+    module: &Module,
+    spec: &KernelSpec,
+    out: &ArrayShape,
+) -> Vec<(InstrId, InstrId, &'static str)> {
+    use rxla_ir::{Op, UnaryOp};
+    use std::collections::{HashMap, HashSet};
+    let comp = module.comp(spec.comp);
+    let is_input = |id: InstrId| spec.inputs.iter().any(|(i, _)| *i == id);
+    let mut nodes: HashSet<InstrId> = HashSet::new();
+    let mut stack = vec![spec.root];
+    while let Some(id) = stack.pop() {
+        if nodes.insert(id) && !is_input(id) {
+            stack.extend(comp.get(id).operands.iter().copied());
+        }
+    }
+    let mut ids: Vec<InstrId> = nodes.iter().copied().collect();
+    ids.sort_by_key(|i| std::cmp::Reverse(i.index()));
+    let mut users: HashMap<InstrId, Vec<InstrId>> = HashMap::new();
+    for &id in &ids {
+        if !is_input(id) {
+            for &o in &comp.get(id).operands {
+                users.entry(o).or_default().push(id);
+            }
+        }
+    }
+    let same = |id: InstrId| comp.get(id).shape.dims() == out.dims.as_slice();
+    let mut at_root: HashSet<InstrId> = HashSet::new();
+    let mut found = Vec::new();
+    for &id in &ids {
+        let ok = id == spec.root
+            || same(id)
+                && users.get(&id).is_some_and(|us| {
+                    us.iter()
+                        .all(|u| at_root.contains(u) && comp.get(*u).op.is_elementwise())
+                });
+        if !ok || is_input(id) {
+            continue;
+        }
+        at_root.insert(id);
+        let i = comp.get(id);
+        let f32_ = i
+            .shape
+            .as_array()
+            .is_ok_and(|a| a.element_type == rxla_ir::ElementType::F32);
+        match i.op {
+            Op::Unary(UnaryOp::Exp) if f32_ => found.push((id, i.operands[0], "rxla_block_exp")),
+            Op::Unary(UnaryOp::Tanh) if f32_ => found.push((id, i.operands[0], "rxla_block_tanh")),
+            _ => {}
+        }
+    }
+    found.reverse();
+    found
 }

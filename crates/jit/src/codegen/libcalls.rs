@@ -238,6 +238,18 @@ macro_rules! lc {
 /// Every host function, Cranelift's libcall names included.
 pub fn all() -> Vec<Libcall> {
     vec![
+        lc!(
+            "rxla_block_exp",
+            crate::wide::block_exp as unsafe extern "C" fn(*mut f32, i64) -> i64,
+            [I64, I64],
+            I64
+        ),
+        lc!(
+            "rxla_block_tanh",
+            crate::wide::block_tanh as unsafe extern "C" fn(*mut f32, i64) -> i64,
+            [I64, I64],
+            I64
+        ),
         lc!("ceilf", rx_ceilf as extern "C" fn(f32) -> f32, [F32], F32),
         lc!("floorf", rx_floorf as extern "C" fn(f32) -> f32, [F32], F32),
         lc!("truncf", rx_truncf as extern "C" fn(f32) -> f32, [F32], F32),

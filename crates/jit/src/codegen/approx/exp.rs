@@ -23,11 +23,11 @@ use std::convert::Infallible;
 /// Below this |x| the fast path of [`exp`] holds: n ∈ [-125, 125], so
 /// p·2^n (p ∈ [0.7, 1.42]) is a normal number and the scaling can add n
 /// to p's exponent bits.
-const EXP_FAST_LIMIT: f32 = 86.0;
+pub(crate) const EXP_FAST_LIMIT: f32 = 86.0;
 
 /// h(r) = k0 r⁶ + … + k6 with expm1(r) = r + r²·h(r) on |r| ≤ ln2/2
 /// (Chebyshev fit, error 3e-11).
-const EXPM1_H: [f32; 7] = [
+pub(crate) const EXPM1_H: [f32; 7] = [
     2.4859913537511602e-05,
     0.0001989961019717157,
     0.0013888853136450052,
@@ -38,9 +38,9 @@ const EXPM1_H: [f32; 7] = [
 ];
 
 /// 1.5·2^23: adding it rounds to an integer held in the low mantissa bits.
-const ROUND_MAGIC: f32 = 12_582_912.0;
+pub(crate) const ROUND_MAGIC: f32 = 12_582_912.0;
 /// 1.5·2^23 + 127: the same, the integer biased as an f32 exponent.
-const ROUND_MAGIC_BIASED: f32 = 12_583_039.0;
+pub(crate) const ROUND_MAGIC_BIASED: f32 = 12_583_039.0;
 
 /// exp(x), lane-wise: lanes with |x| ≤ 86 take the fast path
 /// (`exp_fast`), any other (NaN, overflow, denormal results) the complete

@@ -17,7 +17,7 @@
 
 mod atan;
 mod erf;
-mod exp;
+pub(crate) mod exp;
 mod log;
 mod pow;
 mod trig;

@@ -1,0 +1,226 @@
+//! Wide block routines: f32 transcendentals over a block of values in
+//! place, in 512-bit vectors (`std::arch` AVX-512, chosen at run time),
+//! called by generated kernels (`codegen/kernel.rs`, blocked rows) where
+//! Cranelift's 128-bit code would be compute-bound.
+//!
+//! Each routine is the same algorithm, operation for operation, as the
+//! inline F32X4 code in `codegen/approx/exp.rs` (same constants, the same
+//! fused multiply-adds in the same order, the same per-lane choice of the
+//! fast or complete path), so results are bit-identical to it and inherit
+//! its error bounds against the evaluator. Must not be called unless
+//! [`available`] said so; reads and writes exactly `n` values.
+
+/// Whether this host runs the wide routines (AVX-512 F); `RXLA_ISA=avx2`
+/// or `portable` turns them off.
+pub fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let forced_narrow = matches!(
+            std::env::var("RXLA_ISA").as_deref(),
+            Ok("avx2") | Ok("portable") | Ok("cranelift")
+        );
+        !forced_narrow && std::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// `exp` over `p[0..n]` in place. Registered as `rxla_block_exp`.
+///
+/// # Safety
+/// `p` points at `n` writable f32 values; [`available`] returned true.
+pub unsafe extern "C" fn block_exp(p: *mut f32, n: i64) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: forwarded contract.
+    unsafe {
+        avx512::run(p, n, avx512::exp16)
+    };
+    n
+}
+
+/// `tanh` over `p[0..n]` in place. Registered as `rxla_block_tanh`.
+///
+/// # Safety
+/// As for [`block_exp`].
+pub unsafe extern "C" fn block_tanh(p: *mut f32, n: i64) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: forwarded contract.
+    unsafe {
+        avx512::run(p, n, avx512::tanh16)
+    };
+    n
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::*;
+
+    use crate::codegen::approx::exp::{EXP_FAST_LIMIT, EXPM1_H, ROUND_MAGIC, ROUND_MAGIC_BIASED};
+    const EXP_FAST: [f32; 7] = [
+        1.375_140_7e-3,
+        8.368_916e-3,
+        4.166_953_3e-2,
+        1.666_651_8e-1,
+        4.999_998_8e-1,
+        1.0,
+        1.0,
+    ];
+    const EXP_FULL: [f32; 6] = [
+        1.987_569_1e-4,
+        1.398_2e-3,
+        8.333_452e-3,
+        4.166_579_6e-2,
+        1.666_666_5e-1,
+        5.000_000_1e-1,
+    ];
+    const LN2_HI: f32 = -0.693_359_4;
+    const LN2_LO: f32 = 2.121_944_4e-4;
+
+    /// Applies `f` to whole vectors of 16 and to the tail through a
+    /// zero-padded copy (the tail's lanes are independent of the padding).
+    ///
+    /// # Safety
+    /// `p` holds `n` writable values; the host has avx512f.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn run(p: *mut f32, n: i64, f: unsafe fn(__m512) -> __m512) {
+        let n = n.max(0) as usize;
+        let mut i = 0;
+        // SAFETY (whole body): every access is within p[0..n] or the local buffer.
+        unsafe {
+            while i + 16 <= n {
+                let x = _mm512_loadu_ps(p.add(i));
+                _mm512_storeu_ps(p.add(i), f(x));
+                i += 16;
+            }
+            if i < n {
+                let rest = n - i;
+                let mut buf = [0f32; 16];
+                std::ptr::copy_nonoverlapping(p.add(i), buf.as_mut_ptr(), rest);
+                let y = f(_mm512_loadu_ps(buf.as_ptr()));
+                _mm512_storeu_ps(buf.as_mut_ptr(), y);
+                std::ptr::copy_nonoverlapping(buf.as_ptr(), p.add(i), rest);
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn c(v: f32) -> __m512 {
+        unsafe { _mm512_set1_ps(v) }
+    }
+
+    /// `coeffs[0]·r^(n-1) + … + coeffs[n-1]` with one FMA per step.
+    #[inline(always)]
+    unsafe fn horner(r: __m512, coeffs: &[f32]) -> __m512 {
+        unsafe {
+            let mut p = c(coeffs[0]);
+            for &k in &coeffs[1..] {
+                p = _mm512_fmadd_ps(p, r, c(k));
+            }
+            p
+        }
+    }
+
+    /// Estrin's scheme for 7 coefficients, as `approx::estrin` pairs them.
+    #[inline(always)]
+    unsafe fn estrin7(r: __m512, r2: __m512, k: &[f32; 7]) -> __m512 {
+        unsafe {
+            let a = _mm512_fmadd_ps(c(k[1]), r, c(k[2]));
+            let b = _mm512_fmadd_ps(c(k[3]), r, c(k[4]));
+            let d = _mm512_fmadd_ps(c(k[5]), r, c(k[6]));
+            let x = _mm512_fmadd_ps(c(k[0]), r2, a);
+            let y = _mm512_fmadd_ps(b, r2, d);
+            let r4 = _mm512_mul_ps(r2, r2);
+            _mm512_fmadd_ps(x, r4, y)
+        }
+    }
+
+    /// `approx::exp`: the fast path, and the complete one for lanes with
+    /// |x| > 86 or NaN.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn exp16(x: __m512) -> __m512 {
+        unsafe {
+            let fast = exp_fast(x);
+            let ax = _mm512_abs_ps(x);
+            // UnorderedOrGreaterThan: NaN lanes too.
+            let bad = _mm512_cmp_ps_mask::<_CMP_NLE_UQ>(ax, c(EXP_FAST_LIMIT));
+            if bad == 0 {
+                return fast;
+            }
+            _mm512_mask_blend_ps(bad, fast, exp_full(x))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn reduce_ln2_scaled(u: __m512, t: __m512, k: f32, magic: f32) -> (__m512, __m512) {
+        unsafe {
+            let m = c(magic);
+            let tt = _mm512_fmadd_ps(u, c(k * std::f32::consts::LOG2_E), m);
+            let n = _mm512_sub_ps(tt, m);
+            let r = _mm512_fmadd_ps(n, c(LN2_HI), t);
+            (tt, _mm512_fmadd_ps(n, c(LN2_LO), r))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn exp_fast(x: __m512) -> __m512 {
+        unsafe {
+            let (t, r) = reduce_ln2_scaled(x, x, 1.0, ROUND_MAGIC);
+            let p = horner(r, &EXP_FAST);
+            let n23 = _mm512_slli_epi32::<23>(_mm512_castps_si512(t));
+            _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p), n23))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn exp_full(x: __m512) -> __m512 {
+        unsafe {
+            // clamp: x < lo -> lo (NaN fails and stays); then min(hi, x) keeps NaN.
+            let lo = c(-104.0);
+            let below = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, lo);
+            let x = _mm512_mask_blend_ps(below, x, lo);
+            let x = _mm512_min_ps(c(89.0), x);
+            let t = _mm512_mul_ps(x, c(std::f32::consts::LOG2_E));
+            let n = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(t);
+            let r = _mm512_fmadd_ps(n, c(LN2_HI), x);
+            let r = _mm512_fmadd_ps(n, c(LN2_LO), r);
+            let p = horner(r, &EXP_FULL);
+            let r2 = _mm512_mul_ps(r, r);
+            let p = _mm512_fmadd_ps(p, r2, r);
+            let p = _mm512_add_ps(p, c(1.0));
+            let ni = _mm512_cvttps_epi32(n);
+            let n1 = _mm512_srai_epi32::<1>(ni);
+            let n2 = _mm512_sub_epi32(ni, n1);
+            let bias = _mm512_set1_epi32(127);
+            let e1 = _mm512_slli_epi32::<23>(_mm512_add_epi32(n1, bias));
+            let e2 = _mm512_slli_epi32::<23>(_mm512_add_epi32(n2, bias));
+            let y = _mm512_mul_ps(p, _mm512_castsi512_ps(e1));
+            _mm512_mul_ps(y, _mm512_castsi512_ps(e2))
+        }
+    }
+
+    /// `approx::tanh`: e/(e + 2) with e = expm1(2|x|), |x| capped at 20,
+    /// the sign of x OR-ed back in.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn tanh16(x: __m512) -> __m512 {
+        unsafe {
+            let ax = _mm512_abs_ps(x);
+            let ax = _mm512_min_ps(c(20.0), ax);
+            let t = _mm512_add_ps(ax, ax);
+            let (tt, r) = reduce_ln2_scaled(ax, t, 2.0, ROUND_MAGIC_BIASED);
+            let r2 = _mm512_mul_ps(r, r);
+            let h = estrin7(r, r2, &EXPM1_H);
+            let p = _mm512_fmadd_ps(r2, h, r);
+            let s = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(_mm512_castps_si512(tt)));
+            let one = c(1.0);
+            let sm1 = _mm512_sub_ps(s, one);
+            let sp1 = _mm512_add_ps(s, one);
+            let e = _mm512_fmadd_ps(s, p, sm1);
+            let d = _mm512_fmadd_ps(s, p, sp1);
+            let q = _mm512_div_ps(e, d);
+            let sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(i32::MIN));
+            _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(q), sign))
+        }
+    }
+}
