@@ -6,8 +6,8 @@
 //! — ENTRY and the bodies of while/conditional/call) towards its
 //! producers. Fusible: elementwise ops, broadcast, reshape, transpose,
 //! slice, pad, concatenate, iota, reverse, copy, dynamic-slice, convert,
-//! constants; a single-output `reduce` (kInput) and `dot` (kOutput) only
-//! where each of their elements is read once.
+//! constants; a single-output `reduce` (kInput), `reduce-window` (kLoop)
+//! and `dot` (kOutput) only where each of their elements is read once.
 //!
 //! Cost rule (no duplication of work): a producer joins a group only when
 //! every user of it is already in the group, so nothing is computed twice
@@ -175,12 +175,16 @@ fn fusible(instr: &Instruction, cfg: FusionConfig) -> bool {
     let array = matches!(&instr.shape, Shape::Array(a) if !a.element_type.is_token());
     array
         && (is_loop_fusible(&instr.op)
-            || matches!(instr.op, Op::Reduce { .. }) && instr.operands.len() == 2
+            || matches!(instr.op, Op::Reduce { .. } | Op::ReduceWindow { .. })
+                && instr.operands.len() == 2
             || cfg.fuse_dots && matches!(instr.op, Op::Dot { .. }))
 }
 
 fn expensive(op: &Op) -> bool {
-    matches!(op, Op::Reduce { .. } | Op::Dot { .. }) || is_transcendental(op)
+    matches!(
+        op,
+        Op::Reduce { .. } | Op::ReduceWindow { .. } | Op::Dot { .. }
+    ) || is_transcendental(op)
 }
 
 fn duplicable(comp: &Computation, instr: &Instruction) -> bool {
