@@ -4,12 +4,13 @@
 //! micro-kernel (default: `RXLA_ISA` or the host's best), GEMM_SIZES=512,1024 the sgemm sizes, GEMM_SGEMM_ONLY=1 skips conv and MLP,
 //! GEMM_KERNELS_ONLY=1 stops after the micro-kernel figures, GEMM_TRANSPOSED=1 runs only the transposed-operand cases:
 //! sgemm with B or A column-major and the attention dots 12 x (256x64)·(256x64)ᵀ and 12 x (256x256)·(256x64)); the
-//! machine is shared, so numbers are noisy.
+//! GEMM_MIXED=1 only the f16/bf16 dots: `run_mixed_raw` against widening with `half` + `run_f32` + rounding, as the JIT
+//! did); the machine is shared, so numbers are noisy.
 
-use rxla_gemm::DotPlan;
 use rxla_gemm::{
     Bias, ConvPlan, Epilogue, KernelKind, MatMut, MatRef, Options, TensorLayout, sgemm,
 };
+use rxla_gemm::{DotPlan, ElemKind};
 use rxla_ir::{ConvDims, DotDims, Window, WindowDim};
 use std::time::{Duration, Instant};
 
@@ -138,6 +139,10 @@ fn main() {
         println!("kernel {}", o.kernel.name());
         if let (Some(mc), Some(kc), Some(nc)) = (env("GEMM_MC"), env("GEMM_KC"), env("GEMM_NC")) {
             o.blocking = Some(rxla_gemm::Blocking::new(o.kernel, mc, kc, nc));
+        }
+        if std::env::var_os("GEMM_MIXED").is_some() {
+            mixed(&o, peak, t == 1);
+            continue;
         }
         if std::env::var_os("GEMM_TRANSPOSED").is_some() {
             transposed(&o, peak, t == 1);
@@ -305,5 +310,81 @@ fn transposed(o: &Options, peak: f64, cpu: bool) {
             cpu,
         );
         report(name, flops, secs, peak);
+    }
+}
+
+/// f16/bf16 dots (GEMM_MIXED=1): `run_mixed_raw` (conversion inside the packing) against the JIT's former way
+/// (widen both operands with `half` into new vectors, `run_f32_raw`, round the result with `half`).
+fn mixed(o: &Options, peak: f64, cpu: bool) {
+    let cases: [(&str, [usize; 3], [usize; 3], i64); 3] = [
+        ("512^3", [1, 512, 512], [1, 512, 512], 1),
+        ("attn q.kT 12x256x64", [12, 256, 64], [12, 256, 64], 2),
+        ("attn p.v 12x256x256", [12, 256, 256], [12, 256, 64], 1),
+    ];
+    for (name, ld, rd, rc) in cases {
+        let od = [ld[0], ld[1], if rc == 2 { rd[1] } else { rd[2] }];
+        let dims = DotDims {
+            lhs_batch: vec![0],
+            rhs_batch: vec![0],
+            lhs_contracting: vec![2],
+            rhs_contracting: vec![rc],
+        };
+        let plan = DotPlan::new(
+            &TensorLayout::row_major(&ld),
+            &TensorLayout::row_major(&rd),
+            &dims,
+            &TensorLayout::row_major(&od),
+        )
+        .unwrap();
+        let flops = 2.0 * (plan.batch * plan.m * plan.n * plan.k) as f64;
+        let [el, er, eo] = plan.extents();
+        for (tname, t) in [("bf16", ElemKind::BF16), ("f16", ElemKind::F16)] {
+            let enc = |v: f32| match t {
+                ElemKind::F16 => half::f16::from_f32(v).to_bits(),
+                _ => half::bf16::from_f32(v).to_bits(),
+            };
+            let dec = |b: u16| match t {
+                ElemKind::F16 => half::f16::from_bits(b).to_f32(),
+                _ => half::bf16::from_bits(b).to_f32(),
+            };
+            let x: Vec<u16> = data(el).into_iter().map(enc).collect();
+            let w: Vec<u16> = data(er).into_iter().map(enc).collect();
+            let mut y = vec![0u16; eo];
+            let secs = best_secs(
+                || {
+                    let xw: Vec<f32> = x.iter().map(|&b| dec(b)).collect();
+                    let ww: Vec<f32> = w.iter().map(|&b| dec(b)).collect();
+                    let mut acc = vec![0f32; eo];
+                    plan.run_f32(&xw, &ww, &mut acc, None, o).unwrap();
+                    for (d, &v) in y.iter_mut().zip(&acc) {
+                        *d = enc(v);
+                    }
+                },
+                Duration::from_millis(1500),
+                cpu,
+            );
+            report(&format!("{tname} {name} widen"), flops, secs, peak);
+            let secs = best_secs(
+                || {
+                    // SAFETY: buffers of the plan's extents in their kinds.
+                    unsafe {
+                        plan.run_mixed_raw(
+                            x.as_ptr() as *const u8,
+                            t,
+                            w.as_ptr() as *const u8,
+                            t,
+                            y.as_mut_ptr() as *mut u8,
+                            t,
+                            None,
+                            o,
+                        )
+                    }
+                    .unwrap()
+                },
+                Duration::from_millis(1500),
+                cpu,
+            );
+            report(&format!("{tname} {name} mixed"), flops, secs, peak);
+        }
     }
 }

@@ -1,15 +1,20 @@
 //! `dot_general` (XLA's dot: batch dimensions, any contracting dimensions; result = batch, lhs free, rhs free)
 //! planned once (`DotPlan::new`: validation and offset tables) and run many times: f32 through the packed GEMM
 //! (any operand strides, so layouts and transposes cost nothing extra), other element types through a simple
-//! correct loop (`dot_generic`) with the evaluator's semantics (zero-started accumulator, no FMA, wrapping integer
+//! correct loop (`dot_generic`), f16/bf16 operands and results through the same GEMM with the conversion inside
+//! the packing (`run_mixed_raw`) with the evaluator's semantics (zero-started accumulator, no FMA, wrapping integer
 //! arithmetic). Must not allocate per element or re-validate on every run.
 
 use crate::driver::{CTarget, Gemm};
 use crate::epilogue::Epilogue;
 use crate::error::{GemmError, Result};
 use crate::mat::Offsets;
+use crate::mixed::{
+    Cvt, ElemKind, Half, HalfOperand, MixedOperand, from_f32, narrow_run, widen_run,
+};
 use crate::pack::Operand;
-use crate::{Options, run_operands};
+use crate::scratch::with_scratch;
+use crate::{Options, driver, run_operands};
 use rayon::prelude::*;
 use rxla_ir::DotDims;
 
@@ -358,6 +363,190 @@ impl DotPlan {
         }
     }
 
+    /// Runs the dot on f32, f16 or bf16 operands and result (`ElemKind` each; little-endian element buffers in the
+    /// layouts the plan was built with, offsets in elements). 16-bit operands are widened to f32 inside the A/B
+    /// packing (as `half`'s `to_f32` does; no widened copy of an operand is made), the products accumulate in f32
+    /// in exactly `run_f32`'s order (same packing, kernel, blocking and unpacked paths), and a 16-bit result is
+    /// each f32 accumulator rounded once as `half::f16::from_f32` / `half::bf16::from_f32` do (round to nearest
+    /// even, NaN stays NaN). So the output is bit-identical to widening the operands with `half`, `run_f32`, and
+    /// rounding its result with `half`. `epi` (rows `b*m + i`, columns `j`) runs on the f32 accumulators, before
+    /// the rounding. All three kinds F32 is `run_f32_raw`.
+    ///
+    /// # Safety
+    /// `lhs`, `rhs` and `out` hold `extents()` elements of their kinds (`extents()[i] * kind.byte_size()` bytes;
+    /// 16-bit buffers may be unaligned, f32 buffers are 4-byte aligned); `out` does not overlap the inputs.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn run_mixed_raw(
+        &self,
+        lhs: *const u8,
+        lhs_ty: ElemKind,
+        rhs: *const u8,
+        rhs_ty: ElemKind,
+        out: *mut u8,
+        out_ty: ElemKind,
+        epi: Option<&Epilogue>,
+        opts: &Options,
+    ) -> Result<()> {
+        let Some(oh) = half_of(out_ty) else {
+            // SAFETY: the caller's contract (an f32 output).
+            return unsafe {
+                self.run_mixed_f32(lhs, lhs_ty, rhs, rhs_ty, out as *mut f32, epi, opts)
+            };
+        };
+        // A 16-bit result: the f32 accumulators in a scratch buffer with the output's own layout (so every tile
+        // is stored exactly as `run_f32` stores it, NaN payloads included), each rounded once.
+        let eo = self.extents[2];
+        with_scratch(eo, |acc| {
+            // SAFETY: the caller's contract for the inputs; `acc` has the output's extent.
+            unsafe { self.run_mixed_f32(lhs, lhs_ty, rhs, rhs_ty, acc.as_mut_ptr(), epi, opts)? };
+            let cvt = Cvt::detect();
+            let o = out as *mut u16;
+            if eo == self.batch * self.m * self.n {
+                // Dense: every element of the extent is an output element.
+                // SAFETY: `out` holds `eo` 16-bit elements.
+                unsafe { narrow_run(oh, cvt, acc, o) };
+            } else {
+                for b in 0..self.batch {
+                    for i in 0..self.m {
+                        let base = self.out_batch.at(b) + self.c_rows.at(i);
+                        for j in 0..self.n {
+                            let at = base + self.c_cols.at(j);
+                            // SAFETY: `at` is an output element, inside both buffers' extent.
+                            unsafe { o.offset(at).write_unaligned(from_f32(oh, acc[at as usize])) };
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// `run_mixed_raw` into an f32 output with the plan's layout.
+    ///
+    /// # Safety
+    /// As for `run_mixed_raw`, `out` holding `extents()[2]` f32.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn run_mixed_f32(
+        &self,
+        lhs: *const u8,
+        lhs_ty: ElemKind,
+        rhs: *const u8,
+        rhs_ty: ElemKind,
+        out: *mut f32,
+        epi: Option<&Epilogue>,
+        opts: &Options,
+    ) -> Result<()> {
+        if lhs_ty == ElemKind::F32 && rhs_ty == ElemKind::F32 {
+            // SAFETY: the caller's contract.
+            return unsafe {
+                self.run_f32_raw(lhs as *const f32, rhs as *const f32, out, epi, opts)
+            };
+        }
+        if let Some(e) = epi {
+            e.check(self.m, self.n, "dot")?;
+        }
+        let (kernel, blk, threads) = opts.resolve("dot")?;
+        let cvt = Cvt::detect();
+        let (m, n, k) = (self.m, self.n, self.k);
+        if opts.unpacked_paths
+            && m > 0
+            && n > 0
+            && k > 0
+            && (m == 1 || n == 1 || m * n * k <= crate::small::TINY_FLOPS)
+        {
+            // The unpacked (matrix-vector, tiny) paths of `run_f32`: memory-bound, so widened copies cost what the
+            // product costs; this keeps `run_f32`'s accumulation order (and result bits).
+            let widen_all = |p: *const u8, t: ElemKind, len: usize| -> Vec<f32> {
+                let Some(h) = half_of(t) else {
+                    return Vec::new();
+                };
+                let mut v = vec![0f32; len];
+                // SAFETY: the buffer holds `len` 16-bit elements (the caller's contract).
+                unsafe { widen_run(h, cvt, p as *const u16, len, v.as_mut_ptr()) };
+                v
+            };
+            let lw = widen_all(lhs, lhs_ty, self.extents[0]);
+            let rw = widen_all(rhs, rhs_ty, self.extents[1]);
+            let lp = if lhs_ty == ElemKind::F32 {
+                lhs as *const f32
+            } else {
+                lw.as_ptr()
+            };
+            let rp = if rhs_ty == ElemKind::F32 {
+                rhs as *const f32
+            } else {
+                rw.as_ptr()
+            };
+            // SAFETY: f32 views of the caller's buffers or the widened copies, all `extents()` long.
+            return unsafe { self.run_f32_raw(lp, rp, out, epi, opts) };
+        }
+        let (lp, rp, op) = (
+            SendPtr(lhs as *mut f32),
+            SendPtr(rhs as *mut f32),
+            SendPtr(out),
+        );
+        let operand = |p: *const u8, t: ElemKind, off: isize, rows: &Offsets, cols: &Offsets| {
+            match half_of(t) {
+                None => MixedOperand::F32(Operand {
+                    ptr: (p as *const f32).wrapping_offset(off),
+                    rows: rows.clone(),
+                    cols: cols.clone(),
+                }),
+                Some(kind) => MixedOperand::Half(HalfOperand {
+                    ptr: (p as *const u16).wrapping_offset(off),
+                    kind,
+                    cvt,
+                    rows: rows.clone(),
+                    cols: cols.clone(),
+                }),
+            }
+        };
+        let one = |b: usize, threads: usize| {
+            let a = operand(
+                lp.get() as *const u8,
+                lhs_ty,
+                self.lhs_batch.at(b),
+                &self.a_rows,
+                &self.a_cols,
+            );
+            let bb = operand(
+                rp.get() as *const u8,
+                rhs_ty,
+                self.rhs_batch.at(b),
+                &self.b_rows,
+                &self.b_cols,
+            );
+            let g = Gemm {
+                m,
+                n,
+                k,
+                a: &a,
+                b: &bb,
+                c: CTarget {
+                    // SAFETY: batch b's output is inside the buffer (the caller's contract).
+                    ptr: unsafe { op.get().offset(self.out_batch.at(b)) },
+                    rows: &self.c_rows,
+                    cols: &self.c_cols,
+                },
+                alpha: 1.0,
+                beta: 0.0,
+                epi,
+                row_base: b * m,
+                bias_row_base: 0,
+                col_base: 0,
+            };
+            driver::run(&g, kernel, blk, threads, opts.parallel_threshold);
+        };
+        // The batch split of `run_f32_raw`.
+        let small = m.saturating_mul(n).saturating_mul(k) <= 1 << 24;
+        if threads > 1 && self.batch >= threads && small {
+            (0..self.batch).into_par_iter().for_each(|b| one(b, 1));
+        } else {
+            (0..self.batch).for_each(|b| one(b, threads));
+        }
+        Ok(())
+    }
+
     /// The simple correct path for any element type (see `dot_generic`).
     pub fn run_generic<T: Scalar>(&self, lhs: &[T], rhs: &[T], out: &mut [T]) -> Result<()> {
         self.check_lens(lhs.len(), rhs.len(), out.len())?;
@@ -383,6 +572,15 @@ impl DotPlan {
             }
         }
         Ok(())
+    }
+}
+
+/// The 16-bit format of `t` (`None` for f32).
+fn half_of(t: ElemKind) -> Option<Half> {
+    match t {
+        ElemKind::F32 => None,
+        ElemKind::F16 => Some(Half::F16),
+        ElemKind::BF16 => Some(Half::Bf16),
     }
 }
 

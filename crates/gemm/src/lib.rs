@@ -1,6 +1,7 @@
 //! rxla's Dot/Conv engine: a BLIS-style f32 GEMM (packed A/B panels, cache blocking, register micro-kernels,
 //! fused epilogues, rayon threads), `dot_general` on top of it (`DotPlan`), convolution as implicit GEMM with the
-//! im2col gather fused into B packing (`ConvPlan`), simple correct f64/integer dots (`dot_generic`), C-ABI entry
+//! im2col gather fused into B packing (`ConvPlan`), f16/bf16 dots converted inside the packing
+//! (`DotPlan::run_mixed_raw`), simple correct f64/integer dots (`dot_generic`), C-ABI entry
 //! points for JIT-compiled code (`ffi`), and an FMA-peak probe (`peak`).
 //!
 //! Entry points validate their arguments and return `GemmError`; nothing here panics on bad input.
@@ -16,6 +17,7 @@ pub mod ffi;
 mod gather;
 mod kernel;
 mod mat;
+mod mixed;
 mod nhwc;
 mod pack;
 pub mod peak;
@@ -29,6 +31,7 @@ pub use dot::{DotPlan, Scalar, TensorLayout, dot_generic};
 pub use epilogue::{Bias, Epilogue, RowFn};
 pub use error::{GemmError, Result};
 pub use kernel::{ISA_ENV, KernelKind};
+pub use mixed::ElemKind;
 
 /// The micro-kernel tier the engine runs by default in this process (`RXLA_ISA` or the host's best), by name:
 /// `avx512`, `avx2`, `portable` or `cranelift`; an error when `RXLA_ISA` is invalid for this host.
