@@ -24,6 +24,7 @@ pub mod pipeline;
 pub mod registry;
 pub mod simplify;
 pub mod testing;
+pub mod transpose_folding;
 pub mod tuple_simplify;
 pub mod util;
 pub mod work;

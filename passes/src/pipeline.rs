@@ -80,7 +80,7 @@ pub const NAMED_PIPELINES: [(&str, &str); 3] = [
     ("O1", "inline,tuple-simplify,dce,cse,constant-folding,dce"),
     (
         "O2",
-        "inline,tuple-simplify,dce,cse,constant-folding,dce,fixpoint(tuple-simplify,simplify,cse,constant-folding,dce)",
+        "inline,tuple-simplify,dce,cse,constant-folding,dce,transpose-folding,fixpoint(tuple-simplify,simplify,cse,constant-folding,dce)",
     ),
 ];
 

@@ -41,6 +41,7 @@ impl Registry {
         r.register(|| Box::new(crate::tuple_simplify::TupleSimplify));
         r.register(|| Box::<crate::constant_folding::ConstantFolding>::default());
         r.register(|| Box::new(crate::fusion::Fusion));
+        r.register(|| Box::new(crate::transpose_folding::TransposeFolding));
         r.register(|| Box::<crate::simplify::Simplify>::default());
         r.register(|| Box::<crate::layout_assignment::LayoutAssignment>::default());
         r.register(|| Box::<crate::buffer_assignment::BufferAssignmentPass>::default());
