@@ -3,14 +3,45 @@
 //! copies of default-layout arrays are nearly free (they are bitcasts).
 //! Extraction is DAG-aware: a greedy bottom-up pass keeps, per e-class, the
 //! set of classes its best term needs, so a shared subterm counts once;
-//! the result is compared with egg's tree extractor and with any other
+//! the result is compared with a tree extractor (every use of a subterm
+//! counted; Knuth's generalization of Dijkstra, O(E log V), so a chain of
+//! a million classes is extracted in linear-ish time) and with any other
 //! candidate by exact DAG cost, and a choice containing a cycle is never
-//! returned. No rewriting here.
+//! returned. Every phase checks a [`Deadline`] and gives up (returns
+//! nothing) once it has passed, so extraction time is bounded whatever the
+//! e-graph. No rewriting here.
 
 use crate::simplify::analysis::{HloGraph, Sh, shape_of};
 use crate::simplify::lang::Hlo;
-use egg::{CostFunction, Extractor, Id, Language};
-use std::collections::{HashMap, HashSet};
+use egg::{Id, Language};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::time::Instant;
+
+/// A point in time after which extraction gives up. Checked every
+/// [`Deadline::EVERY`] steps of each loop (reading the clock costs ~20 ns).
+#[derive(Clone, Copy, Debug)]
+pub struct Deadline(pub Option<Instant>);
+
+impl Deadline {
+    const EVERY: usize = 1024;
+
+    /// No deadline.
+    pub fn none() -> Deadline {
+        Deadline(None)
+    }
+
+    /// Whether the deadline has passed (reads the clock).
+    pub fn passed(&self) -> bool {
+        self.0.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Whether the deadline has passed, reading the clock only every
+    /// [`Deadline::EVERY`] values of `step`.
+    pub fn passed_at(&self, step: usize) -> bool {
+        step.is_multiple_of(Self::EVERY) && self.passed()
+    }
+}
 
 /// The chosen node of each needed e-class (canonical ids).
 pub type Choice = HashMap<Id, Hlo>;
@@ -78,13 +109,29 @@ fn base_cost(eg: &HloGraph, class: Id, node: &Hlo) -> f64 {
 /// Exact DAG cost of `choice` from `roots` (each class counted once);
 /// `None` when a needed class has no choice or the choice has a cycle.
 pub fn dag_cost(eg: &HloGraph, model: &CostModel, choice: &Choice, roots: &[Id]) -> Option<f64> {
+    dag_cost_until(eg, model, choice, roots, Deadline::none())
+}
+
+/// [`dag_cost`], `None` also when `deadline` passes.
+pub fn dag_cost_until(
+    eg: &HloGraph,
+    model: &CostModel,
+    choice: &Choice,
+    roots: &[Id],
+    deadline: Deadline,
+) -> Option<f64> {
     // 0 = unvisited, 1 = on stack, 2 = done
     let mut state: HashMap<Id, u8> = HashMap::new();
     let mut total = 0.0;
+    let mut steps = 0usize;
     for &r in roots {
         let r = eg.find(r);
         let mut stack: Vec<(Id, bool)> = vec![(r, false)];
         while let Some((c, expanded)) = stack.pop() {
+            steps += 1;
+            if deadline.passed_at(steps) {
+                return None;
+            }
             if expanded {
                 state.insert(c, 2);
                 continue;
@@ -119,8 +166,9 @@ const MAX_SET_ENTRIES: usize = 30_000_000;
 type Best = (f64, Vec<(Id, f64)>, Hlo);
 
 /// Greedy DAG-aware extraction (each class's best term is priced as the
-/// union of the classes it needs).
-pub fn greedy_dag(eg: &HloGraph, model: &CostModel) -> Choice {
+/// union of the classes it needs). Empty when it gives up (work bound or
+/// `deadline`).
+pub fn greedy_dag(eg: &HloGraph, model: &CostModel, deadline: Deadline) -> Choice {
     // Per class: sorted (class, cost) list of its best term and the node.
     let mut best: HashMap<Id, Best> = HashMap::new();
     let mut parents: HashMap<Id, Vec<(Id, Hlo)>> = HashMap::new();
@@ -146,7 +194,7 @@ pub fn greedy_dag(eg: &HloGraph, model: &CostModel) -> Choice {
     let mut entries = 0usize;
     while let Some((class, node)) = queue.pop() {
         steps += 1;
-        if steps > limit || entries > MAX_SET_ENTRIES {
+        if steps > limit || entries > MAX_SET_ENTRIES || deadline.passed_at(steps) {
             return Choice::new();
         }
         let mut set: Vec<(Id, f64)> = Vec::new();
@@ -203,34 +251,108 @@ fn union(a: &[(Id, f64)], b: &[(Id, f64)]) -> Vec<(Id, f64)> {
     out
 }
 
-struct TreeCost<'a> {
-    eg: &'a HloGraph,
-    model: &'a CostModel,
-}
+/// A cost that orders totally (`f64::total_cmp`) for the heap.
+#[derive(Clone, Copy, PartialEq)]
+struct Cost(f64);
 
-impl CostFunction<Hlo> for TreeCost<'_> {
-    type Cost = f64;
-    fn cost<C>(&mut self, enode: &Hlo, mut costs: C) -> f64
-    where
-        C: FnMut(Id) -> f64,
-    {
-        // The class of an enode is not passed in; look it up (all children
-        // are canonical during extraction).
-        let class = self
-            .eg
-            .lookup(enode.clone())
-            .unwrap_or_else(|| Id::from(0usize));
-        let own = self.model.node_cost(self.eg, class, enode).max(0.0) + 1e-6;
-        enode.children().iter().fold(own, |acc, &c| acc + costs(c))
+impl Eq for Cost {}
+
+impl PartialOrd for Cost {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
-/// egg's tree extractor (shared subterms counted per use) as a choice.
-pub fn tree(eg: &HloGraph, model: &CostModel) -> Choice {
-    let ex = Extractor::new(eg, TreeCost { eg, model });
-    eg.classes()
-        .map(|c| (c.id, ex.find_best_node(c.id).clone()))
-        .collect()
+impl Ord for Cost {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// Tree extraction (shared subterms counted per use): the cheapest term
+/// of every class whose terms are finite, by Knuth's generalization of
+/// Dijkstra's algorithm. A node's cost is its own cost (at least 1e-6)
+/// plus its children's, so it is never below a child's: classes are
+/// finalized cheapest first, each node is priced once, when its last child
+/// class is finalized, and the whole run is O(E log V) — egg's `Extractor`
+/// iterates to a fixpoint over all classes, which is quadratic on a chain.
+/// Ties go to the earlier node of a class (egg's choice too). The choice
+/// is acyclic: a class's node only uses classes finalized before it.
+/// `None` when `deadline` passes.
+pub fn tree(eg: &HloGraph, model: &CostModel, deadline: Deadline) -> Option<Choice> {
+    let classes: Vec<&egg::EClass<Hlo, _>> = eg.classes().collect();
+    let index: HashMap<Id, usize> = classes.iter().enumerate().map(|(i, c)| (c.id, i)).collect();
+    // Nodes as (class index, position in the class); per node the number
+    // of distinct child classes not yet finalized; per class the nodes
+    // that wait for it.
+    let mut nodes: Vec<(usize, usize)> = Vec::new();
+    let mut pending: Vec<u32> = Vec::new();
+    let mut waiting: Vec<Vec<u32>> = vec![Vec::new(); classes.len()];
+    let mut heap: BinaryHeap<Reverse<(Cost, usize, usize)>> = BinaryHeap::new();
+    let mut best: Vec<Option<(f64, usize)>> = vec![None; classes.len()];
+    let mut steps = 0usize;
+    let price = |ci: usize, pos: usize, best: &[Option<(f64, usize)>]| -> f64 {
+        let class = classes[ci];
+        let node = &class.nodes[pos];
+        let own = model.node_cost(eg, class.id, node).max(0.0) + 1e-6;
+        node.children().iter().fold(own, |acc, &c| {
+            acc + index
+                .get(&eg.find(c))
+                .and_then(|&k| best[k])
+                .map_or(f64::INFINITY, |b| b.0)
+        })
+    };
+    for (ci, class) in classes.iter().enumerate() {
+        for (pos, node) in class.nodes.iter().enumerate() {
+            steps += 1;
+            if deadline.passed_at(steps) {
+                return None;
+            }
+            let mut kids: Vec<usize> = node
+                .children()
+                .iter()
+                .filter_map(|&c| index.get(&eg.find(c)).copied())
+                .collect();
+            kids.sort_unstable();
+            kids.dedup();
+            let n = nodes.len() as u32;
+            nodes.push((ci, pos));
+            pending.push(kids.len() as u32);
+            if kids.is_empty() {
+                heap.push(Reverse((Cost(price(ci, pos, &best)), ci, pos)));
+            }
+            for k in kids {
+                waiting[k].push(n);
+            }
+        }
+    }
+    while let Some(Reverse((Cost(cost), ci, pos))) = heap.pop() {
+        steps += 1;
+        if deadline.passed_at(steps) {
+            return None;
+        }
+        if best[ci].is_some() {
+            continue;
+        }
+        best[ci] = Some((cost, pos));
+        for &n in &waiting[ci] {
+            let n = n as usize;
+            pending[n] -= 1;
+            if pending[n] == 0 {
+                let (nc, npos) = nodes[n];
+                if best[nc].is_none() {
+                    heap.push(Reverse((Cost(price(nc, npos, &best)), nc, npos)));
+                }
+            }
+        }
+    }
+    Some(
+        classes
+            .iter()
+            .zip(&best)
+            .filter_map(|(c, b)| b.map(|(_, pos)| (c.id, c.nodes[pos].clone())))
+            .collect(),
+    )
 }
 
 /// Bound on whole-program cost evaluations in [`improve`].
@@ -246,6 +368,7 @@ pub fn improve(
     choice: &mut Choice,
     roots: &[Id],
     mut best: f64,
+    deadline: Deadline,
 ) -> f64 {
     let mut trials = 0;
     for _round in 0..3 {
@@ -257,7 +380,7 @@ pub fn improve(
         classes.sort();
         for c in classes {
             for node in &eg[c].nodes {
-                if trials >= MAX_TRIALS {
+                if trials >= MAX_TRIALS || deadline.passed() {
                     return best;
                 }
                 if choice.get(&c) == Some(node)
@@ -270,7 +393,7 @@ pub fn improve(
                 }
                 trials += 1;
                 let old = choice.insert(c, node.clone());
-                match dag_cost(eg, model, choice, roots) {
+                match dag_cost_until(eg, model, choice, roots, deadline) {
                     Some(k) if k < best - 1e-9 => {
                         best = k;
                         improved = true;
@@ -308,18 +431,29 @@ fn reachable(eg: &HloGraph, choice: &Choice, roots: &[Id]) -> Vec<Id> {
 }
 
 /// The best acyclic choice for `roots` among the greedy DAG and tree
-/// extractions, improved by local search, with its DAG cost.
-pub fn extract(eg: &HloGraph, model: &CostModel, roots: &[Id]) -> Option<(Choice, f64)> {
+/// extractions, improved by local search, with its DAG cost. `None` when
+/// no acyclic choice was found before `deadline` (the local search stops
+/// at the deadline and keeps what it has).
+pub fn extract(
+    eg: &HloGraph,
+    model: &CostModel,
+    roots: &[Id],
+    deadline: Deadline,
+) -> Option<(Choice, f64)> {
     let mut best: Option<(Choice, f64)> = None;
-    for choice in [greedy_dag(eg, model), tree(eg, model)] {
-        if let Some(c) = dag_cost(eg, model, &choice, roots)
+    let tree_choice = tree(eg, model, deadline)?;
+    for choice in [greedy_dag(eg, model, deadline), tree_choice] {
+        if let Some(c) = dag_cost_until(eg, model, &choice, roots, deadline)
             && best.as_ref().is_none_or(|(_, b)| c < *b)
         {
             best = Some((choice, c));
         }
     }
+    if deadline.passed() {
+        return None;
+    }
     let (mut choice, cost) = best?;
-    let cost = improve(eg, model, &mut choice, roots, cost);
+    let cost = improve(eg, model, &mut choice, roots, cost, deadline);
     Some((choice, cost))
 }
 
@@ -352,7 +486,7 @@ mod tests {
         let root = eg.add(Hlo::Add([a1, b]));
         eg.rebuild();
         let model = CostModel::default();
-        let (choice, cost) = extract(&eg, &model, &[root]).unwrap();
+        let (choice, cost) = extract(&eg, &model, &[root], Deadline::none()).unwrap();
         assert!(
             matches!(choice[&eg.find(a1)], Hlo::Negate(_)),
             "{:?}",
@@ -363,7 +497,7 @@ mod tests {
         let want = (1.0 + 4000.0) + 4.0 * each + (2.0 + 4000.0 + 8000.0 + 1000.0);
         assert!((cost - want).abs() < 1e-6, "{cost} vs {want}");
         // The tree extractor alone picks the unshared alternative.
-        let t = tree(&eg, &model);
+        let t = tree(&eg, &model, Deadline::none()).unwrap();
         assert!(
             matches!(t[&eg.find(a1)], Hlo::Tanh(_)),
             "{:?}",

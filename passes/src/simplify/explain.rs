@@ -143,10 +143,10 @@ pub fn explain(module: &Module, comp: CompId) -> String {
     let Ok(rewrites) = opts.rewrites() else {
         return String::new();
     };
-    let mut taken = crate::util::module_instruction_names(module);
     let mut stats = Vec::new();
+    let limits = crate::simplify::Limits::starting_now(opts.time_limit_ms);
     match simplify_computation(
-        module, comp, &opts, &rewrites, false, &mut taken, &mut stats,
+        module, comp, &opts, &rewrites, false, &limits, &mut None, &mut stats,
     ) {
         Ok(Some(r)) => r.explanations.iter().map(|l| format!("{l}\n")).collect(),
         _ => String::new(),

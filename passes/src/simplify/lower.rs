@@ -7,6 +7,7 @@
 //! same term as a `RecExpr` (for explanations). Does not rewrite.
 
 use crate::simplify::analysis::{HloAnalysis, HloGraph, Sh, node_shape};
+use crate::simplify::cost::Deadline;
 use crate::simplify::lang::{Attr, ConstVal, Hlo};
 use egg::{EGraph, Id, RecExpr, Symbol};
 use rxla_ir::{Computation, Instruction, Literal, Op, Shape};
@@ -32,6 +33,10 @@ pub struct Lowered {
     /// The whole computation as one term, and each instruction's index in it.
     pub expr: RecExpr<Hlo>,
     pub expr_index: Vec<Id>,
+    /// Whether two instructions were lowered into one class (identical
+    /// nodes are hash-consed). When not, and no rule applies, the e-graph
+    /// holds exactly the original program and extraction can be skipped.
+    pub merged: bool,
 }
 
 /// Why a computation is left alone, if it is: non-default layouts make
@@ -39,23 +44,39 @@ pub struct Lowered {
 /// and opaque nodes are bound to instructions by name, so names must be
 /// unique.
 pub fn unsupported_reason(comp: &Computation) -> Option<String> {
-    let mut names = std::collections::HashSet::new();
-    for i in &comp.instructions {
-        if !names.insert(i.name.as_str()) {
-            return Some(format!("the name {} is used twice", i.name));
+    unsupported_reason_until(comp, Deadline::none()).unwrap_or(None)
+}
+
+/// [`unsupported_reason`], `Err(())` when `deadline` passes first.
+#[allow(clippy::result_unit_err)]
+pub fn unsupported_reason_until(
+    comp: &Computation,
+    deadline: Deadline,
+) -> Result<Option<String>, ()> {
+    let mut names = std::collections::HashSet::with_capacity(comp.len());
+    for (k, i) in comp.instructions.iter().enumerate() {
+        if deadline.passed_at(k + 1) {
+            return Err(());
         }
-        if i.shape.leaves().iter().any(|a| !a.layout.is_default()) {
-            return Some(format!("{} has a non-default layout", i.name));
+        if !names.insert(i.name.as_str()) {
+            return Ok(Some(format!("the name {} is used twice", i.name)));
+        }
+        let default_layouts = match &i.shape {
+            Shape::Array(a) => a.layout.is_default(),
+            tuple => tuple.leaves().iter().all(|a| a.layout.is_default()),
+        };
+        if !default_layouts {
+            return Ok(Some(format!("{} has a non-default layout", i.name)));
         }
         if let Op::Constant {
             literal: Literal::Array(l),
         } = &i.op
             && !l.shape.layout.is_default()
         {
-            return Some(format!("{} has a non-default literal layout", i.name));
+            return Ok(Some(format!("{} has a non-default literal layout", i.name)));
         }
     }
-    None
+    Ok(None)
 }
 
 /// The array shape of an instruction (no tuples, no tokens).
@@ -68,8 +89,9 @@ pub fn array_sh(shape: &Shape) -> Option<Sh> {
     }
 }
 
-/// Lowers `comp`; `explain` enables egg explanations.
-pub fn lower(comp: &Computation, explain: bool) -> Lowered {
+/// Lowers `comp`; `explain` enables egg explanations. `None` when
+/// `deadline` passes first.
+pub fn lower(comp: &Computation, explain: bool, deadline: Deadline) -> Option<Lowered> {
     let mut eg = EGraph::new(HloAnalysis::default());
     if explain {
         eg = eg.with_explanations_enabled();
@@ -80,8 +102,12 @@ pub fn lower(comp: &Computation, explain: bool) -> Lowered {
         nodes: Vec::with_capacity(comp.len()),
         expr: RecExpr::default(),
         expr_index: Vec::with_capacity(comp.len()),
+        merged: false,
     };
-    for instr in &comp.instructions {
+    for (k, instr) in comp.instructions.iter().enumerate() {
+        if deadline.passed_at(k + 1) {
+            return None;
+        }
         let operands: Vec<Id> = instr
             .operands
             .iter()
@@ -104,12 +130,14 @@ pub fn lower(comp: &Computation, explain: bool) -> Lowered {
                 (Hlo::Opaque(name, operands), Hlo::Opaque(name, rec_ops))
             }
         };
+        let classes_before = out.egraph.number_of_classes();
         let id = out.egraph.add(node.clone());
+        out.merged |= out.egraph.number_of_classes() == classes_before;
         out.classes.push(id);
         out.nodes.push(node);
         out.expr_index.push(out.expr.add(rec_node));
     }
-    out
+    Some(out)
 }
 
 /// The modeled node of `instr` (and its `RecExpr` twin), when the op is

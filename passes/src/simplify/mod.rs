@@ -7,6 +7,14 @@
 //! instructions ([`raise`]). The computation is replaced only when the
 //! extracted program is strictly cheaper, so the pass is idempotent.
 //!
+//! Time: `time-limit-ms` (L) is a budget for the whole pass. Lowering and
+//! saturation of every computation stop at L after the pass started
+//! (computations not reached are skipped, `computations skipped (time
+//! limit)`), extraction at 1.5 L (the computation is then left
+//! unchanged), so the pass returns within about 2 L plus raising, which is
+//! linear. When no rule applied and no two instructions were merged, the
+//! e-graph is the original program and extraction is skipped.
+//!
 //! Computations with non-default layouts are left alone (values would
 //! depend on physical placement). Fuel: one unit per computation the pass
 //! rewrites (asked before rewriting it); not per rule application, since
@@ -30,12 +38,12 @@ pub mod rules;
 use crate::error::{PassError, Result};
 use crate::pass::{Pass, PassContext, PassOption, parse_count};
 use crate::util::module_instruction_names;
-use cost::{Choice, CostModel};
+use cost::{Choice, CostModel, Deadline};
 use egg::{BackoffScheduler, Id, Rewrite, Runner, StopReason};
 use lang::Hlo;
 use rxla_ir::{CompId, Computation, Module};
 use std::collections::HashSet;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The pass and its options.
 #[derive(Clone, Debug)]
@@ -75,7 +83,7 @@ const OPTIONS: &[PassOption] = &[
     },
     PassOption {
         key: "time-limit-ms",
-        description: "stop saturating a computation after this many milliseconds",
+        description: "time budget of the whole pass: saturation stops after it, extraction after 1.5 times it",
         default: "400",
     },
     PassOption {
@@ -184,13 +192,15 @@ impl Pass for Simplify {
 
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool> {
         let rewrites = self.rewrites()?;
-        let mut taken = module_instruction_names(module);
+        let limits = Limits::starting_now(self.time_limit_ms);
+        let mut taken = None;
         let mut changed = false;
         let mut simplified = 0u64;
         for cid in module.comp_ids().collect::<Vec<_>>() {
             let mut stats = Vec::new();
-            let outcome =
-                simplify_computation(module, cid, self, &rewrites, false, &mut taken, &mut stats);
+            let outcome = simplify_computation(
+                module, cid, self, &rewrites, false, &limits, &mut taken, &mut stats,
+            );
             for (k, n) in stats {
                 ctx.stat(&k, n);
             }
@@ -240,6 +250,27 @@ pub fn rule_families() -> Vec<(String, &'static str)> {
         .collect()
 }
 
+/// The pass-wide deadlines derived from `time-limit-ms`.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Lowering and saturation stop here.
+    pub saturate: Instant,
+    /// Extraction stops here.
+    pub extract: Instant,
+}
+
+impl Limits {
+    /// Deadlines for a pass starting now with a budget of `ms`.
+    pub fn starting_now(ms: usize) -> Limits {
+        let now = Instant::now();
+        let budget = Duration::from_millis(ms as u64);
+        Limits {
+            saturate: now + budget,
+            extract: now + budget + budget / 2,
+        }
+    }
+}
+
 /// A rewritten computation.
 pub struct Rewritten {
     pub comp: Computation,
@@ -247,22 +278,39 @@ pub struct Rewritten {
 }
 
 /// Simplifies one computation; `Ok(None)` when it is left unchanged.
-/// `stats` receives rule counts and the stop reason.
+/// `stats` receives rule counts and the stop reason. `taken` (the
+/// module's instruction names) is computed on first need.
+#[allow(clippy::too_many_arguments)]
 pub fn simplify_computation(
     module: &Module,
     cid: CompId,
     opts: &Simplify,
     rewrites: &[Rewrite<Hlo, analysis::HloAnalysis>],
     prefer_new: bool,
-    taken: &mut HashSet<String>,
+    limits: &Limits,
+    taken: &mut Option<HashSet<String>>,
     stats: &mut Vec<(String, u64)>,
 ) -> Result<Option<Rewritten>> {
     let comp = module.comp(cid);
-    if lower::unsupported_reason(comp).is_some() {
-        stats.push(("computations skipped (layouts)".into(), 1));
-        return Ok(None);
+    let time_out = |stats: &mut Vec<(String, u64)>| {
+        stats.push(("computations skipped (time limit)".into(), 1));
+        Ok(None)
+    };
+    match lower::unsupported_reason_until(comp, Deadline(Some(limits.saturate))) {
+        Err(()) => return time_out(stats),
+        Ok(Some(_)) => {
+            stats.push(("computations skipped (layouts)".into(), 1));
+            return Ok(None);
+        }
+        Ok(None) => {}
     }
-    let mut low = lower::lower(comp, opts.explain);
+    let Some(mut low) = lower::lower(comp, opts.explain, Deadline(Some(limits.saturate))) else {
+        return time_out(stats);
+    };
+    let left = limits.saturate.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return time_out(stats);
+    }
     let egraph = std::mem::replace(
         &mut low.egraph,
         egg::EGraph::new(analysis::HloAnalysis::default()),
@@ -271,14 +319,16 @@ pub fn simplify_computation(
         .with_egraph(egraph)
         .with_iter_limit(opts.max_iters)
         .with_node_limit(opts.node_limit)
-        .with_time_limit(Duration::from_millis(opts.time_limit_ms as u64))
+        .with_time_limit(left)
         .with_scheduler(BackoffScheduler::default());
     if opts.explain {
         runner = runner.with_explanations_enabled();
     }
     let mut runner = runner.run(rewrites);
+    let mut applied = 0usize;
     for it in &runner.iterations {
         for (rule, n) in &it.applied {
+            applied += n;
             stats.push((format!("rule {rule}"), *n as u64));
         }
     }
@@ -299,6 +349,10 @@ pub fn simplify_computation(
         stats.push(("computations abandoned (inconsistent rewrite)".into(), 1));
         return Ok(None);
     }
+    if applied == 0 && !low.merged && !prefer_new {
+        // The e-graph is the original program: nothing cheaper to find.
+        return Ok(None);
+    }
     let eg = &runner.egraph;
     let roots = roots(comp, &low, eg);
     let original: Choice = original_choice(&low, eg);
@@ -310,13 +364,22 @@ pub fn simplify_computation(
             HashSet::new()
         },
     };
-    let Some((choice, new_cost)) = cost::extract(eg, &model, &roots) else {
+    let Some((choice, new_cost)) =
+        cost::extract(eg, &model, &roots, Deadline(Some(limits.extract)))
+    else {
+        if Instant::now() >= limits.extract {
+            stats.push((
+                "computations abandoned (time limit in extraction)".into(),
+                1,
+            ));
+        }
         return Ok(None);
     };
     let better = prefer_new || new_cost < orig_cost - 1e-6 * orig_cost.max(1.0);
     if !better {
         return Ok(None);
     }
+    let taken = taken.get_or_insert_with(|| module_instruction_names(module));
     let new_comp = match raise::raise(eg, comp, &low, &choice, taken) {
         Ok(c) => c,
         Err(_) => {
@@ -395,7 +458,6 @@ pub fn apply_rule_for_test(module: &Module, rule: &str) -> Result<Option<Module>
             format!("unknown rule {rule}"),
         ));
     }
-    let mut taken = module_instruction_names(module);
     let mut stats = Vec::new();
     let out = simplify_computation(
         module,
@@ -403,7 +465,8 @@ pub fn apply_rule_for_test(module: &Module, rule: &str) -> Result<Option<Module>
         &opts,
         &rewrites,
         true,
-        &mut taken,
+        &Limits::starting_now(opts.time_limit_ms),
+        &mut None,
         &mut stats,
     )?;
     if let Some((_, _)) = stats
