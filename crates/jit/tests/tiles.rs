@@ -42,3 +42,39 @@ ENTRY e {{
         }
     }
 }
+
+/// Reshapes index their operand group by group (a split or a merge of
+/// dims, size-1 dims anywhere): attention's `transpose` then `reshape`
+/// of heads, and odd groupings, give the evaluator's elements.
+#[test]
+fn grouped_reshapes_of_transposed_values() {
+    for (src, perm, tdims, out) in [
+        ("12,16,8", "1,0,2", "16,12,8", "16,96"),
+        ("3,5,1,4", "1,0,2,3", "5,3,1,4", "15,2,1,2"),
+        ("6,10", "1,0", "10,6", "2,1,5,3,2"),
+    ] {
+        let text = format!(
+            "HloModule r
+ENTRY e {{
+  x = s32[{src}] parameter(0)
+  t = s32[{tdims}] transpose(x), dimensions={{{perm}}}
+  ROOT r = s32[{out}] reshape(t)
+}}
+"
+        );
+        let m = parse_module(&text, "r").expect("parses");
+        let dims: Vec<i64> = src.split(',').map(|d| d.parse().unwrap()).collect();
+        let n: i64 = dims.iter().product();
+        let args = [Literal::from_vec(&dims, (0..n as i32).collect::<Vec<i32>>()).unwrap()];
+        let want = evaluate(&m, &args, &RunOptions::default()).expect("evaluates");
+        let exe = compile(
+            &m,
+            &CompileOptions {
+                allow_interpreter_fallback: false,
+                ..CompileOptions::default()
+            },
+        )
+        .expect("compiles");
+        assert_eq!(exe.run(&args).expect("runs"), want, "{src} -> {out}");
+    }
+}

@@ -1082,6 +1082,89 @@ impl<'a, 'f> Emitter<'a, 'f> {
     }
 
     #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
+    /// The operand index of a reshape from `in_dims` to `out_dims` at
+    /// output `idx`: dims are matched in groups of equal element counts
+    /// (a split or a merge), each group's row-major position computed
+    /// from its own dims only, divisions by powers of two as shifts and
+    /// none for a group's outermost dim.
+    fn reshape_index(&mut self, in_dims: &[i64], out_dims: &[i64], idx: &[Value]) -> Vec<Value> {
+        let zero = self.iconst(0);
+        let mut oi = vec![zero; in_dims.len()];
+        if in_dims.contains(&0) || out_dims.contains(&0) {
+            return oi;
+        }
+        // Size-1 dims index 0; the others form groups of equal products.
+        let nz_in: Vec<usize> = (0..in_dims.len()).filter(|&d| in_dims[d] != 1).collect();
+        let nz_out: Vec<usize> = (0..out_dims.len()).filter(|&d| out_dims[d] != 1).collect();
+        let mut groups: Vec<(&[usize], &[usize])> = Vec::new();
+        let (mut a, mut b) = (0usize, 0usize);
+        while a < nz_in.len() && b < nz_out.len() {
+            let (a0, b0) = (a, b);
+            let mut pi = in_dims[nz_in[a]];
+            let mut po = out_dims[nz_out[b]];
+            a += 1;
+            b += 1;
+            while pi != po {
+                if pi < po && a < nz_in.len() {
+                    pi = pi.saturating_mul(in_dims[nz_in[a]]);
+                    a += 1;
+                } else if po < pi && b < nz_out.len() {
+                    po = po.saturating_mul(out_dims[nz_out[b]]);
+                    b += 1;
+                } else {
+                    // Counts that do not match (not a valid reshape): one group.
+                    a = nz_in.len();
+                    b = nz_out.len();
+                    break;
+                }
+            }
+            groups.push((&nz_in[a0..a], &nz_out[b0..b]));
+        }
+        for (ins, outs) in groups {
+            // The group's row-major position from its output dims.
+            let mut lin: Option<Value> = None;
+            let mut stride = 1i64;
+            for &d in outs.iter().rev() {
+                let m = self.b.ins().imul_imm_s(idx[d], stride);
+                lin = Some(match lin {
+                    Some(l) => self.b.ins().iadd(l, m),
+                    None => m,
+                });
+                stride = stride.saturating_mul(out_dims[d]);
+            }
+            let lin = lin.unwrap_or(zero);
+            // Split over the group's input dims (no remainder for the outermost).
+            let mut stride = 1i64;
+            for (k, &d) in ins.iter().enumerate().rev() {
+                let q = self.udiv_const(lin, stride);
+                oi[d] = if k == 0 {
+                    q
+                } else {
+                    self.urem_const(q, in_dims[d])
+                };
+                stride = stride.saturating_mul(in_dims[d]);
+            }
+        }
+        oi
+    }
+
+    /// `v / k` for a non-negative `v`: nothing for 1, a shift for a power of two.
+    fn udiv_const(&mut self, v: Value, k: i64) -> Value {
+        match k {
+            1 => v,
+            k if k > 0 && k & (k - 1) == 0 => self.b.ins().ushr_imm_u(v, k.trailing_zeros() as i64),
+            k => self.b.ins().udiv_imm_u(v, k),
+        }
+    }
+
+    /// `v % k` for a non-negative `v`: a mask for a power of two.
+    fn urem_const(&mut self, v: Value, k: i64) -> Value {
+        match k {
+            k if k > 0 && k & (k - 1) == 0 => self.b.ins().band_imm_u(v, k - 1),
+            k => self.b.ins().urem_imm_u(v, k),
+        }
+    }
+
     fn reshape(
         &mut self,
         c: CompId,
@@ -1119,23 +1202,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             return self.emit(c, o, &oi, sym.as_ref());
         }
         let rs_out = row_major_strides(&out.dims);
-        let rs_in = row_major_strides(&os.dims);
-        let mut lin = self.iconst(0);
-        for d in 0..out.rank() {
-            if out.dims[d] > 1 {
-                let m = self.b.ins().imul_imm_s(idx[d], rs_out[d] as i64);
-                lin = self.b.ins().iadd(lin, m);
-            }
-        }
-        let mut oi = Vec::with_capacity(os.rank());
-        for d in 0..os.rank() {
-            if os.dims[d] <= 1 {
-                oi.push(self.iconst(0));
-                continue;
-            }
-            let q = self.b.ins().udiv_imm_u(lin, rs_in[d] as i64);
-            oi.push(self.b.ins().urem_imm_u(q, os.dims[d]));
-        }
+        let oi = self.reshape_index(&os.dims, &out.dims, idx);
         let sym = match lanes {
             Some(Sym::RowMajor(k)) => Some(Sym::RowMajor(*k)),
             Some(s) => {
