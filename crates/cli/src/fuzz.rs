@@ -116,9 +116,17 @@ pub fn run(args: FuzzArgs) -> Result<(), Failure> {
         .corpus
         .clone()
         .or_else(|| Some(PathBuf::from("tests/corpus")).filter(|p| p.is_dir()));
+    if let Some(dir) = &args.corpus
+        && !dir.is_dir()
+    {
+        return Err(Failure::input(format!(
+            "{}: error: --corpus needs a directory of .hlo files",
+            dir.display()
+        )));
+    }
     let corpus = corpus_dir.as_deref().map(load_corpus).unwrap_or_default();
     let names: Vec<&str> = oracles.iter().map(|o| o.name()).collect();
-    println!(
+    say!(
         "rxla fuzz: oracles {}, seeds {first}..{}, {} corpus texts",
         names.join(","),
         first.saturating_add(args.iterations),
@@ -155,17 +163,17 @@ pub fn run(args: FuzzArgs) -> Result<(), Failure> {
                     // A failure that cannot be saved is still reported (its
                     // seed reproduces it) and the run goes on.
                     let saved = save_failure(&args.out, &case, msg);
-                    println!("FAIL {} seed {seed}: {msg}", o.name());
+                    say!("FAIL {} seed {seed}: {msg}", o.name());
                     match &saved {
-                        Ok(path) => println!("  saved {}", path.display()),
-                        Err(e) => println!("  not saved: {e}"),
+                        Ok(path) => say!("  saved {}", path.display()),
+                        Err(e) => say!("  not saved: {e}"),
                     }
-                    println!(
+                    say!(
                         "  reproduce: rxla fuzz --oracle {} --seed {seed} --iterations 1",
                         o.name()
                     );
                     if let (true, Ok(path)) = (o.takes_module(), &saved) {
-                        println!(
+                        say!(
                             "  reduce:    rxla reduce {} --oracle {} --seed {seed}",
                             path.display(),
                             o.name()
@@ -180,7 +188,7 @@ pub fn run(args: FuzzArgs) -> Result<(), Failure> {
         done += 1;
         if last_report.elapsed() >= Duration::from_secs(5) {
             last_report = Instant::now();
-            println!(
+            say!(
                 "[{:.0}s] {done} iterations, {checked} checked, {skipped} skipped, opcodes {}/{}, {failures} failures",
                 start.elapsed().as_secs_f64(),
                 seen.len(),
@@ -188,7 +196,7 @@ pub fn run(args: FuzzArgs) -> Result<(), Failure> {
             );
         }
     }
-    println!(
+    say!(
         "summary: {done} iterations, oracles {}, {checked} checked, {skipped} skipped, opcodes covered {}/{}, {failures} failures, {:.1}s",
         names.join(","),
         seen.len(),
@@ -200,7 +208,7 @@ pub fn run(args: FuzzArgs) -> Result<(), Failure> {
             .iter()
             .map(|(k, n)| format!("{k}: {n}"))
             .collect();
-        println!("skipped: {}", parts.join(", "));
+        say!("skipped: {}", parts.join(", "));
     }
     if failures == 0 {
         Ok(())

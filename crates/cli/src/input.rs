@@ -4,17 +4,66 @@
 use crate::Failure;
 use rxla_ir::Module;
 use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Reads the raw bytes of `path` (`-` = stdin).
+/// Default of `--max-input`: the largest input file read (1 GiB).
+pub const DEFAULT_MAX_INPUT: u64 = 1 << 30;
+
+static MAX_INPUT: AtomicU64 = AtomicU64::new(DEFAULT_MAX_INPUT);
+
+/// Sets the input size limit (`--max-input`) for every later read.
+pub fn set_max_input(bytes: u64) {
+    MAX_INPUT.store(bytes, Ordering::Relaxed);
+}
+
+/// The input size limit in bytes.
+pub fn max_input() -> u64 {
+    MAX_INPUT.load(Ordering::Relaxed)
+}
+
+/// Reads at most `max_input()` bytes from `r`; more is an error naming
+/// `name` and the limit (nothing beyond the limit is read).
+pub fn read_limited(mut r: impl Read, name: &str) -> Result<Vec<u8>, String> {
+    let limit = max_input();
+    let mut buf = Vec::new();
+    r.by_ref()
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("{name}: error: cannot read: {e}"))?;
+    if buf.len() as u64 > limit {
+        return Err(format!(
+            "{name}: error: the input is larger than --max-input ({limit} bytes)"
+        ));
+    }
+    Ok(buf)
+}
+
+/// Reads a file (not stdin) with the size limit: a regular file larger
+/// than the limit is refused before reading.
+pub fn read_file_limited(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    let name = path.display().to_string();
+    let f = std::fs::File::open(path).map_err(|e| format!("{name}: error: cannot read: {e}"))?;
+    if let Ok(md) = f.metadata() {
+        if md.is_dir() {
+            return Err(format!("{name}: error: cannot read: is a directory"));
+        }
+        if md.is_file() && md.len() > max_input() {
+            return Err(format!(
+                "{name}: error: the file has {} bytes, more than --max-input ({} bytes)",
+                md.len(),
+                max_input()
+            ));
+        }
+    }
+    read_limited(f, &name)
+}
+
+/// Reads the raw bytes of `path` (`-` = stdin), at most `--max-input`.
 pub fn read_bytes(path: &str) -> Result<Vec<u8>, Failure> {
     if path == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| Failure::input(format!("<stdin>: error: cannot read: {e}")))?;
-        Ok(buf)
+        read_limited(std::io::stdin().lock(), "<stdin>").map_err(Failure::input)
     } else {
-        std::fs::read(path).map_err(|e| Failure::input(format!("{path}: error: cannot read: {e}")))
+        read_file_limited(std::path::Path::new(path)).map_err(Failure::input)
     }
 }
 

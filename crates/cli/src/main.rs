@@ -3,6 +3,15 @@
 //! input, calls the library and reports. Exit codes: 0 success, 1 bad input
 //! or failed check, 2 usage error. A panic is a bug.
 
+/// `println!` through [`emit`]: a failed stdout is an error (exit 1), a
+/// closed pipe ends output quietly; never a panic. Use in functions
+/// returning `Result<_, Failure>`.
+macro_rules! say {
+    ($($t:tt)*) => {
+        crate::emit(&format!("{}\n", format_args!($($t)*)))?
+    };
+}
+
 mod check;
 mod fuzz;
 mod graph;
@@ -22,6 +31,9 @@ use std::process::ExitCode;
     about = "rxla: an optimizing tensor compiler for XLA's HLO"
 )]
 struct Cli {
+    /// Largest input file (module, arguments, infeed) read, in bytes.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = input::DEFAULT_MAX_INPUT)]
+    max_input: u64,
     #[command(subcommand)]
     command: Command,
 }
@@ -75,6 +87,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    input::set_max_input(cli.max_input);
     let result = match cli.command {
         Command::Check(a) => check::run(a),
         Command::Opt(a) => opt::run(a),
@@ -86,7 +99,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("{}", f.message.trim_end());
+            eprintln!("{}", sanitize(f.message.trim_end()));
             ExitCode::from(f.code)
         }
     }
@@ -104,4 +117,34 @@ pub fn emit(text: &str) -> Result<(), Failure> {
             "error: cannot write to stdout: {e}"
         ))),
     }
+}
+
+/// `s` cut to at most `max` characters (with `...` when cut).
+pub fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// An error message made safe for a terminal: control characters other
+/// than newline and tab (raw bytes of the input echoed back) are shown
+/// as `\u{..}` escapes, and each line is cut at 1000 characters.
+pub fn sanitize(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    for (i, line) in message.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut clean = String::with_capacity(line.len());
+        for c in line.chars() {
+            if c.is_control() && c != '\t' {
+                clean.push_str(&c.escape_unicode().to_string());
+            } else {
+                clean.push(c);
+            }
+        }
+        out.push_str(&clip(&clean, 1000));
+    }
+    out
 }

@@ -33,8 +33,13 @@ fn element_type(dtype: &DType) -> Result<ElementType, String> {
 /// Reads a `.npy` file into an array literal (default layout).
 pub fn read_npy(path: &Path) -> Result<Literal, String> {
     let name = path.display();
-    let bytes = std::fs::read(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
-    let file = NpyFile::new(&bytes[..]).map_err(|e| format!("{name}: not a .npy file: {e}"))?;
+    let bytes = crate::input::read_file_limited(path)?;
+    let file = NpyFile::new(&bytes[..]).map_err(|e| {
+        format!(
+            "{name}: not a .npy file: {}",
+            crate::clip(&e.to_string(), 200)
+        )
+    })?;
     let ty = element_type(&file.dtype()).map_err(|e| format!("{name}: {e}"))?;
     let dims: Vec<i64> = file
         .shape()
@@ -74,19 +79,30 @@ pub fn read_npy(path: &Path) -> Result<Literal, String> {
     Ok(Literal::Array(lit))
 }
 
+/// Encodes in memory, then writes the file; a failed write (a full disk)
+/// removes the partial file instead of leaving a truncated one.
 fn write_vec<T: npyz::AutoSerialize + Copy>(
     path: &Path,
     dims: &[u64],
     v: &[T],
 ) -> std::io::Result<()> {
-    let file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut bytes = Vec::new();
     let mut w = WriteOptions::new()
         .default_dtype()
         .shape(dims)
-        .writer(file)
+        .writer(std::io::Cursor::new(&mut bytes))
         .begin_nd()?;
     w.extend(v.iter().copied())?;
-    w.finish()
+    w.finish()?;
+    let r = std::fs::File::create(path).and_then(|mut f| {
+        use std::io::Write;
+        f.write_all(&bytes)?;
+        f.sync_all()
+    });
+    if r.is_err() {
+        let _ = std::fs::remove_file(path);
+    }
+    r
 }
 
 /// Writes an array literal as a C-order `.npy` file.

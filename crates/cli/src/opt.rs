@@ -130,7 +130,7 @@ pub fn run(args: OptArgs) -> Result<(), Failure> {
         rxla_passes::testing::register_test_passes(&mut registry);
     }
     if args.list_passes {
-        print!("{}", list_passes(&registry));
+        crate::emit(&list_passes(&registry))?;
         return Ok(());
     }
     let Some(file) = args.file.as_deref() else {
@@ -176,7 +176,7 @@ pub fn run(args: OptArgs) -> Result<(), Failure> {
     }
     let text = rxla_ir::print_module(&module);
     match &args.output {
-        None => print!("{text}"),
+        None => crate::emit(&text)?,
         Some(p) => std::fs::write(p, text)
             .map_err(|e| Failure::input(format!("{p}: error: cannot write: {e}")))?,
     }

@@ -104,7 +104,7 @@ pub fn run(args: ReduceArgs) -> Result<(), Failure> {
         // header names the oracle and seed, so regenerate the module.
         Err(e) => match (header_oracle(&text), header_seed(&text)) {
             (Some(o), Some(s)) => {
-                println!(
+                say!(
                     "{}: the text does not parse; regenerating the module of seed {s} ({} oracle)",
                     args.file,
                     o.name()
@@ -138,12 +138,12 @@ pub fn run(args: ReduceArgs) -> Result<(), Failure> {
                 .match_text
                 .clone()
                 .unwrap_or_else(|| failure_signature(&original));
-            println!(
+            say!(
                 "reducing {} ({} oracle, seed {seed}): {original}",
                 args.file,
                 oracle.name()
             );
-            println!("keeping failures that contain: {want}");
+            say!("keeping failures that contain: {want}");
             rxla_fuzzgen::reduce::reduce(
                 &module,
                 |m| matches!(oracle.check(m, seed), Err(e) if e.contains(&want)),
@@ -152,7 +152,7 @@ pub fn run(args: ReduceArgs) -> Result<(), Failure> {
         }
         (None, Some(cmd)) => {
             let tmp = std::env::temp_dir().join(format!("rxla-reduce-{}.hlo", std::process::id()));
-            println!("reducing {} with: {cmd}", args.file);
+            say!("reducing {} with: {cmd}", args.file);
             let r =
                 rxla_fuzzgen::reduce::reduce(&module, |m| run_check(cmd, m, &tmp), args.max_tests);
             let _ = std::fs::remove_file(&tmp);
@@ -168,7 +168,7 @@ pub fn run(args: ReduceArgs) -> Result<(), Failure> {
         result.map_err(|e| Failure::input(format!("{}: error: {e}", args.file)))?;
     std::fs::write(&out, print_module(&reduced))
         .map_err(|e| Failure::input(format!("{}: error: cannot write: {e}", out.display())))?;
-    println!(
+    say!(
         "wrote {}: {} instructions in {} computations (from {} in {}), {} tests, {} edits kept",
         out.display(),
         reduced.instruction_count(),

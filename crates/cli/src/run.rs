@@ -45,9 +45,10 @@ pub struct RunArgs {
     /// Execution backend: the Cranelift JIT (compiled after the O2 pipeline
     /// unless --passes/--pipeline say otherwise) or the reference interpreter
     /// (runs the module as written unless told to optimize). Without this
-    /// flag the JIT is used, and if it fails to compile or run a module the
-    /// interpreter runs it instead (with a warning on stderr); with
-    /// `--backend jit` a JIT failure is an error.
+    /// flag the JIT is used, and if it cannot compile a module the
+    /// interpreter runs it instead (with a warning on stderr); an error
+    /// while running, or a resource limit, is reported, never re-run. With
+    /// `--backend jit` a compile failure is an error too.
     #[arg(long, value_enum)]
     pub backend: Option<Backend>,
     /// Arguments as corpus JSON: `{"inputs": [{"dtype","shape","data"}, ...]}`.
@@ -56,8 +57,15 @@ pub struct RunArgs {
     /// One .npy file per parameter, in parameter order (C or Fortran order).
     #[arg(long = "arg", value_name = "X.npy")]
     pub npy_args: Vec<PathBuf>,
-    /// Fill every parameter deterministically from SEED (default 0).
-    #[arg(long, value_name = "SEED", num_args = 0..=1, default_missing_value = "0")]
+    /// Fill every parameter deterministically from SEED (default 0; the
+    /// seed needs `=`: `--random-args=7`, so `--random-args FILE` reads FILE).
+    #[arg(
+        long,
+        value_name = "SEED",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "0"
+    )]
     pub random_args: Option<u64>,
     /// Values for `infeed`, in order (.npy files).
     #[arg(long = "infeed", value_name = "F.npy")]
@@ -96,6 +104,22 @@ pub struct RunArgs {
     /// With the JIT: print the kernels' Cranelift IR or assembly and exit.
     #[arg(long, value_enum)]
     pub emit: Option<Emit>,
+    /// Memory budget of the run in bytes: the JIT's buffers or the
+    /// interpreter's live values beyond it are an error before they are
+    /// allocated (default: half the physical memory).
+    #[arg(long, value_name = "BYTES")]
+    pub max_memory: Option<u64>,
+    /// Stop the run with an error after this many seconds (checked at every
+    /// loop iteration and instruction; a watchdog ends the process shortly
+    /// after when a single long step does not return).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Loop iterations a run may execute, all `while` loops together.
+    #[arg(long, value_name = "N", default_value_t = rxla_eval::options::DEFAULT_MAX_TOTAL_ITERATIONS)]
+    pub max_iterations: u64,
+    /// When the run must end (from `--timeout`).
+    #[arg(skip)]
+    pub deadline: Option<Instant>,
 }
 
 /// splitmix64: a tiny deterministic generator for `--random-args`.
@@ -188,7 +212,24 @@ fn gather_args(args: &RunArgs, module: &Module) -> Result<Vec<Literal>, Failure>
         ));
     }
     if let Some(j) = &args.args_json {
-        return rxla_eval::json::read_inputs(j).map_err(|e| Failure::input(format!("{j}: {e}")));
+        let t = j.trim_start();
+        let text = if t.starts_with('{') || t.starts_with('[') {
+            j.clone()
+        } else {
+            let bytes =
+                input::read_file_limited(std::path::Path::new(j)).map_err(Failure::input)?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| Failure::input(format!("{j}: error: the file is not valid UTF-8")))?;
+            let t = text.trim_start();
+            if !(t.starts_with('{') || t.starts_with('[')) {
+                return Err(Failure::input(format!(
+                    "{j}: error: expected a JSON object or list"
+                )));
+            }
+            text
+        };
+        return rxla_eval::json::read_inputs(&text)
+            .map_err(|e| Failure::input(format!("{j}: {e}")));
     }
     if !args.npy_args.is_empty() {
         return args
@@ -230,11 +271,16 @@ fn optimize(args: &RunArgs, module: &mut Module) -> Result<(), Failure> {
 }
 
 fn make_options(args: &RunArgs) -> Result<RunOptions, Failure> {
-    let opts = RunOptions {
+    let mut opts = RunOptions {
         seed: args.seed,
         replica_count: args.replicas,
+        max_total_iterations: args.max_iterations,
+        deadline: args.deadline,
         ..RunOptions::default()
     };
+    if let Some(m) = args.max_memory {
+        opts.max_memory = m;
+    }
     for p in &args.infeed {
         opts.push_infeed(npy::read_npy(p).map_err(Failure::input)?);
     }
@@ -250,9 +296,7 @@ fn execute(
     exe: Option<&rxla_jit::Executable>,
 ) -> Result<Vec<Literal>, Failure> {
     let opts = make_options(run)?;
-    let replicas = run
-        .replicas
-        .unwrap_or(module.replica_count().max(1) as usize);
+    let replicas = replica_count(module, run)?;
     if let Some(exe) = exe {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             if replicas > 1 {
@@ -263,16 +307,9 @@ fn execute(
             }
         }))
         .unwrap_or_else(|_| Err(rxla_jit::JitError::unsupported("the JIT panicked")));
-        match r {
-            Ok(l) => return Ok(l),
-            Err(e) if run.backend.is_some() => {
-                return Err(Failure::input(format!("{}: error: {e}", module.name)));
-            }
-            Err(e) => eprintln!(
-                "rxla: warning: the JIT failed to run {} ({e}); running it on the reference interpreter",
-                module.name
-            ),
-        }
+        // A run that started is never repeated on the interpreter (its
+        // effects and its time would be doubled): its error is the answer.
+        return r.map_err(|e| Failure::input(format!("{}: error: {e}", module.name)));
     }
     let r = if replicas > 1 {
         let per: Vec<Vec<Literal>> = (0..replicas).map(|_| args.to_vec()).collect();
@@ -281,6 +318,26 @@ fn execute(
         rxla_eval::evaluate(module, args, &opts).map(|l| vec![l])
     };
     r.map_err(|e| Failure::input(format!("{}: error: {e}", module.name)))
+}
+
+/// Most replicas `rxla run` starts (one thread each).
+pub const MAX_REPLICAS: usize = 1024;
+
+/// `--replicas`, else the module's `replica_count`, checked against
+/// [`MAX_REPLICAS`].
+fn replica_count(module: &Module, run: &RunArgs) -> Result<usize, Failure> {
+    let n = match run.replicas {
+        Some(0) => return Err(Failure::usage("error: --replicas needs R >= 1")),
+        Some(n) => n as i64,
+        None => module.replica_count().max(1),
+    };
+    if n > MAX_REPLICAS as i64 {
+        return Err(Failure::input(format!(
+            "{}: error: {n} replicas requested; at most {MAX_REPLICAS} are supported",
+            module.name
+        )));
+    }
+    Ok(n as usize)
 }
 
 fn stats(mut ms: Vec<f64>) -> Value {
@@ -327,7 +384,10 @@ fn time_jit(
     Ok(ms)
 }
 
-fn jit_compile(args: &RunArgs, module: &Module) -> Result<rxla_jit::Executable, Failure> {
+fn jit_compile(
+    args: &RunArgs,
+    module: &Module,
+) -> Result<rxla_jit::Executable, rxla_jit::JitError> {
     let opts = rxla_jit::CompileOptions {
         threads: args.threads,
         keep_clif: args.emit == Some(Emit::Clif),
@@ -342,22 +402,46 @@ fn jit_compile(args: &RunArgs, module: &Module) -> Result<rxla_jit::Executable, 
             "the JIT panicked while compiling",
         ))
     })
-    .map_err(|e| Failure::input(format!("{}: error: {e}", module.name)))
 }
 
-pub fn run(args: RunArgs) -> Result<(), Failure> {
+/// Ends the process with an error shortly after `--timeout` when the run
+/// has not stopped by itself (a single long kernel checks no deadline).
+fn start_watchdog(file: &str, seconds: f64) {
+    let name = input::display_name(file).to_string();
+    let grace = std::time::Duration::from_secs_f64(seconds + 1.0);
+    let _ = std::thread::Builder::new()
+        .name("rxla-timeout".into())
+        .spawn(move || {
+            std::thread::sleep(grace);
+            eprintln!("{name}: error: the run exceeded --timeout ({seconds} s)");
+            std::process::exit(1);
+        });
+}
+
+pub fn run(mut args: RunArgs) -> Result<(), Failure> {
     let t0 = Instant::now();
+    if let Some(t) = args.timeout {
+        if !(t.is_finite() && t > 0.0 && t < 1e9) {
+            return Err(Failure::usage("error: --timeout needs SECONDS > 0"));
+        }
+        args.deadline = Some(t0 + std::time::Duration::from_secs_f64(t));
+        start_watchdog(&args.file, t);
+    }
     let mut module = input::load_module(&args.file)?;
+    replica_count(&module, &args)?;
     optimize(&args, &mut module)?;
+    let failed = |e: rxla_jit::JitError| Failure::input(format!("{}: error: {e}", module.name));
     let exe = match args.backend {
         Some(Backend::Interp) => None,
-        Some(Backend::Jit) => Some(jit_compile(&args, &module)?),
+        Some(Backend::Jit) => Some(jit_compile(&args, &module).map_err(failed)?),
         None => match jit_compile(&args, &module) {
             Ok(exe) => Some(exe),
-            Err(f) => {
+            // A resource limit holds for the interpreter too.
+            Err(e @ rxla_jit::JitError::Limit(_)) => return Err(failed(e)),
+            Err(e) => {
                 eprintln!(
                     "rxla: warning: {}; running on the reference interpreter",
-                    f.message.trim_end()
+                    failed(e).message.trim_end()
                 );
                 None
             }

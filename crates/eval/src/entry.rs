@@ -101,10 +101,14 @@ pub fn evaluate(module: &Module, args: &[Literal], opts: &RunOptions) -> Result<
         )));
     }
     check_custom_calls(module, opts)?;
+    let depth = crate::limits::check_depth(module)?;
     let args = check_args(module, args)?;
     let refs: Vec<&Literal> = args.iter().collect();
-    let mut ev = Evaluator::new(module, opts, None);
-    let r = ev.eval_comp(module.entry, &refs)?;
+    let r = crate::limits::with_stack(
+        depth,
+        |e| Err(EvalError::new(e)),
+        || Evaluator::new(module, opts, None).eval_comp(module.entry, &refs),
+    )?;
     finish(module, r)
 }
 
@@ -124,8 +128,13 @@ pub fn evaluate_computation(module: &Module, comp: CompId, args: &[Literal]) -> 
         )));
     }
     let opts = RunOptions::default();
+    let depth = crate::limits::check_depth(module)?;
     let refs: Vec<&Literal> = args.iter().collect();
-    Evaluator::new(module, &opts, None).eval_comp(comp, &refs)
+    crate::limits::with_stack(
+        depth,
+        |e| Err(EvalError::new(e)),
+        || Evaluator::new(module, &opts, None).eval_comp(comp, &refs),
+    )
 }
 
 struct FinishGuard<'c>(&'c Collectives, usize);
@@ -158,6 +167,7 @@ pub fn evaluate_replicated(
         )));
     }
     check_custom_calls(module, opts)?;
+    let depth = crate::limits::check_depth(module)?;
     let checked = args_per_replica
         .iter()
         .enumerate()
@@ -170,7 +180,11 @@ pub fn evaluate_replicated(
             .enumerate()
             .map(|(id, args)| {
                 let coll = &coll;
-                s.spawn(move || {
+                let mut b = std::thread::Builder::new();
+                if depth > 8 {
+                    b = b.stack_size(crate::limits::stack_for_depth(depth));
+                }
+                b.spawn_scoped(s, move || {
                     let ctx = ReplicaCtx {
                         id,
                         collectives: coll,
@@ -180,14 +194,20 @@ pub fn evaluate_replicated(
                     let refs: Vec<&Literal> = args.iter().collect();
                     Evaluator::new(module, opts, Some(ctx)).eval_comp(module.entry, &refs)
                 })
+                // A replica that never started is finished: no peer waits on it.
+                .inspect_err(|_| coll.finish(id))
             })
             .collect();
         handles
             .into_iter()
             .enumerate()
-            .map(|(id, h)| {
-                h.join()
-                    .unwrap_or_else(|_| Err(EvalError::new(format!("replica {id} panicked"))))
+            .map(|(id, h)| match h {
+                Ok(h) => h
+                    .join()
+                    .unwrap_or_else(|_| Err(EvalError::new(format!("replica {id} panicked")))),
+                Err(e) => Err(EvalError::new(format!(
+                    "replica {id}: cannot start its thread: {e}"
+                ))),
             })
             .collect()
     });

@@ -60,6 +60,11 @@ pub struct Evaluator<'a> {
     replica: Option<ReplicaCtx<'a>>,
     collective_seq: u64,
     info: Vec<Option<Rc<CompInfo>>>,
+    /// Bytes of the values alive now (every computation on the call
+    /// stack), checked against `RunOptions::max_memory`.
+    live_bytes: u64,
+    /// Loop iterations run so far, all loops together.
+    total_iterations: u64,
 }
 
 fn arr<'l>(ops: &[&'l Literal], i: usize) -> Result<&'l ArrayLiteral> {
@@ -138,6 +143,8 @@ impl<'a> Evaluator<'a> {
             replica,
             collective_seq: 0,
             info: vec![None; module.computations.len()],
+            live_bytes: 0,
+            total_iterations: 0,
         }
     }
 
@@ -207,11 +214,41 @@ impl<'a> Evaluator<'a> {
                 info.largest.0, self.opts.max_elements
             )));
         }
+        // Every value of this computation is dropped on return: the live
+        // bytes go back to what they were (the caller counts the result).
+        let base = self.live_bytes;
+        let r = self.eval_body(comp, &info, args);
+        self.live_bytes = base;
+        r
+    }
+
+    /// The instructions of `comp` in order (see [`Evaluator::eval_comp`]).
+    fn eval_body(
+        &mut self,
+        comp: &'a Computation,
+        info: &CompInfo,
+        args: &[&Literal],
+    ) -> Result<Literal> {
+        let n = comp.len();
         let mut uses = info.uses.clone();
         let mut values: Vec<Option<Literal>> = vec![None; n];
+        let mut bytes: Vec<u64> = vec![0; n];
         for (i, instr) in comp.instructions.iter().enumerate() {
             if !info.live[i] {
                 continue;
+            }
+            if self.opts.deadline.is_some() {
+                self.opts
+                    .check_deadline()
+                    .map_err(|e| e.context(&instr.name))?;
+            }
+            let need = crate::limits::shape_bytes(&instr.shape);
+            let total = self.live_bytes.saturating_add(need);
+            if total > self.opts.max_memory {
+                return Err(EvalError::new(format!(
+                    "{}: its result of {need} bytes would bring the live values to {total} bytes, more than max_memory ({} bytes)",
+                    instr.name, self.opts.max_memory
+                )));
             }
             let ops: Vec<&Literal> = instr
                 .operands
@@ -236,11 +273,13 @@ impl<'a> Evaluator<'a> {
             for o in &instr.operands {
                 let u = &mut uses[o.index()];
                 *u = u.saturating_sub(1);
-                if *u == 0 {
-                    values[o.index()] = None;
+                if *u == 0 && values[o.index()].take().is_some() {
+                    self.live_bytes = self.live_bytes.saturating_sub(bytes[o.index()]);
                 }
             }
             values[i] = Some(r);
+            bytes[i] = need;
+            self.live_bytes = self.live_bytes.saturating_add(need);
         }
         values[comp.root.index()]
             .take()
@@ -677,6 +716,16 @@ impl<'a> Evaluator<'a> {
                 )));
             }
             iterations += 1;
+            self.total_iterations += 1;
+            if self.total_iterations > self.opts.max_total_iterations {
+                return Err(EvalError::new(format!(
+                    "while instruction {}: the run exceeded max_total_iterations ({} loop iterations, all loops together)",
+                    instr.name, self.opts.max_total_iterations
+                )));
+            }
+            self.opts
+                .check_deadline()
+                .map_err(|e| e.context(&instr.name))?;
             state = self.eval_comp(body, &[&state])?;
         }
     }

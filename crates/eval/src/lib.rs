@@ -10,6 +10,7 @@ pub mod error;
 pub mod evaluator;
 pub mod json;
 pub mod kernels;
+pub mod limits;
 pub mod movement;
 pub mod options;
 pub mod reduce;

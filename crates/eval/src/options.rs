@@ -13,6 +13,10 @@ pub const DEFAULT_MAX_WHILE_ITERATIONS: u64 = 1 << 24;
 /// Default cap on the element count of any one value (2^30).
 pub const DEFAULT_MAX_ELEMENTS: usize = 1 << 30;
 
+/// Default cap on the loop iterations of a whole run, all `while`
+/// executions together (nested loops included).
+pub const DEFAULT_MAX_TOTAL_ITERATIONS: u64 = 1 << 26;
+
 /// Options (and the small mutable state: infeed, outfeed) of a run.
 #[derive(Debug)]
 pub struct RunOptions {
@@ -32,6 +36,16 @@ pub struct RunOptions {
     /// An instruction whose result (any array leaf) has more elements than
     /// this is an error before anything is allocated.
     pub max_elements: usize,
+    /// Bytes of live values a run may hold (the evaluator: values alive at
+    /// once; the JIT: its buffer plan). Checked before allocating; default
+    /// [`crate::limits::default_max_memory`] (half the physical memory).
+    pub max_memory: u64,
+    /// A run executing more loop iterations than this, summed over every
+    /// `while` execution (nested loops included), is an error.
+    pub max_total_iterations: u64,
+    /// A run still going at this instant stops with an error at the next
+    /// loop iteration or instruction (`rxla run --timeout`).
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for RunOptions {
@@ -44,6 +58,9 @@ impl Default for RunOptions {
             replica_count: None,
             custom_calls: CustomCallRegistry::default(),
             max_elements: DEFAULT_MAX_ELEMENTS,
+            max_memory: crate::limits::default_max_memory(),
+            max_total_iterations: DEFAULT_MAX_TOTAL_ITERATIONS,
+            deadline: None,
         }
     }
 }
@@ -71,6 +88,16 @@ impl RunOptions {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(value);
+    }
+
+    /// An error when the deadline has passed.
+    pub fn check_deadline(&self) -> crate::Result<()> {
+        match self.deadline {
+            Some(d) if std::time::Instant::now() >= d => Err(crate::EvalError::new(
+                "the run exceeded its time limit (--timeout)",
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Takes every recorded outfeed value.

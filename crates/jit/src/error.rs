@@ -16,6 +16,11 @@ pub enum JitError {
     /// Bad arguments or buffers given to `run`/`run_into`.
     #[error("jit: {0}")]
     Input(String),
+    /// A resource limit of the run (memory budget, loop iterations, time,
+    /// nesting depth): the module is valid but too big for the limits;
+    /// running it on the interpreter instead would hit the same limit.
+    #[error("jit: {0}")]
+    Limit(String),
     /// An instruction run by the reference evaluator (fallback) failed.
     #[error("jit: {0}")]
     Eval(#[from] rxla_eval::EvalError),
@@ -33,6 +38,9 @@ impl JitError {
     }
     pub fn input(msg: impl Into<String>) -> JitError {
         JitError::Input(msg.into())
+    }
+    pub fn limit(msg: impl Into<String>) -> JitError {
+        JitError::Limit(msg.into())
     }
 }
 

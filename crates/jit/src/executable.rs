@@ -25,6 +25,10 @@ pub struct Executable {
     result: Shape,
     entry_result: Shape,
     state: Mutex<Option<ProgState>>,
+    /// Buffer bytes and nesting depth of the plan.
+    budget: crate::budget::PlanBudget,
+    /// Computation names by index (messages of the runtime).
+    comp_names: Vec<String>,
     /// Worker pool shared by every Executable with the same thread count
     /// (`shared_pool`): compiling never spawns threads after the first.
     pool: Option<std::sync::Arc<rayon::ThreadPool>>,
@@ -40,6 +44,25 @@ pub fn compile(module: &Module, opts: &CompileOptions) -> Result<Executable> {
     if module.computations.get(module.entry.index()).is_none() {
         return Err(JitError::input("the module has no ENTRY computation"));
     }
+    // The planner recurses per nesting level: refuse what is too deep and
+    // plan deep modules on a thread with a stack sized for their depth.
+    let depth =
+        rxla_eval::limits::check_depth(module).map_err(|e| JitError::limit(e.to_string()))?;
+    rxla_eval::limits::with_stack(
+        depth,
+        |e| Err(JitError::input(e)),
+        || compile_shallow(module, opts),
+    )
+}
+
+/// Data moved to a worker thread (`limits::with_stack`) while its owner
+/// waits for the thread: raw buffer pointers stay valid and unshared.
+struct SendCell<T>(T);
+// SAFETY: the owner blocks until the worker is joined; no other thread
+// touches the data meanwhile.
+unsafe impl<T> Send for SendCell<T> {}
+
+fn compile_shallow(module: &Module, opts: &CompileOptions) -> Result<Executable> {
     let fused;
     let module = if opts.fusion {
         let mut m = module.clone();
@@ -61,6 +84,7 @@ pub fn compile(module: &Module, opts: &CompileOptions) -> Result<Executable> {
         row_local: Default::default(),
     };
     let program = planner.program(module.entry)?;
+    let budget = crate::budget::measure(module, &program);
     let code = planner.jit.finish()?;
     let entry = module.entry_computation();
     let params = entry
@@ -84,6 +108,8 @@ pub fn compile(module: &Module, opts: &CompileOptions) -> Result<Executable> {
     Ok(Executable {
         code,
         program,
+        budget,
+        comp_names: module.computations.iter().map(|c| c.name.clone()).collect(),
         stats: planner.stats,
         params,
         result,
@@ -207,6 +233,36 @@ impl Executable {
         Ok(())
     }
 
+    /// Buffer bytes a run needs: the plan's step buffers, the arguments
+    /// and the result.
+    pub fn planned_bytes(&self) -> u64 {
+        let io: u64 = self
+            .params
+            .iter()
+            .chain(std::iter::once(&self.result))
+            .map(rxla_eval::limits::shape_bytes)
+            .fold(0, u64::saturating_add);
+        self.budget.bytes.saturating_add(io)
+    }
+
+    /// Fails before anything is allocated when the run would need more
+    /// than `opts.max_memory` bytes.
+    fn check_memory(&self, opts: &RunOptions) -> Result<()> {
+        let need = self.planned_bytes();
+        if need > opts.max_memory {
+            let result = rxla_eval::limits::shape_bytes(&self.result);
+            let (bytes, name) = match &self.budget.largest {
+                (b, n) if *b >= result => (*b, n.as_str()),
+                _ => (result, "the result"),
+            };
+            return Err(JitError::limit(format!(
+                "the run needs {need} bytes of buffers (largest: {name}, {bytes} bytes), more than max_memory ({} bytes)",
+                opts.max_memory
+            )));
+        }
+        Ok(())
+    }
+
     /// `run_with` as replica `replica` (none: a single-replica run).
     fn run_literals(
         &self,
@@ -221,6 +277,7 @@ impl Executable {
                 args.len()
             )));
         }
+        self.check_memory(opts)?;
         let mut inputs: Vec<Vec<u8>> = Vec::new();
         for (k, (a, p)) in args.iter().zip(&self.params).enumerate() {
             if !a.shape().compatible(p) {
@@ -240,6 +297,7 @@ impl Executable {
             }
         }
         let sizes = leaf_bytes(&self.result)?;
+        self.check_memory(opts)?;
         let mut outs: Vec<Vec<u8>> = sizes.iter().map(|&n| vec![0u8; n]).collect();
         {
             let ins: Vec<&[u8]> = inputs.iter().map(|v| v.as_slice()).collect();
@@ -331,14 +389,28 @@ impl Executable {
                         .map_or(0, |r| (r.id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
             )),
             replica,
+            iterations: Default::default(),
+            comp_names: &self.comp_names,
         };
+        self.check_memory(opts)?;
         let mut guard = self.state.try_lock().ok();
         let mut local = ProgState::default();
         let state: &mut ProgState = match guard.as_deref_mut() {
             Some(slot) => slot.get_or_insert_with(ProgState::default),
             None => &mut local,
         };
-        let root = run_program(&ctx, &self.program, state, &args, Some(&out_leaves))?;
+        // Nested programs recurse: deep plans run on a sized stack.
+        let work = SendCell((&ctx, &self.program, state, &args, &out_leaves));
+        let root = rxla_eval::limits::with_stack(
+            self.budget.depth,
+            |e| SendCell(Err(JitError::input(e))),
+            move || {
+                let w = work;
+                let (ctx, program, state, args, out_leaves) = w.0;
+                SendCell(run_program(ctx, program, state, args, Some(out_leaves)))
+            },
+        )
+        .0?;
         for (r, o) in root.iter().zip(&out_leaves) {
             if r.ptr != o.ptr && o.len > 0 {
                 // SAFETY: distinct live buffers; lengths checked against the result shape.

@@ -7,6 +7,7 @@
 //! one at a time (`CompileOptions::allow_interpreter_fallback`, listed in
 //! the stats). This crate never changes a module; fusion is a pass.
 
+pub mod budget;
 pub mod codegen;
 pub mod error;
 pub mod executable;

@@ -127,6 +127,21 @@ pub struct Ctx<'a> {
     pub rng: Mutex<RngState>,
     /// The replica this run executes as (`Executable::run_replicated`).
     pub replica: Option<collective::ReplicaRun<'a>>,
+    /// Loop iterations run so far, all loops together
+    /// (`RunOptions::max_total_iterations`).
+    pub iterations: std::sync::atomic::AtomicU64,
+    /// Computation names by `CompId` index (for messages).
+    pub comp_names: &'a [String],
+}
+
+impl Ctx<'_> {
+    /// The name of computation `c` for messages.
+    fn comp_name(&self, c: rxla_ir::CompId) -> String {
+        self.comp_names
+            .get(c.index())
+            .cloned()
+            .unwrap_or_else(|| c.to_string())
+    }
 }
 
 struct SendPtrs(*const *const u8, *const *mut u8);
@@ -578,6 +593,23 @@ pub fn run_program(
                         return Err(JitError::input(format!(
                             "while loop ran more than {} iterations",
                             ctx.opts.max_while_iterations
+                        )));
+                    }
+                    let total = ctx
+                        .iterations
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                        + 1;
+                    if total > ctx.opts.max_total_iterations {
+                        return Err(JitError::limit(format!(
+                            "while loop in computation {}: the run exceeded max_total_iterations ({} loop iterations, all loops together)",
+                            ctx.comp_name(module_comp),
+                            ctx.opts.max_total_iterations
+                        )));
+                    }
+                    if ctx.opts.check_deadline().is_err() {
+                        return Err(JitError::limit(format!(
+                            "while loop in computation {}: the run exceeded its time limit (--timeout)",
+                            ctx.comp_name(module_comp)
                         )));
                     }
                     let r = run_program(ctx, body, bs, std::slice::from_ref(&cur), None)?;
