@@ -4,15 +4,27 @@
 //! names unique in the module (the callee's root takes the call's name),
 //! and keep their attributes (metadata included). Where an operand's or
 //! the root's layout differs from the parameter's or the call's, a `copy`
-//! converts it (the body may depend on physical layouts, e.g. `bitcast`). Computations are
-//! processed callees first, so nested calls are fully inlined. The
-//! callee itself is left in place (`dce` removes it once unreachable).
-//! Honours fuel: one unit per inlined call site.
+//! converts it (the body may depend on physical layouts, e.g. `bitcast`).
+//! Computations are processed callees first, so nested calls are fully
+//! inlined. The callee itself is left in place (`dce` removes it once
+//! unreachable). Honours fuel: one unit per inlined call site.
+//!
+//! Size: inlining every computation of a call chain of depth N copies
+//! N²/2 instructions, almost all into callees that die. When that total
+//! exceeds twice what the computations that stay reachable need (plus
+//! 64k), only those are rewritten — the ENTRY and computations used by
+//! other ops than `call` — and nested calls are expanded on the fly from
+//! the callees (an explicit stack: no recursion on the call depth);
+//! computations reached only through calls are left as they are for
+//! `dce`. Work is then linear in the inlined output. An inlined result of
+//! more than [`MAX_INLINED`] instructions is an error naming the
+//! computation, never an allocation failure.
 
 use crate::error::{PassError, Result};
 use crate::pass::{Pass, PassContext};
 use crate::util::{fresh_name, module_instruction_names};
-use rxla_ir::{Computation, InstrId, Instruction, Module, Op};
+use rxla_ir::{CompId, Computation, InstrId, Instruction, Module, Op};
+use std::collections::HashSet;
 
 /// The call inlining pass.
 pub struct Inline;
@@ -33,140 +45,271 @@ impl Pass for Inline {
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool> {
         let order =
             rxla_ir::graph::callees_first(module).map_err(|e| PassError::failed(self.name(), e))?;
+        let plan = plan(module, &order)?;
         let mut names = module_instruction_names(module);
-        let mut inlined = 0u64;
-        let mut copied = 0u64;
+        let mut counts = Counts::default();
         for cid in order {
-            if !module
-                .comp(cid)
-                .instructions
-                .iter()
-                .any(|i| matches!(i.op, Op::Call { .. }))
+            let comp = module.comp(cid);
+            if !plan.rewrite[cid.index()]
+                || !comp
+                    .instructions
+                    .iter()
+                    .any(|i| matches!(i.op, Op::Call { .. }))
             {
                 continue;
             }
-            let caller = module.comp(cid);
-            let mut out = Computation::new(caller.name.clone());
-            // Old id in the caller → new id.
-            let mut map: Vec<InstrId> = Vec::with_capacity(caller.len());
-            for instr in &caller.instructions {
-                let operands = remap(&instr.operands, &map, &instr.name)?;
-                let callee = match instr.op {
-                    Op::Call { to_apply } => Some(to_apply),
-                    _ => None,
-                };
-                let granted = callee.is_some()
-                    && ctx.consume_fuel(format_args!("inline: {} in {}", instr.name, caller.name));
-                let new_id = match callee {
-                    Some(callee) if granted => {
-                        let body = module.computations.get(callee.index()).ok_or_else(|| {
-                            PassError::failed(
-                                "inline",
-                                format!("{} calls a computation that does not exist", instr.name),
-                            )
-                        })?;
-                        inlined += 1;
-                        copied += body
-                            .instructions
-                            .iter()
-                            .filter(|i| !matches!(i.op, Op::Parameter { .. }))
-                            .count() as u64;
-                        inline_body(&mut out, body, &operands, instr, &mut names)?
-                    }
-                    _ => {
-                        let mut copy = instr.clone();
-                        copy.operands = operands;
-                        out.push(copy)
-                    }
-                };
-                map.push(new_id);
-            }
-            out.root = *map.get(caller.root.index()).ok_or_else(|| {
-                PassError::failed(
-                    "inline",
-                    format!("{}: the root does not exist", caller.name),
-                )
-            })?;
+            let out = inline_into(module, comp, plan.nested, &mut names, ctx, &mut counts)?;
             *module.comp_mut(cid) = out;
         }
-        ctx.stat("call sites inlined", inlined);
-        ctx.stat("instructions copied", copied);
-        Ok(inlined > 0)
+        ctx.stat("call sites inlined", counts.inlined);
+        ctx.stat("instructions copied", counts.copied);
+        Ok(counts.inlined > 0)
     }
 }
 
-/// Appends a copy of `body` to `out` with parameters bound to `args`;
-/// returns the id standing for the call's result, named like the call.
-///
-/// Layouts: a call may pass an operand whose layout differs from the
-/// parameter's, and the callee's root may have another layout than the
-/// call. Inside the body the physical layout matters (`bitcast`), so a
-/// `copy` to the parameter's shape is inserted for such an operand, and a
-/// `copy` to the call's shape for such a root.
-fn inline_body(
-    out: &mut Computation,
-    body: &Computation,
-    args: &[InstrId],
-    call: &Instruction,
-    names: &mut std::collections::HashSet<String>,
-) -> Result<InstrId> {
-    let mut map: Vec<InstrId> = Vec::with_capacity(body.len());
-    let root_shape_matches = body
-        .instructions
-        .get(body.root.index())
-        .is_some_and(|r| r.shape == call.shape && !matches!(r.op, Op::Parameter { .. }));
-    for (idx, instr) in body.instructions.iter().enumerate() {
-        let id = match instr.op {
-            Op::Parameter { number } => {
-                let arg = *usize::try_from(number)
-                    .ok()
-                    .and_then(|n| args.get(n))
-                    .ok_or_else(|| {
-                        PassError::failed(
-                            "inline",
-                            format!(
-                                "{} passes {} operands but {} has parameter({number})",
-                                call.name,
-                                args.len(),
-                                body.name
-                            ),
-                        )
-                    })?;
-                if out.get(arg).shape == instr.shape {
-                    arg
-                } else {
-                    let mut copy = Instruction::new(
-                        fresh_name(names, &instr.name),
-                        Op::Copy,
-                        vec![arg],
-                        instr.shape.clone(),
-                    );
-                    copy.attrs = call.attrs.clone();
-                    out.push(copy)
+/// Inlined outputs larger than this are refused (an error, not an
+/// allocation failure): 2^24 instructions.
+pub const MAX_INLINED: u64 = 1 << 24;
+
+/// Which computations to rewrite, and whether nested calls are expanded
+/// while copying (when callees are not rewritten first).
+struct Plan {
+    rewrite: Vec<bool>,
+    nested: bool,
+}
+
+/// Chooses between rewriting every computation (callees first, bodies
+/// copied already inlined) and rewriting only the computations that stay
+/// reachable (nested calls expanded on the fly), from the inlined size of
+/// each computation.
+fn plan(module: &Module, order: &[CompId]) -> Result<Plan> {
+    let n = module.computations.len();
+    // Instructions each computation has once inlined (saturating).
+    let mut size = vec![0u64; n];
+    for &cid in order {
+        let mut s = 0u64;
+        for i in &module.comp(cid).instructions {
+            s = s.saturating_add(match i.op {
+                Op::Call { to_apply } => size.get(to_apply.index()).copied().unwrap_or(1),
+                _ => 1,
+            });
+        }
+        size[cid.index()] = s;
+    }
+    let mut live = vec![false; n];
+    if let Some(l) = live.get_mut(module.entry.index()) {
+        *l = true;
+    }
+    for c in &module.computations {
+        for i in &c.instructions {
+            if !matches!(i.op, Op::Call { .. }) {
+                for callee in i.op.called_computations() {
+                    if let Some(l) = live.get_mut(callee.index()) {
+                        *l = true;
+                    }
                 }
+            }
+        }
+    }
+    let has_call = |c: &Computation| {
+        c.instructions
+            .iter()
+            .any(|i| matches!(i.op, Op::Call { .. }))
+    };
+    let mut all = 0u64;
+    let mut needed = 0u64;
+    for (k, c) in module.computations.iter().enumerate() {
+        if !has_call(c) {
+            continue;
+        }
+        all = all.saturating_add(size[k]);
+        if live[k] {
+            if size[k] > MAX_INLINED {
+                return Err(PassError::failed(
+                    "inline",
+                    format!(
+                        "computation {} would have {} instructions once inlined (limit {MAX_INLINED})",
+                        c.name, size[k]
+                    ),
+                ));
+            }
+            needed = needed.saturating_add(size[k]);
+        }
+    }
+    if all <= needed.saturating_mul(2).saturating_add(1 << 16) {
+        Ok(Plan {
+            rewrite: vec![true; n],
+            nested: false,
+        })
+    } else {
+        Ok(Plan {
+            rewrite: live,
+            nested: true,
+        })
+    }
+}
+
+#[derive(Default)]
+struct Counts {
+    inlined: u64,
+    copied: u64,
+}
+
+/// One body being copied: the caller itself (`call` = None) or an inlined
+/// callee, with its arguments and the name its result takes.
+struct Frame<'m> {
+    body: &'m Computation,
+    next: usize,
+    /// Old id in `body` → id in the output.
+    map: Vec<InstrId>,
+    call: Option<Inlined<'m>>,
+}
+
+struct Inlined<'m> {
+    call: &'m Instruction,
+    args: Vec<InstrId>,
+    /// The name the callee's result takes (the call's, or a fresh one for
+    /// a nested call).
+    name: String,
+    /// Whether the callee's root can take `name` (same shape, not a
+    /// parameter).
+    root_named: bool,
+}
+
+/// The caller with its calls inlined. Calls in the caller always; calls
+/// inside inlined bodies too when `nested` (else they are copied as calls:
+/// callees were rewritten first).
+fn inline_into(
+    module: &Module,
+    caller: &Computation,
+    nested: bool,
+    names: &mut HashSet<String>,
+    ctx: &mut PassContext,
+    counts: &mut Counts,
+) -> Result<Computation> {
+    let mut out = Computation::new(caller.name.clone());
+    let mut stack = vec![Frame {
+        body: caller,
+        next: 0,
+        map: Vec::with_capacity(caller.len()),
+        call: None,
+    }];
+    while let Some(top) = stack.last_mut() {
+        let body = top.body;
+        let Some(instr) = body.instructions.get(top.next) else {
+            let Some(done) = stack.pop() else { break };
+            let root = *done.map.get(done.body.root.index()).ok_or_else(|| {
+                PassError::failed(
+                    "inline",
+                    format!("{}: the root does not exist", done.body.name),
+                )
+            })?;
+            let Some(inl) = done.call else {
+                out.root = root;
+                return Ok(out);
+            };
+            let result = if out.get(root).shape == inl.call.shape {
+                root
+            } else {
+                let mut copy =
+                    Instruction::new(inl.name, Op::Copy, vec![root], inl.call.shape.clone());
+                copy.attrs = inl.call.attrs.clone();
+                out.push(copy)
+            };
+            if let Some(parent) = stack.last_mut() {
+                parent.map.push(result);
+            }
+            continue;
+        };
+        let idx = top.next;
+        top.next += 1;
+        let outer = top.call.is_none();
+        let operands = remap(&instr.operands, &top.map, &instr.name)?;
+        if let (Op::Parameter { number }, Some(inl)) = (&instr.op, &top.call) {
+            let arg = *usize::try_from(*number)
+                .ok()
+                .and_then(|n| inl.args.get(n))
+                .ok_or_else(|| {
+                    PassError::failed(
+                        "inline",
+                        format!(
+                            "{} passes {} operands but {} has parameter({number})",
+                            inl.call.name,
+                            inl.args.len(),
+                            top.body.name
+                        ),
+                    )
+                })?;
+            let id = if out.get(arg).shape == instr.shape {
+                arg
+            } else {
+                let mut copy = Instruction::new(
+                    fresh_name(names, &instr.name),
+                    Op::Copy,
+                    vec![arg],
+                    instr.shape.clone(),
+                );
+                copy.attrs = inl.call.attrs.clone();
+                out.push(copy)
+            };
+            top.map.push(id);
+            continue;
+        }
+        let callee = match instr.op {
+            Op::Call { to_apply } if outer || nested => Some(to_apply),
+            _ => None,
+        };
+        let granted = callee.is_some()
+            && ctx.consume_fuel(format_args!("inline: {} in {}", instr.name, top.body.name));
+        // The name this instruction (or the result of its inlined body)
+        // takes: its own in the caller, the call's for the callee's root.
+        let name = match &top.call {
+            None => instr.name.clone(),
+            Some(inl) if idx == top.body.root.index() && inl.root_named => inl.name.clone(),
+            Some(_) => fresh_name(names, &instr.name),
+        };
+        match callee {
+            Some(callee) if granted => {
+                let body = module.computations.get(callee.index()).ok_or_else(|| {
+                    PassError::failed(
+                        "inline",
+                        format!("{} calls a computation that does not exist", instr.name),
+                    )
+                })?;
+                counts.inlined += 1;
+                counts.copied += body
+                    .instructions
+                    .iter()
+                    .filter(|i| !matches!(i.op, Op::Parameter { .. }))
+                    .count() as u64;
+                let root_named = body.instructions.get(body.root.index()).is_some_and(|r| {
+                    r.shape == instr.shape && !matches!(r.op, Op::Parameter { .. })
+                });
+                stack.push(Frame {
+                    body,
+                    next: 0,
+                    map: Vec::with_capacity(body.len()),
+                    call: Some(Inlined {
+                        call: instr,
+                        args: operands,
+                        name,
+                        root_named,
+                    }),
+                });
             }
             _ => {
                 let mut copy = instr.clone();
-                copy.operands = remap(&instr.operands, &map, &instr.name)?;
-                copy.name = if idx == body.root.index() && root_shape_matches {
-                    call.name.clone()
-                } else {
-                    fresh_name(names, &instr.name)
-                };
-                out.push(copy)
+                copy.operands = operands;
+                copy.name = name;
+                let id = out.push(copy);
+                top.map.push(id);
             }
-        };
-        map.push(id);
+        }
     }
-    let root = map.get(body.root.index()).copied().ok_or_else(|| {
-        PassError::failed("inline", format!("{}: the root does not exist", body.name))
-    })?;
-    if out.get(root).shape == call.shape {
-        return Ok(root);
-    }
-    let mut copy = Instruction::new(call.name.clone(), Op::Copy, vec![root], call.shape.clone());
-    copy.attrs = call.attrs.clone();
-    Ok(out.push(copy))
+    Err(PassError::failed(
+        "inline",
+        format!("{}: no frame left", caller.name),
+    ))
 }
 
 /// Maps operand ids through `map` (ids of earlier instructions only).
