@@ -443,6 +443,33 @@ pub fn run_program(
                     continue;
                 }
                 let opts = rxla_gemm::Options::with_threads(ctx.threads);
+                if let (true, GemmPlan::Dot(p)) =
+                    (types.iter().any(|&t| t != ElementType::F32), plan.as_ref())
+                {
+                    // Halves converted while packing, the f32 result rounded once.
+                    let ek = |t: ElementType| match t {
+                        ElementType::F16 => rxla_gemm::ElemKind::F16,
+                        ElementType::BF16 => rxla_gemm::ElemKind::BF16,
+                        _ => rxla_gemm::ElemKind::F32,
+                    };
+                    // SAFETY: the leaves are live buffers of their planned lengths;
+                    // the output is distinct from the inputs.
+                    let res = unsafe {
+                        p.run_mixed_raw(
+                            l.ptr as *const u8,
+                            ek(types[0]),
+                            r.ptr as *const u8,
+                            ek(types[1]),
+                            o.ptr,
+                            ek(types[2]),
+                            None,
+                            &opts,
+                        )
+                    };
+                    res.map_err(|e| JitError::input(format!("gemm: {e}")))?;
+                    vals[i] = vec![o];
+                    continue;
+                }
                 if types.iter().any(|&t| t != ElementType::F32) {
                     // SAFETY: the leaves are live buffers of their planned lengths.
                     let (lw, rw) = unsafe { (widen(l, types[0]), widen(r, types[1])) };
