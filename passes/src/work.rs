@@ -80,13 +80,7 @@ fn reads(comp: &Computation, user: InstrId, k: usize) -> f64 {
     let out = elements(&u.shape).max(1.0);
     let operand = elements(&comp.get(u.operands[k]).shape);
     match &u.op {
-        Op::Reduce { .. } => {
-            if k < u.operands.len() / 2 {
-                operand / out
-            } else {
-                1.0
-            }
-        }
+        Op::Reduce { .. } if k < u.operands.len() / 2 => operand / out,
         Op::Dot { .. } | Op::ReduceWindow { .. } => extent(comp, user),
         Op::Concatenate { .. } | Op::Pad { .. } | Op::Slice { .. } | Op::Tuple => {
             (operand / out).min(1.0)

@@ -58,6 +58,7 @@ mod avx512 {
     use std::arch::x86_64::*;
 
     use crate::codegen::approx::exp::{EXP_FAST_LIMIT, EXPM1_H, ROUND_MAGIC, ROUND_MAGIC_BIASED};
+    #[allow(clippy::excessive_precision)] // verbatim from approx/exp.rs
     const EXP_FAST: [f32; 7] = [
         1.375_140_7e-3,
         8.368_916e-3,
@@ -67,6 +68,7 @@ mod avx512 {
         1.0,
         1.0,
     ];
+    #[allow(clippy::excessive_precision)] // verbatim from approx/exp.rs
     const EXP_FULL: [f32; 6] = [
         1.987_569_1e-4,
         1.398_2e-3,

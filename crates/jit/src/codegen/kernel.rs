@@ -349,13 +349,13 @@ impl Nest<'_> {
                 em.b.switch_to_block(join);
                 em.b.seal_block(join);
             }
-            return em.for_range(vhi, hi, 1, |em, j| {
+            em.for_range(vhi, hi, 1, |em, j| {
                 idx[d] = j;
                 let v = em.emit(self.spec.comp, self.spec.root, idx, None)?;
                 let a = em.address(self.out_base, self.out, idx)?;
                 em.store_elem(v, a, self.out.element_type)?;
                 Ok(())
-            });
+            })
         }
     }
 
