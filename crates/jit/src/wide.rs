@@ -35,7 +35,7 @@ pub unsafe extern "C" fn block_exp(p: *mut f32, n: i64) -> i64 {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: forwarded contract.
     unsafe {
-        avx512::run(p, n, avx512::exp16)
+        avx512::run_exp(p, n)
     };
     n
 }
@@ -48,7 +48,7 @@ pub unsafe extern "C" fn block_tanh(p: *mut f32, n: i64) -> i64 {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: forwarded contract.
     unsafe {
-        avx512::run(p, n, avx512::tanh16)
+        avx512::run_tanh(p, n)
     };
     n
 }
@@ -80,32 +80,38 @@ mod avx512 {
     const LN2_HI: f32 = -0.693_359_4;
     const LN2_LO: f32 = 2.121_944_4e-4;
 
-    /// Applies `f` to whole vectors of 16 and to the tail through a
+    /// `$f` over `p[0..n]`: whole vectors of 16, the tail through a
     /// zero-padded copy (the tail's lanes are independent of the padding).
-    ///
-    /// # Safety
-    /// `p` holds `n` writable values; the host has avx512f.
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn run(p: *mut f32, n: i64, f: unsafe fn(__m512) -> __m512) {
-        let n = n.max(0) as usize;
-        let mut i = 0;
-        // SAFETY (whole body): every access is within p[0..n] or the local buffer.
-        unsafe {
-            while i + 16 <= n {
-                let x = _mm512_loadu_ps(p.add(i));
-                _mm512_storeu_ps(p.add(i), f(x));
-                i += 16;
+    /// A macro, not a function pointer, so `$f` is inlined into the loop.
+    macro_rules! block_loop {
+        ($name:ident, $f:ident) => {
+            /// # Safety
+            /// `p` holds `n` writable values; the host has avx512f.
+            #[target_feature(enable = "avx512f")]
+            pub unsafe fn $name(p: *mut f32, n: i64) {
+                let n = n.max(0) as usize;
+                let mut i = 0;
+                // SAFETY (whole body): every access is within p[0..n] or the local buffer.
+                unsafe {
+                    while i + 16 <= n {
+                        let x = _mm512_loadu_ps(p.add(i));
+                        _mm512_storeu_ps(p.add(i), $f(x));
+                        i += 16;
+                    }
+                    if i < n {
+                        let rest = n - i;
+                        let mut buf = [0f32; 16];
+                        std::ptr::copy_nonoverlapping(p.add(i), buf.as_mut_ptr(), rest);
+                        let y = $f(_mm512_loadu_ps(buf.as_ptr()));
+                        _mm512_storeu_ps(buf.as_mut_ptr(), y);
+                        std::ptr::copy_nonoverlapping(buf.as_ptr(), p.add(i), rest);
+                    }
+                }
             }
-            if i < n {
-                let rest = n - i;
-                let mut buf = [0f32; 16];
-                std::ptr::copy_nonoverlapping(p.add(i), buf.as_mut_ptr(), rest);
-                let y = f(_mm512_loadu_ps(buf.as_ptr()));
-                _mm512_storeu_ps(buf.as_mut_ptr(), y);
-                std::ptr::copy_nonoverlapping(buf.as_ptr(), p.add(i), rest);
-            }
-        }
+        };
     }
+    block_loop!(run_exp, exp16);
+    block_loop!(run_tanh, tanh16);
 
     #[inline(always)]
     unsafe fn c(v: f32) -> __m512 {
@@ -140,8 +146,9 @@ mod avx512 {
 
     /// `approx::exp`: the fast path, and the complete one for lanes with
     /// |x| > 86 or NaN.
+    #[inline]
     #[target_feature(enable = "avx512f")]
-    pub unsafe fn exp16(x: __m512) -> __m512 {
+    unsafe fn exp16(x: __m512) -> __m512 {
         unsafe {
             let fast = exp_fast(x);
             let ax = _mm512_abs_ps(x);
@@ -204,8 +211,9 @@ mod avx512 {
 
     /// `approx::tanh`: e/(e + 2) with e = expm1(2|x|), |x| capped at 20,
     /// the sign of x OR-ed back in.
+    #[inline]
     #[target_feature(enable = "avx512f")]
-    pub unsafe fn tanh16(x: __m512) -> __m512 {
+    unsafe fn tanh16(x: __m512) -> __m512 {
         unsafe {
             let ax = _mm512_abs_ps(x);
             let ax = _mm512_min_ps(c(20.0), ax);
