@@ -43,6 +43,16 @@ impl Pass for Inline {
     }
 
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool> {
+        let has_calls = module
+            .computations
+            .iter()
+            .flat_map(|c| &c.instructions)
+            .any(|i| matches!(i.op, Op::Call { .. }));
+        if !has_calls {
+            ctx.stat("call sites inlined", 0);
+            ctx.stat("instructions copied", 0);
+            return Ok(false);
+        }
         let order =
             rxla_ir::graph::callees_first(module).map_err(|e| PassError::failed(self.name(), e))?;
         let plan = plan(module, &order)?;
