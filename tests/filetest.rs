@@ -10,6 +10,8 @@
 //! // run: ({1, 2}, {3, 4}) == {4, 6}   args (shapes from the ENTRY) and the exact result
 //! // run: ({0.5}) ~= {0.4621172}       result within rtol 1e-5, atol 1e-6
 //! // CHECK: ROOT {{.*}}                FileCheck-style directives (see filecheck.rs)
+//! // error: hostile.hlo:7:3: window   the module must be rejected (parse or
+//!                                      verify) with a message containing this
 //! ```
 //!
 //! With `opt`, `run` lines are checked on the optimized module too. This
@@ -29,6 +31,9 @@ pub struct FileTest {
     pub opt: Option<OptSpec>,
     pub runs: Vec<RunLine>,
     pub checks: Vec<(usize, filecheck::Check)>,
+    /// `// error:` lines: parsing or verifying must fail with a message
+    /// containing each of these texts (line number, text).
+    pub errors: Vec<(usize, String)>,
 }
 
 #[derive(Debug, Clone)]
@@ -137,6 +142,8 @@ pub fn parse_filetest(source: &str) -> Result<FileTest, String> {
             }
         } else if let Some(rest) = c.strip_prefix("run:") {
             t.runs.push(parse_run(line, rest.trim())?);
+        } else if let Some(rest) = c.strip_prefix("error:") {
+            t.errors.push((line, rest.trim().to_string()));
         }
     }
     Ok(t)
@@ -247,9 +254,32 @@ fn check_runs_on(
     Ok(())
 }
 
+/// An `// error:` filetest: the module must not parse and verify, and the
+/// message must contain every expected text.
+fn check_errors(t: &FileTest, name: &str, source: &str) -> Result<(), String> {
+    let msg = match rxla_ir::parse_module(source, name) {
+        Err(e) => e.to_string(),
+        Ok(module) => match rxla_ir::verify_module(&module) {
+            Err(e) => e.to_string(),
+            Ok(()) => return Err(format!("{name}: expected an error, the module verifies")),
+        },
+    };
+    for (line, want) in &t.errors {
+        if !msg.contains(want.as_str()) {
+            return Err(format!(
+                "{name}: line {line}: error message does not contain {want:?}: {msg}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Runs one filetest. `name` is used in messages.
 pub fn run_filetest(name: &str, source: &str) -> Result<(), String> {
     let t = parse_filetest(source).map_err(|e| format!("{name}: {e}"))?;
+    if !t.errors.is_empty() {
+        return check_errors(&t, name, source);
+    }
     let module = rxla_ir::parse_module(source, name).map_err(|e| e.to_string())?;
     rxla_ir::verify_module(&module).map_err(|e| format!("{name}: {e}"))?;
     if t.roundtrip {

@@ -669,6 +669,17 @@ fn convolution_shapes() {
         ),
         "convolution: window dimension 0 has size 2 but the kernel f32[8,3,3,3] has 3 there"
     );
+    // A kernel with a zero spatial size is a window of size 0 (issue 20).
+    let wz = window(&[0, 3], &[1, 1], &[(0, 0), (0, 0)]);
+    assert_eq!(
+        err(
+            &m,
+            conv(wz, ConvDims::nchw(2), 1, 1),
+            &[&a(F32, &[1, 3, 5, 5]), &a(F32, &[8, 3, 0, 3])],
+            None
+        ),
+        "convolution: window dimension 0 has size 0, expected >= 1"
+    );
 }
 
 #[test]
@@ -733,6 +744,23 @@ fn reductions() {
         ),
         "reduce-window: the window has 1 dimensions but the input f32[4,6] has rank 2"
     );
+    // Issue 20: XLA requires size, stride and both dilations >= 1.
+    let w0 = window(&[2, 0], &[1, 1], &[(0, 0), (0, 0)]);
+    assert_eq!(
+        err(m, rw(w0.clone(), c.add), &[&x46, &f], None),
+        "reduce-window: window dimension 1 has size 0, expected >= 1"
+    );
+    let s0 = window(&[2, 3], &[0, 1], &[(0, 0), (0, 0)]);
+    assert_eq!(
+        err(m, rw(s0, c.add), &[&x46, &f], None),
+        "reduce-window: window dimension 0 has stride 0, expected >= 1"
+    );
+    let mut d0 = window(&[2, 3], &[1, 1], &[(0, 0), (0, 0)]);
+    d0.dims[1].window_dilation = 0;
+    assert_eq!(
+        err(m, rw(d0, c.add), &[&x46, &f], None),
+        "reduce-window: window dimension 1 has dilations lhs=1 rhs=0, expected >= 1"
+    );
     // SelectAndScatter.
     let sas = |w| Op::SelectAndScatter {
         window: w,
@@ -744,6 +772,10 @@ fn reductions() {
     assert_eq!(
         err(m, sas(w.clone()), &[&x46, &a(F32, &[2, 3]), &f], None),
         "select-and-scatter: the source must have the windowed operand's shape f32[2,2], got f32[2,3]"
+    );
+    assert_eq!(
+        err(m, sas(w0), &[&x46, &src, &f], None),
+        "select-and-scatter: window dimension 1 has size 0, expected >= 1"
     );
     let bad = Op::SelectAndScatter {
         window: w,

@@ -215,8 +215,13 @@ pub(crate) fn check_dim_list(dims: &[i64], rank: usize, what: &str, sorted: bool
 /// (XLA's InferWindowOutputShape): dilate the base, pad, slide the dilated
 /// window with the stride.
 pub(crate) fn window_output_dim(input: i64, w: &WindowDim, i: usize) -> Result<i64> {
-    if w.size < 0 {
-        return err(format!("window dimension {i} has negative size {}", w.size));
+    // XLA's InferWindowOutputShape: every window dimension has size,
+    // stride and both dilations >= 1.
+    if w.size < 1 {
+        return err(format!(
+            "window dimension {i} has size {}, expected >= 1",
+            w.size
+        ));
     }
     if w.stride < 1 {
         return err(format!(
@@ -243,11 +248,7 @@ pub(crate) fn window_output_dim(input: i64, w: &WindowDim, i: usize) -> Result<i
             w.pad_low, w.pad_high
         ));
     }
-    let dilated_window = if w.size == 0 {
-        0
-    } else {
-        (w.size as i128 - 1) * w.window_dilation as i128 + 1
-    };
+    let dilated_window = (w.size as i128 - 1) * w.window_dilation as i128 + 1;
     let out = if dilated_window > padded {
         0
     } else {
