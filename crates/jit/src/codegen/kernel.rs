@@ -440,27 +440,10 @@ fn window_interior(
     d: usize,
 ) -> Option<(i64, i64, Vec<InstrId>)> {
     use rxla_ir::Op;
-    use std::collections::{BTreeSet, HashMap, HashSet};
+    use std::collections::{BTreeSet, HashMap};
     let comp = module.comp(spec.comp);
     let is_input = |id: InstrId| spec.inputs.iter().any(|(i, _)| *i == id);
-    // The kernel's instructions, and their users inside it.
-    let mut nodes: HashSet<InstrId> = HashSet::new();
-    let mut stack = vec![spec.root];
-    while let Some(id) = stack.pop() {
-        if nodes.insert(id) && !is_input(id) {
-            stack.extend(comp.get(id).operands.iter().copied());
-        }
-    }
-    let mut ids: Vec<InstrId> = nodes.iter().copied().collect();
-    ids.sort_by_key(|i| std::cmp::Reverse(i.index()));
-    let mut users: HashMap<InstrId, Vec<InstrId>> = HashMap::new();
-    for &id in &ids {
-        if !is_input(id) {
-            for &o in &comp.get(id).operands {
-                users.entry(o).or_default().push(id);
-            }
-        }
-    }
+    let (ids, users) = kernel_users(comp, spec.root, &is_input);
     // Offsets along `d` at which each tracked instruction is read (index = root index + offset).
     let mut offsets: HashMap<InstrId, BTreeSet<i64>> = HashMap::new();
     offsets.insert(spec.root, BTreeSet::from([0]));
@@ -560,26 +543,10 @@ fn blockable(
     out: &ArrayShape,
 ) -> Vec<(InstrId, InstrId, &'static str)> {
     use rxla_ir::{Op, UnaryOp};
-    use std::collections::{HashMap, HashSet};
+    use std::collections::HashSet;
     let comp = module.comp(spec.comp);
     let is_input = |id: InstrId| spec.inputs.iter().any(|(i, _)| *i == id);
-    let mut nodes: HashSet<InstrId> = HashSet::new();
-    let mut stack = vec![spec.root];
-    while let Some(id) = stack.pop() {
-        if nodes.insert(id) && !is_input(id) {
-            stack.extend(comp.get(id).operands.iter().copied());
-        }
-    }
-    let mut ids: Vec<InstrId> = nodes.iter().copied().collect();
-    ids.sort_by_key(|i| std::cmp::Reverse(i.index()));
-    let mut users: HashMap<InstrId, Vec<InstrId>> = HashMap::new();
-    for &id in &ids {
-        if !is_input(id) {
-            for &o in &comp.get(id).operands {
-                users.entry(o).or_default().push(id);
-            }
-        }
-    }
+    let (ids, users) = kernel_users(comp, spec.root, &is_input);
     let same = |id: InstrId| comp.get(id).shape.dims() == out.dims.as_slice();
     let mut at_root: HashSet<InstrId> = HashSet::new();
     let mut found = Vec::new();
@@ -607,4 +574,33 @@ fn blockable(
     }
     found.reverse();
     found
+}
+
+/// The kernel's instructions from `root` down to (and including) those
+/// `is_input` names, users before operands, and each one's users inside
+/// the kernel.
+#[allow(clippy::type_complexity)]
+fn kernel_users(
+    comp: &rxla_ir::Computation,
+    root: InstrId,
+    is_input: &dyn Fn(InstrId) -> bool,
+) -> (Vec<InstrId>, std::collections::HashMap<InstrId, Vec<InstrId>>) {
+    let mut nodes = std::collections::HashSet::new();
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        if nodes.insert(id) && !is_input(id) {
+            stack.extend(comp.get(id).operands.iter().copied());
+        }
+    }
+    let mut ids: Vec<InstrId> = nodes.into_iter().collect();
+    ids.sort_by_key(|i| std::cmp::Reverse(i.index()));
+    let mut users: std::collections::HashMap<InstrId, Vec<InstrId>> = Default::default();
+    for &id in &ids {
+        if !is_input(id) {
+            for &o in &comp.get(id).operands {
+                users.entry(o).or_default().push(id);
+            }
+        }
+    }
+    (ids, users)
 }
