@@ -584,7 +584,10 @@ fn kernel_users(
     comp: &rxla_ir::Computation,
     root: InstrId,
     is_input: &dyn Fn(InstrId) -> bool,
-) -> (Vec<InstrId>, std::collections::HashMap<InstrId, Vec<InstrId>>) {
+) -> (
+    Vec<InstrId>,
+    std::collections::HashMap<InstrId, Vec<InstrId>>,
+) {
     let mut nodes = std::collections::HashSet::new();
     let mut stack = vec![root];
     while let Some(id) = stack.pop() {
