@@ -166,10 +166,11 @@ fn deep_chain_verifies_and_prints_on_a_small_stack() {
 }
 
 #[test]
-fn deep_chain_through_o1_on_a_small_stack() {
+fn deep_chain_through_o1_and_fusion_on_a_small_stack() {
     on_small_stack(|| {
         let mut m = big::chain(100_000);
         run("O1", &mut m);
         assert_eq!(m.instruction_count(), 100_002);
+        run("fusion", &mut m);
     });
 }
