@@ -176,7 +176,7 @@ ENTRY main {\n  x = f32[2]{0} parameter(0)\n  st = u64[2]{0} parameter(1)\n  tok
 fn verbatim_attributes_keep_order_and_text() {
     let t = module(
         "(f32[2]{0})->f32[2]{0}",
-        "  p = f32[2]{0} parameter(0), metadata={op_name=\"x\" source_file=\"a, b.py\"}, sharding={replicated}\n  ROOT n = f32[2]{0} negate(p), backend_config={\"a\":{\"b\":[1,2]}}, frontend_attributes={k=\"v\"}, control-predecessors={p}, backend_config2=\"s}\"\n",
+        "  p = f32[2]{0} parameter(0), metadata={op_name=\"x\" source_file=\"a, b.py\"}, sharding={replicated}\n  ROOT n = f32[2]{0} negate(p), backend_config={\"a\":{\"b\":[1,2]}}, frontend_attributes={k=\"v\"}, control-predecessors={p}, statistics_viz=\"s}\"\n",
     );
     exact(&t);
     let m = parse_module(&t, "t").unwrap();
@@ -192,7 +192,7 @@ fn verbatim_attributes_keep_order_and_text() {
             "backend_config",
             "frontend_attributes",
             "control-predecessors",
-            "backend_config2"
+            "statistics_viz"
         ]
     );
 }
@@ -313,7 +313,7 @@ fn empty_padding_value_is_rank_zero() {
     // Other attributes may be empty too and are kept verbatim.
     let t = module(
         "(f32[])->f32[]",
-        "  p = f32[] parameter(0)\n  ROOT q = f32[] negate(p), odd=, more=1\n",
+        "  p = f32[] parameter(0)\n  ROOT q = f32[] negate(p), statistics_viz=, origin=1\n",
     );
     exact(&t);
 }

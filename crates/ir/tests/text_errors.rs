@@ -53,6 +53,28 @@ fn error_display_has_location_and_caret() {
 }
 
 #[test]
+fn unknown_attribute_is_rejected() {
+    // XLA's parser rejects attribute names it does not know (issue 20).
+    let text = "HloModule m\n\nENTRY main {\n  x = f32[2]{0} parameter(0)\n  y = f32[2]{0} parameter(1)\n  ROOT a = f32[2]{0} add(x, y), flavour=vanilla\n}\n";
+    let e = perr(text);
+    assert_eq!((e.line, e.col), (6, 33));
+    assert_eq!(
+        e.message,
+        "a: unknown attribute 'flavour' on add (not an XLA instruction attribute)"
+    );
+    // Real XLA attributes rxla does not model stay accepted, verbatim.
+    let text = SIMPLE.replace(
+        "negate(p)",
+        "negate(p), metadata={op_name=\"n\"}, sharding={replicated}, result_accuracy={tolerance={atol=0}}, statistics_viz={}, origin={{\"n\"}}",
+    );
+    let m = parse_module(&text, "ok.hlo").unwrap();
+    assert_eq!(m.entry_computation().root_instruction().attrs.len(), 5);
+    // A typo of a real one is reported too.
+    let text = SIMPLE.replace("negate(p)", "negate(p), metdata={}");
+    assert!(msg(&text).contains("unknown attribute 'metdata'"));
+}
+
+#[test]
 fn unknown_element_type() {
     let text = SIMPLE.replace("ROOT n = f32[2]{0}", "ROOT n = f31[2]{0}");
     assert_eq!(msg(&text), "unknown element type 'f31'");
@@ -249,9 +271,15 @@ fn huge_name_and_deep_nesting() {
     );
     assert!(msg(&text).contains("nested deeper than 256"));
     let deep_braces = format!("{}{}", "{".repeat(10_000), "}".repeat(10_000));
-    let text = SIMPLE.replace("negate(p)", &format!("negate(p), x={deep_braces}"));
+    let text = SIMPLE.replace(
+        "negate(p)",
+        &format!("negate(p), backend_config={deep_braces}"),
+    );
     assert!(parse_module(&text, "t").is_ok());
-    let text = SIMPLE.replace("negate(p)", &format!("negate(p), x={}", "{".repeat(10_000)));
+    let text = SIMPLE.replace(
+        "negate(p)",
+        &format!("negate(p), backend_config={}", "{".repeat(10_000)),
+    );
     assert!(msg(&text).contains("unterminated"));
     let text = SIMPLE.replace("negate(p)", "negate(p), dimensions=".to_string().as_str())
         + &"{".repeat(10_000);

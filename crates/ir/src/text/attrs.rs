@@ -13,10 +13,127 @@ use crate::ops::{ConvDims, PadDim, Window, WindowDim};
 #[derive(Clone, Debug)]
 pub struct RawAttr<'a> {
     pub key: &'a str,
+    /// Byte offset of the key in the source.
+    pub key_start: usize,
     /// Verbatim value text.
     pub value: &'a str,
     pub value_start: usize,
     pub value_end: usize,
+}
+
+/// Every instruction attribute name XLA's HLO parser knows (hlo_parser.cc's
+/// `attrs["..."]` across all opcodes, plus the common ones parsed for every
+/// instruction), sorted. An instruction attribute outside this list is an
+/// error, as in XLA; the ones rxla does not model are kept verbatim.
+pub const XLA_INSTRUCTION_ATTRIBUTES: &[&str] = &[
+    "algorithm",
+    "api_version",
+    "async_execution_thread",
+    "async_group_id",
+    "async_wrapped_instruction",
+    "backend_config",
+    "batch_group_count",
+    "body",
+    "branch_computations",
+    "called_computations",
+    "calls",
+    "channel_id",
+    "collapsed_slice_dims",
+    "composite_attributes",
+    "condition",
+    "constrain_layout",
+    "control-predecessors",
+    "cross_program_prefetch_index",
+    "custom_call_has_side_effect",
+    "custom_call_schedule",
+    "custom_call_target",
+    "delta",
+    "dim_labels",
+    "dimensions",
+    "direction",
+    "distribution",
+    "domain",
+    "dynamic_slice_sizes",
+    "epsilon",
+    "exponent_bits",
+    "false_computation",
+    "feature_group_count",
+    "feature_index",
+    "fft_length",
+    "fft_type",
+    "frontend_attributes",
+    "index",
+    "index_vector_dim",
+    "indices_are_sorted",
+    "infeed_config",
+    "input_batching_dims",
+    "inserted_window_dims",
+    "iota_dimension",
+    "is_composite",
+    "is_cross_program_prefetch",
+    "is_host_transfer",
+    "is_stable",
+    "k",
+    "kind",
+    "largest",
+    "left_side",
+    "lhs_batch_dims",
+    "lhs_contracting_dims",
+    "lhs_ragged_dims",
+    "literal",
+    "lower",
+    "mantissa_bits",
+    "metadata",
+    "mode",
+    "offset_dims",
+    "operand_batching_dims",
+    "operand_layout_constraints",
+    "operand_precision",
+    "origin",
+    "original_value",
+    "outfeed_config",
+    "outfeed_shape",
+    "output_to_operand_aliasing",
+    "padding",
+    "padding_type",
+    "parameter_replication",
+    "precision_config",
+    "replica_groups",
+    "result_accuracy",
+    "rhs_batch_dims",
+    "rhs_contracting_dims",
+    "rhs_group_dims",
+    "rng_algorithm",
+    "scatter",
+    "scatter_dimension",
+    "scatter_dims_to_operand_dims",
+    "scatter_indices_batching_dims",
+    "schedule",
+    "select",
+    "sharding",
+    "slice",
+    "slice_sizes",
+    "source_target_pairs",
+    "sparsity",
+    "split_count",
+    "split_dimension",
+    "start_index_map",
+    "start_indices_batching_dims",
+    "statistics_viz",
+    "to_apply",
+    "transpose_a",
+    "true_computation",
+    "type",
+    "unique_indices",
+    "unit_diagonal",
+    "update_window_dims",
+    "use_global_device_ids",
+    "window",
+];
+
+/// Whether `key` is an instruction attribute XLA's HLO parser accepts.
+pub fn is_xla_instruction_attribute(key: &str) -> bool {
+    XLA_INSTRUCTION_ATTRIBUTES.binary_search(&key).is_ok()
 }
 
 /// Reads `(, key=value)*` after an instruction's operand list (or a module
@@ -47,6 +164,7 @@ pub fn attr_list<'a>(c: &mut Cursor<'a>) -> Result<Vec<RawAttr<'a>>> {
         }
         out.push(RawAttr {
             key,
+            key_start: key_pos,
             value: &c.src[value_start..value_end],
             value_start,
             value_end,
@@ -569,6 +687,14 @@ mod tests {
 
     fn cur(s: &str) -> Cursor<'_> {
         Cursor::new(s, "t")
+    }
+
+    #[test]
+    fn attribute_names_sorted() {
+        assert!(XLA_INSTRUCTION_ATTRIBUTES.windows(2).all(|w| w[0] < w[1]));
+        assert!(is_xla_instruction_attribute("metadata"));
+        assert!(is_xla_instruction_attribute("control-predecessors"));
+        assert!(!is_xla_instruction_attribute("flavour"));
     }
 
     #[test]

@@ -384,7 +384,7 @@ impl<'a> Parser<'a> {
             op,
             operands,
             shape: raw.shape,
-            attrs: attrs.rest(),
+            attrs: attrs.rest(raw.name)?,
         })
     }
 }
@@ -646,13 +646,24 @@ impl<'a> Attrs<'a, '_> {
         Ok(())
     }
 
-    /// The attributes nobody took, verbatim, in source order.
-    fn rest(self) -> Vec<(String, String)> {
-        self.list
-            .into_iter()
-            .flatten()
-            .map(|a| (a.key.to_string(), a.value.to_string()))
-            .collect()
+    /// The attributes nobody took, verbatim, in source order; a name that
+    /// is no XLA instruction attribute is an error (XLA rejects it too).
+    fn rest(self, instr: &str) -> Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        for a in self.list.into_iter().flatten() {
+            if !attrs::is_xla_instruction_attribute(a.key) {
+                return Err(self.c.error_at(
+                    a.key_start,
+                    format!(
+                        "{instr}: unknown attribute {} on {} (not an XLA instruction attribute)",
+                        quote(a.key),
+                        self.opcode
+                    ),
+                ));
+            }
+            out.push((a.key.to_string(), a.value.to_string()));
+        }
+        Ok(out)
     }
 }
 
