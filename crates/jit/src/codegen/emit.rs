@@ -111,6 +111,9 @@ pub struct Emitter<'a, 'f> {
     pub blocked: HashMap<(CompId, InstrId), (Value, usize)>,
 }
 
+/// Windows of at most this many elements are unrolled (pooling).
+const MAX_UNROLLED_WINDOW: i64 = 16;
+
 /// Slots of the vector constant pool per kernel (16 bytes each).
 const POOL_SLOTS: usize = 64;
 
@@ -1692,7 +1695,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             .collect();
         let extents: Vec<i64> = moving.iter().map(|&d| window.dims[d].size).collect();
         let zero = self.iconst(0);
-        self.nest(&extents, &mut Vec::new(), &mut |em, ks_moving| {
+        let step = |em: &mut Self, ks_moving: &[Value]| -> Result<()> {
             let mut ks = vec![zero; os.rank()];
             for (&d, &k) in moving.iter().zip(ks_moving) {
                 ks[d] = k;
@@ -1707,7 +1710,27 @@ impl<'a, 'f> Emitter<'a, 'f> {
             };
             em.b.def_var(acc, r);
             Ok(())
-        })?;
+        };
+        let count: i64 = extents.iter().product();
+        if count <= MAX_UNROLLED_WINDOW {
+            // Small windows (pooling): straight-line code, row-major order.
+            let mut ks = vec![0i64; extents.len()];
+            for _ in 0..count {
+                let kv: Vec<Value> = ks.iter().map(|&k| self.iconst(k)).collect();
+                step(self, &kv)?;
+                for d in (0..ks.len()).rev() {
+                    ks[d] += 1;
+                    if ks[d] < extents[d] {
+                        break;
+                    }
+                    ks[d] = 0;
+                }
+            }
+        } else {
+            self.nest(&extents, &mut Vec::new(), &mut |em, ks_moving| {
+                step(em, ks_moving)
+            })?;
+        }
         Ok(self.b.use_var(acc))
     }
 
