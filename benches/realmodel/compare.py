@@ -96,7 +96,7 @@ def main():
     table = "\n".join(out)
     print(table)
     if a.write:
-        doc = open(a.write).read()
+        doc = open(a.write).read() if os.path.exists(a.write) else ""
         if BEGIN in doc and END in doc:
             pre, rest = doc.split(BEGIN, 1)
             doc = pre + table + rest.split(END, 1)[1]
