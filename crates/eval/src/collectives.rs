@@ -2,19 +2,33 @@
 //! value for the k-th collective it reaches and waits for the other
 //! members of its group. A replica that finishes (or fails) without
 //! reaching a collective its group waits on turns that wait into an
-//! error, never a hang. Only synchronisation lives here; the reduction
-//! itself is done by the evaluator.
+//! error, never a hang. Every contribution names its site (instruction,
+//! computation, shape, reducer) and its group; members that meet at
+//! different sites or with different groups all fail with an error naming
+//! both. Contributions are dropped as soon as every member of the group
+//! has read them. Only synchronisation lives here; the reduction itself is
+//! done by the evaluator (or the JIT's runtime).
 
 use crate::error::{EvalError, Result};
-use rxla_ir::Literal;
+use rxla_ir::{CompId, Computation, Instruction, Literal, Module, Op};
 use std::collections::HashMap;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
+/// One replica's contribution to one collective.
+struct Part {
+    /// `None` once every member of the group has read it.
+    value: Option<Literal>,
+    site: String,
+    group: Vec<usize>,
+    read: bool,
+}
+
 #[derive(Default)]
 struct State {
-    /// Contributions per collective sequence number, one slot per replica.
-    slots: HashMap<u64, Vec<Option<Literal>>>,
+    /// Contributions per collective sequence number, one slot per replica;
+    /// a sequence number's entry goes when every replica has read there.
+    slots: HashMap<u64, Vec<Option<Part>>>,
     /// Replicas that have returned (successfully or not).
     finished: Vec<bool>,
 }
@@ -24,6 +38,62 @@ pub struct Collectives {
     replicas: usize,
     state: Mutex<State>,
     cv: Condvar,
+}
+
+/// How an all-reduce is named in rendezvous errors and matched between
+/// replicas: instruction, computation, result shape and reducer.
+pub fn all_reduce_site(
+    module: &Module,
+    comp: &Computation,
+    instr: &Instruction,
+    to_apply: CompId,
+) -> String {
+    let reducer = module
+        .computations
+        .get(to_apply.index())
+        .map_or("?", |c| c.name.as_str());
+    format!(
+        "all-reduce {} in {} ({} reduced by {})",
+        instr.name, comp.name, instr.shape, reducer
+    )
+}
+
+/// Checks every all-reduce's `replica_groups` for a run of `replicas`
+/// replicas (see [`check_groups`]).
+pub fn check_replica_groups(module: &Module, replicas: usize) -> Result<()> {
+    for comp in &module.computations {
+        for instr in &comp.instructions {
+            if let Op::AllReduce { replica_groups, .. } = &instr.op {
+                check_groups(&instr.name, replica_groups, replicas)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `replica_groups` of instruction `name` for a run of `replicas`
+/// replicas: ids in `0..replicas`, each replica in at most one group.
+pub fn check_groups(name: &str, groups: &[Vec<i64>], replicas: usize) -> Result<()> {
+    let mut seen = vec![false; replicas];
+    for g in groups {
+        for &r in g {
+            match usize::try_from(r).ok().and_then(|i| seen.get_mut(i)) {
+                None => {
+                    return Err(EvalError::new(format!(
+                        "{name}: replica_groups names replica {r} but there are {replicas} replicas (ids 0..{})",
+                        replicas.saturating_sub(1)
+                    )));
+                }
+                Some(true) => {
+                    return Err(EvalError::new(format!(
+                        "{name}: replica {r} appears more than once in replica_groups"
+                    )));
+                }
+                Some(s) => *s = true,
+            }
+        }
+    }
+    Ok(())
 }
 
 impl Collectives {
@@ -42,6 +112,18 @@ impl Collectives {
         self.replicas
     }
 
+    /// Contributions still held (for tests: 0 after a run whose
+    /// collectives all completed).
+    pub fn pending(&self) -> usize {
+        let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.slots
+            .values()
+            .flatten()
+            .flatten()
+            .filter(|p| p.value.is_some())
+            .count()
+    }
+
     /// Marks `replica` as done; wakes waiters so they can fail if they
     /// were waiting on it.
     pub fn finish(&self, replica: usize) {
@@ -54,36 +136,97 @@ impl Collectives {
 
     /// Deposits `value` as `replica`'s contribution to collective number
     /// `seq` and returns the contributions of `group` (in group order)
-    /// once all are present. `what` names the instruction for errors.
+    /// once all are present. `site` names the instruction (see
+    /// [`all_reduce_site`]); every member must be at the same site with
+    /// the same group.
     pub fn exchange(
         &self,
         replica: usize,
         seq: u64,
         value: Literal,
         group: &[usize],
-        what: &str,
+        site: &str,
     ) -> Result<Vec<Literal>> {
-        if let Some(&bad) = group.iter().find(|&&r| r >= self.replicas) {
+        let n = self.replicas;
+        if replica >= n {
             return Err(EvalError::new(format!(
-                "{what}: replica group names replica {bad} but there are {} replicas",
-                self.replicas
+                "{site}: replica {replica} but there are {n} replicas"
+            )));
+        }
+        if let Some(&bad) = group.iter().find(|&&r| r >= n) {
+            return Err(EvalError::new(format!(
+                "{site}: replica group names replica {bad} but there are {n} replicas"
             )));
         }
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let n = self.replicas;
-        st.slots.entry(seq).or_insert_with(|| vec![None; n])[replica] = Some(value);
+        st.slots
+            .entry(seq)
+            .or_insert_with(|| std::iter::repeat_with(|| None).take(n).collect())[replica] =
+            Some(Part {
+                value: Some(value),
+                site: site.to_string(),
+                group: group.to_vec(),
+                read: false,
+            });
         self.cv.notify_all();
         loop {
-            let slot = &st.slots[&seq];
-            if group.iter().all(|&r| slot[r].is_some()) {
-                return Ok(group
-                    .iter()
-                    .map(|&r| slot[r].clone().expect("present"))
-                    .collect());
-            }
-            if let Some(&r) = group.iter().find(|&&r| slot[r].is_none() && st.finished[r]) {
+            let State { slots, finished } = &mut *st;
+            let Some(slot) = slots.get_mut(&seq) else {
                 return Err(EvalError::new(format!(
-                    "{what}: replica {r} finished without reaching this all-reduce (collective #{seq})"
+                    "{site}: collective #{seq} was released before replica {replica} read it"
+                )));
+            };
+            // A member at another instruction or with another group fails
+            // the rendezvous for every member that sees it (each member
+            // checks the others, so all of them report it, none waits).
+            for &r in group {
+                if let Some(p) = &slot[r]
+                    && (p.site != site || p.group != group)
+                {
+                    let e = if p.site != site {
+                        format!(
+                            "replica {replica} reached {site} but replica {r} reached {} as its collective #{seq}",
+                            p.site
+                        )
+                    } else {
+                        format!(
+                            "{site}: replica {replica} has replica group {group:?} but replica {r} has {:?}",
+                            p.group
+                        )
+                    };
+                    return Err(EvalError::new(e));
+                }
+            }
+            if group
+                .iter()
+                .all(|&r| slot[r].as_ref().is_some_and(|p| p.value.is_some()))
+            {
+                let parts: Vec<Literal> = group
+                    .iter()
+                    .filter_map(|&r| slot[r].as_ref().and_then(|p| p.value.clone()))
+                    .collect();
+                if let Some(p) = slot[replica].as_mut() {
+                    p.read = true;
+                }
+                // Every member has read: drop the values.
+                if group
+                    .iter()
+                    .all(|&r| slot[r].as_ref().is_some_and(|p| p.read))
+                {
+                    for &r in group {
+                        if let Some(p) = slot[r].as_mut() {
+                            p.value = None;
+                        }
+                    }
+                    if slot.iter().all(|p| p.as_ref().is_some_and(|p| p.read)) {
+                        slots.remove(&seq);
+                    }
+                }
+                return Ok(parts);
+            }
+            if let Some(&r) = group.iter().find(|&&r| slot[r].is_none() && finished[r]) {
+                return Err(EvalError::new(format!(
+                    "{site}: replica {r} finished without reaching this all-reduce (collective #{seq})"
                 )));
             }
             st = self

@@ -167,6 +167,7 @@ pub fn evaluate_replicated(
         )));
     }
     check_custom_calls(module, opts)?;
+    crate::collectives::check_replica_groups(module, n)?;
     let depth = crate::limits::check_depth(module)?;
     let checked = args_per_replica
         .iter()

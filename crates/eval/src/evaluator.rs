@@ -267,7 +267,7 @@ impl<'a> Evaluator<'a> {
                 })
                 .collect::<Result<_>>()?;
             let mut r = self
-                .eval_instr(instr, &ops, args)
+                .eval_instr(comp, instr, &ops, args)
                 .map_err(|e| e.context(&instr.name))?;
             conform(&mut r, &instr.shape).map_err(|e| e.context(&instr.name))?;
             for o in &instr.operands {
@@ -303,6 +303,7 @@ impl<'a> Evaluator<'a> {
 
     fn eval_instr(
         &mut self,
+        comp: &Computation,
         instr: &Instruction,
         ops: &[&Literal],
         args: &[&Literal],
@@ -660,7 +661,7 @@ impl<'a> Evaluator<'a> {
             Op::AllReduce {
                 to_apply,
                 replica_groups,
-            } => self.eval_all_reduce(instr, *to_apply, replica_groups, ops),
+            } => self.eval_all_reduce(comp, instr, *to_apply, replica_groups, ops),
             Op::Rng { distribution } => a(kernels::rng::rng(
                 *distribution,
                 arr(ops, 0)?,
@@ -732,6 +733,7 @@ impl<'a> Evaluator<'a> {
 
     fn eval_all_reduce(
         &mut self,
+        comp: &Computation,
         instr: &Instruction,
         to_apply: CompId,
         groups: &[Vec<i64>],
@@ -759,9 +761,10 @@ impl<'a> Evaluator<'a> {
         };
         let seq = self.collective_seq;
         self.collective_seq += 1;
+        let site = crate::collectives::all_reduce_site(self.module, comp, instr, to_apply);
         let parts = ctx
             .collectives
-            .exchange(ctx.id, seq, value, &group, &instr.name)?;
+            .exchange(ctx.id, seq, value, &group, &site)?;
         let fast = self.info(to_apply)?.fast;
         let mut acc = parts[0].clone();
         for next in &parts[1..] {

@@ -37,6 +37,9 @@ pub struct Executable {
     replicas: usize,
     /// The `replica_count` attribute, when the module declares one.
     declared_replicas: Option<usize>,
+    /// Every all-reduce's name and `replica_groups` (checked against the
+    /// replica count at the start of a replicated run).
+    replica_groups: Vec<(String, Vec<Vec<i64>>)>,
 }
 
 /// Compiles `module` (its ENTRY computation and everything it calls).
@@ -121,6 +124,17 @@ fn compile_shallow(module: &Module, opts: &CompileOptions) -> Result<Executable>
         declared_replicas: module
             .attr("replica_count")
             .map(|_| module.replica_count().max(0) as usize),
+        replica_groups: module
+            .computations
+            .iter()
+            .flat_map(|c| &c.instructions)
+            .filter_map(|i| match &i.op {
+                rxla_ir::Op::AllReduce { replica_groups, .. } => {
+                    Some((i.name.clone(), replica_groups.clone()))
+                }
+                _ => None,
+            })
+            .collect(),
     })
 }
 
@@ -179,6 +193,10 @@ impl Executable {
                 "the module declares replica_count={} but {n} replicas were requested",
                 self.replicas
             )));
+        }
+        for (name, groups) in &self.replica_groups {
+            rxla_eval::collectives::check_groups(name, groups, n)
+                .map_err(|e| JitError::input(e.to_string()))?;
         }
         let coll = Collectives::new(n);
         /// Marks a replica finished (also when it fails or panics), so no

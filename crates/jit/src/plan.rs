@@ -1066,6 +1066,12 @@ impl Planner<'_> {
                         reducers,
                         groups: replica_groups.clone(),
                         name: instr.name.clone(),
+                        site: rxla_eval::collectives::all_reduce_site(
+                            self.module,
+                            comp,
+                            instr,
+                            *to_apply,
+                        ),
                     }),
                     single: Box::new(
                         leaves_from(&from, &instr.shape, false).unwrap_or(Step::Tuple),

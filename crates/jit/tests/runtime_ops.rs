@@ -1393,3 +1393,131 @@ ENTRY %e (x: f32[2,3], y: s32[3,2]) -> (f32[2,3], s32[3,2]) {
     };
     assert_eq!(t[1].as_slice::<i32>().unwrap(), &[1, 4, 9, 16, 25, 36]);
 }
+
+/// Replicas meeting at different all-reduce instructions (a sum in one
+/// branch, a product in the other) fail with both named instead of
+/// combining silently; invalid replica groups are refused before the run;
+/// many collectives in a loop complete (issue 20).
+#[test]
+fn replicated_all_reduce_mismatches_and_groups() {
+    let text = "HloModule m, replica_count=2
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+mul {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] multiply(x, y)
+}
+yes {
+  p = f32[2] parameter(0)
+  ROOT sum.1 = f32[2] all-reduce(p), replica_groups={}, to_apply=add
+}
+no {
+  p = f32[2] parameter(0)
+  ROOT prod.2 = f32[2] all-reduce(p), replica_groups={}, to_apply=mul
+}
+ENTRY e {
+  flag = pred[] parameter(0)
+  p = f32[2] parameter(1)
+  ROOT c = f32[2] conditional(flag, p, p), true_computation=yes, false_computation=no
+}
+";
+    let m = parse_module(text, "rt").unwrap();
+    let e = compile(&m, &strict(true)).unwrap();
+    let args = |a: bool, b: bool| {
+        vec![
+            vec![Literal::scalar(a), Literal::vec1(vec![1.0f32, 2.0])],
+            vec![Literal::scalar(b), Literal::vec1(vec![3.0f32, 4.0])],
+        ]
+    };
+    let err = e
+        .run_replicated(&args(true, false), &RunOptions::default())
+        .expect_err("different all-reduces must not combine")
+        .to_string();
+    assert!(
+        err.contains("sum.1") && err.contains("prod.2") && err.contains("reduced by mul"),
+        "{err}"
+    );
+    let ok = e
+        .run_replicated(&args(false, false), &RunOptions::default())
+        .unwrap();
+    assert_eq!(ok[0], Literal::vec1(vec![3.0f32, 8.0]));
+
+    let groups = |g: &str| {
+        format!(
+            "HloModule m, replica_count=3
+add {{
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT s = s32[] add(x, y)
+}}
+ENTRY e {{
+  p = s32[] parameter(0)
+  ROOT ar.3 = s32[] all-reduce(p), replica_groups={g}, to_apply=add
+}}
+"
+        )
+    };
+    let per: Vec<Vec<Literal>> = (0..3).map(|r| vec![Literal::scalar(r)]).collect();
+    for (g, want) in [
+        (
+            "{{0,1},{1,2}}",
+            "ar.3: replica 1 appears more than once in replica_groups",
+        ),
+        (
+            "{{0,1},{2,5}}",
+            "ar.3: replica_groups names replica 5 but there are 3 replicas",
+        ),
+    ] {
+        let e = exe(&groups(g), true);
+        let err = e
+            .run_replicated(&per, &RunOptions::default())
+            .expect_err(g)
+            .to_string();
+        assert!(err.contains(want), "{g}: {err}");
+    }
+
+    // 3000 all-reduces per replica in a loop.
+    let looped = "HloModule l, replica_count=4
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+cond {
+  s = (s32[], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3000)
+  ROOT c = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[64] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  q = f32[] constant(0.25)
+  qb = f32[64] broadcast(q), dimensions={}
+  y = f32[64] multiply(x, qb)
+  z = f32[64] all-reduce(y), replica_groups={}, to_apply=add
+  ROOT t = (s32[], f32[64]) tuple(j, z)
+}
+ENTRY e {
+  p = f32[64] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[64]) tuple(z, p)
+  w = (s32[], f32[64]) while(t), condition=cond, body=body
+  ROOT r = f32[64] get-tuple-element(w), index=1
+}
+";
+    let per: Vec<Vec<Literal>> = (0..4)
+        .map(|_| vec![Literal::vec1(vec![1.0f32; 64])])
+        .collect();
+    let out = exe(looped, true)
+        .run_replicated(&per, &RunOptions::default())
+        .unwrap();
+    assert_eq!(out[3], Literal::vec1(vec![1.0f32; 64]));
+}

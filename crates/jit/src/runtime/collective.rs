@@ -15,12 +15,15 @@ use std::sync::Mutex;
 
 /// A planned all-reduce: result leaf shapes, the reducer kernel of each
 /// leaf (`None` when it did not compile: replicated runs then fail), the
-/// replica groups and the instruction's name.
+/// replica groups, the instruction's name and its rendezvous site
+/// (`rxla_eval::collectives::all_reduce_site`: every replica of a group
+/// must meet at the same one).
 pub struct AllReduceStep {
     pub leaves: Vec<ArrayShape>,
     pub reducers: Vec<Option<usize>>,
     pub groups: Vec<Vec<i64>>,
     pub name: String,
+    pub site: String,
 }
 
 /// The replica a run executes as.
@@ -79,7 +82,7 @@ pub fn all_reduce(
         seq,
         Literal::Tuple(mine),
         &members,
-        &step.name,
+        &step.site,
     )?;
     for (k, (shape, out)) in step.leaves.iter().zip(outs.iter_mut()).enumerate() {
         let leaf = |p: &Literal| -> Result<Vec<u8>> {
