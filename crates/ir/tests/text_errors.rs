@@ -75,6 +75,26 @@ fn unknown_attribute_is_rejected() {
 }
 
 #[test]
+fn parameter_numbering_is_located() {
+    // A gap (issue 20): located at the parameter, not a bare verifier error.
+    let text = "HloModule m\n\nENTRY main {\n  x = f32[2]{0} parameter(1)\n  y = f32[2]{0} parameter(3)\n  ROOT a = f32[2]{0} add(x, y)\n}\n";
+    let e = perr(text);
+    assert_eq!((e.line, e.col), (5, 17));
+    assert_eq!(
+        e.message,
+        "y: parameter numbers of computation 'main' must be 0..2 without gaps, found parameter(3)"
+    );
+    let text = SIMPLE.replace("parameter(0)", "parameter(0)\n  q = f32[2]{0} parameter(0)");
+    let e = perr(&text);
+    assert_eq!((e.line, e.col), (5, 17));
+    assert!(
+        e.message.contains("parameter number 0 is used twice"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
 fn unknown_element_type() {
     let text = SIMPLE.replace("ROOT n = f32[2]{0}", "ROOT n = f31[2]{0}");
     assert_eq!(msg(&text), "unknown element type 'f31'");

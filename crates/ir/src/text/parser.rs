@@ -280,6 +280,8 @@ impl<'a> Parser<'a> {
         let mut comp = Computation::new(name);
         let mut root: Option<(InstrId, usize)> = None;
         let mut params: HashMap<i64, &str> = HashMap::new();
+        // Where each parameter(N) is written, for the numbering check below.
+        let mut param_pos: Vec<(i64, &str, usize)> = Vec::new();
         for (i, raw) in raws.into_iter().enumerate() {
             let mut operands = Vec::with_capacity(raw.operands.len());
             for &(op_name, at) in &raw.operands {
@@ -313,6 +315,9 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
+            if let Some(n) = raw.parameter {
+                param_pos.push((n, raw.name, raw.opcode_pos));
+            }
             if let Some(n) = raw.parameter
                 && let Some(prev) = params.insert(n, raw.name)
             {
@@ -336,6 +341,22 @@ impl<'a> Parser<'a> {
             }
             let instr = self.build_instruction(&comp, raw, operands)?;
             comp.push(instr);
+        }
+        // Parameter numbers are 0..N-1 (duplicates were reported above):
+        // the first one past the count is a gap, reported at its place.
+        if let Some(&(n, pname, at)) = param_pos
+            .iter()
+            .filter(|p| p.0 >= param_pos.len() as i64)
+            .min_by_key(|p| p.0)
+        {
+            return Err(c.error_at(
+                at,
+                format!(
+                    "{pname}: parameter numbers of computation {} must be 0..{} without gaps, found parameter({n})",
+                    quote(name),
+                    param_pos.len()
+                ),
+            ));
         }
         // XLA: without a ROOT marker the last instruction is the root.
         comp.root = match root {
