@@ -358,6 +358,23 @@ impl<'a, 'f> Emitter<'a, 'f> {
     /// coefficients zero), so the loop body finds it memoized: broadcast
     /// operands and constants are computed once per row, not per vector.
     pub fn hoist(&mut self, c: CompId, id: InstrId, idx: &[Value], sym: &Sym) {
+        let mut seen = std::collections::HashSet::new();
+        self.hoist_from(c, id, idx, sym, &mut seen);
+    }
+
+    /// [`Self::hoist`] skipping what it already walked (a DAG of shared
+    /// subexpressions is walked once per index, not once per path).
+    fn hoist_from(
+        &mut self,
+        c: CompId,
+        id: InstrId,
+        idx: &[Value],
+        sym: &Sym,
+        seen: &mut std::collections::HashSet<MemoKey>,
+    ) {
+        if !seen.insert((c, id, idx.to_vec(), Some(sym.clone()))) {
+            return;
+        }
         if sym.is_zero() {
             let _ = self.emit(c, id, idx, Some(sym));
             return;
@@ -377,7 +394,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                         Ok(os) if os.rank() == 0 && shape.rank() != 0 => {
                             let _ = self.emit(c, o, &[], None);
                         }
-                        Ok(_) => self.hoist(c, o, idx, sym),
+                        Ok(_) => self.hoist_from(c, o, idx, sym, seen),
                         Err(_) => {}
                     }
                 }
@@ -389,7 +406,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 let oi: Vec<Value> = dimensions.iter().map(|&d| idx[d as usize]).collect();
                 let os = Sym::Dims(dimensions.iter().map(|&d| cs[d as usize]).collect());
                 if let Some(&o) = instr.operands.first() {
-                    self.hoist(c, o, &oi, &os);
+                    self.hoist_from(c, o, &oi, &os, seen);
                 }
             }
             _ => {}
