@@ -167,6 +167,11 @@ mod regressions {
     }
 
     #[test]
+    fn passes_folded_nan_payload() {
+        regression("passes_folded_nan_payload.hlo", Oracle::Passes);
+    }
+
+    #[test]
     fn jit_bitcast_convert_rank() {
         regression("jit_bitcast_convert_rank.hlo", Oracle::Jit);
     }
