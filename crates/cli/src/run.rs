@@ -484,7 +484,11 @@ pub fn run(mut args: RunArgs) -> Result<(), Failure> {
                     }
                 }
             }
-            Some(json!({"compile_ms": compile_ms, "run_ms": stats(ms)}))
+            let mut t = json!({"compile_ms": compile_ms, "run_ms": stats(ms)});
+            if let Some(exe) = &exe {
+                t["isa"] = json!(exe.stats().isa);
+            }
+            Some(t)
         }
         None => None,
     };
@@ -534,12 +538,16 @@ pub fn run(mut args: RunArgs) -> Result<(), Failure> {
             }
             if let Some(t) = &timing {
                 eprintln!(
-                    "compile {:.3} ms; run median {:.3} ms, min {:.3} ms, max {:.3} ms over {} runs",
+                    "compile {:.3} ms; run median {:.3} ms, min {:.3} ms, max {:.3} ms over {} runs{}",
                     t["compile_ms"].as_f64().unwrap_or(0.0),
                     t["run_ms"]["median"].as_f64().unwrap_or(0.0),
                     t["run_ms"]["min"].as_f64().unwrap_or(0.0),
                     t["run_ms"]["max"].as_f64().unwrap_or(0.0),
                     t["run_ms"]["runs"].as_u64().unwrap_or(0),
+                    t["isa"]
+                        .as_str()
+                        .map(|i| format!(" ({i})"))
+                        .unwrap_or_default(),
                 );
             }
         }

@@ -108,12 +108,22 @@ fn compile_shallow(module: &Module, opts: &CompileOptions) -> Result<Executable>
     } else {
         None
     };
+    let mut stats = planner.stats;
+    stats.isa = format!(
+        "gemm {}, element math {}",
+        rxla_gemm::isa_name().unwrap_or("invalid RXLA_ISA"),
+        if opts.wide_math && crate::wide::available() {
+            "avx512"
+        } else {
+            "128-bit"
+        }
+    );
     Ok(Executable {
         code,
         program,
         budget,
         comp_names: module.computations.iter().map(|c| c.name.clone()).collect(),
-        stats: planner.stats,
+        stats,
         params,
         result,
         entry_result,

@@ -98,4 +98,8 @@ pub struct CompileStats {
     pub clif: Vec<(String, String)>,
     /// `(kernel name, text)` of each kernel when `keep_asm` was set.
     pub asm: Vec<(String, String)>,
+    /// The ISA tiers that run: the GEMM engine's micro-kernel tier
+    /// (`avx512`, `avx2`, `portable`, `cranelift`) and the element math
+    /// (`avx512` block routines for exp/tanh, else `128-bit` inline code).
+    pub isa: String,
 }
