@@ -57,26 +57,9 @@ pub unsafe extern "C" fn block_tanh(p: *mut f32, n: i64) -> i64 {
 mod avx512 {
     use std::arch::x86_64::*;
 
-    use crate::codegen::approx::exp::{EXP_FAST_LIMIT, EXPM1_H, ROUND_MAGIC, ROUND_MAGIC_BIASED};
-    #[allow(clippy::excessive_precision)] // verbatim from approx/exp.rs
-    const EXP_FAST: [f32; 7] = [
-        1.375_140_7e-3,
-        8.368_916e-3,
-        4.166_953_3e-2,
-        1.666_651_8e-1,
-        4.999_998_8e-1,
-        1.0,
-        1.0,
-    ];
-    #[allow(clippy::excessive_precision)] // verbatim from approx/exp.rs
-    const EXP_FULL: [f32; 6] = [
-        1.987_569_1e-4,
-        1.398_2e-3,
-        8.333_452e-3,
-        4.166_579_6e-2,
-        1.666_666_5e-1,
-        5.000_000_1e-1,
-    ];
+    use crate::codegen::approx::exp::{
+        EXP_FAST_LIMIT, EXP_FAST_POLY, EXP_FULL_POLY, EXPM1_H, ROUND_MAGIC, ROUND_MAGIC_BIASED,
+    };
     const LN2_HI: f32 = -0.693_359_4;
     const LN2_LO: f32 = 2.121_944_4e-4;
 
@@ -176,7 +159,7 @@ mod avx512 {
     unsafe fn exp_fast(x: __m512) -> __m512 {
         unsafe {
             let (t, r) = reduce_ln2_scaled(x, x, 1.0, ROUND_MAGIC);
-            let p = horner(r, &EXP_FAST);
+            let p = horner(r, &EXP_FAST_POLY);
             let n23 = _mm512_slli_epi32::<23>(_mm512_castps_si512(t));
             _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(p), n23))
         }
@@ -194,7 +177,7 @@ mod avx512 {
             let n = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(t);
             let r = _mm512_fmadd_ps(n, c(LN2_HI), x);
             let r = _mm512_fmadd_ps(n, c(LN2_LO), r);
-            let p = horner(r, &EXP_FULL);
+            let p = horner(r, &EXP_FULL_POLY);
             let r2 = _mm512_mul_ps(r, r);
             let p = _mm512_fmadd_ps(p, r2, r);
             let p = _mm512_add_ps(p, c(1.0));

@@ -37,6 +37,28 @@ pub(crate) const EXPM1_H: [f32; 7] = [
     0.5,
 ];
 
+/// exp's fast path: e^r on |r| ≤ ln2/2 as a degree-6 polynomial (Horner).
+pub(crate) const EXP_FAST_POLY: [f32; 7] = [
+    1.375_140_7e-3,
+    8.368_916e-3,
+    4.166_953_3e-2,
+    1.666_651_8e-1,
+    4.999_998_8e-1,
+    1.0,
+    1.0,
+];
+
+/// exp's complete path: (e^r − 1 − r)/r² (Cephes), Horner.
+#[allow(clippy::excessive_precision)]
+pub(crate) const EXP_FULL_POLY: [f32; 6] = [
+    1.987_569_1e-4,
+    1.398_2e-3,
+    8.333_452e-3,
+    4.166_579_6e-2,
+    1.666_666_5e-1,
+    5.000_000_1e-1,
+];
+
 /// 1.5·2^23: adding it rounds to an integer held in the low mantissa bits.
 pub(crate) const ROUND_MAGIC: f32 = 12_582_912.0;
 /// 1.5·2^23 + 127: the same, the integer biased as an f32 exponent.
@@ -79,19 +101,7 @@ pub fn exp(em: &mut Emitter, x: Value) -> Value {
 /// fewer operations), and 2^n applied by adding n to its exponent bits.
 fn exp_fast(em: &mut Emitter, x: Value) -> Value {
     let (t, r) = reduce_ln2(em, x, ROUND_MAGIC);
-    let p = horner(
-        em,
-        r,
-        &[
-            1.375_140_7e-3,
-            8.368_916e-3,
-            4.166_953_3e-2,
-            1.666_651_8e-1,
-            4.999_998_8e-1,
-            1.0,
-            1.0,
-        ],
-    );
+    let p = horner(em, r, &EXP_FAST_POLY);
     let tb = em.b.ins().bitcast(I32X4, le(), t);
     let n23 = em.b.ins().ishl_imm_s(tb, 23);
     let pb = em.b.ins().bitcast(I32X4, le(), p);
@@ -125,18 +135,7 @@ fn exp_full(em: &mut Emitter, x: Value) -> Value {
     let c2 = c(em, 2.121_944_4e-4);
     let r = em.b.ins().fma(n, c1, x);
     let r = em.b.ins().fma(n, c2, r);
-    let p = horner(
-        em,
-        r,
-        &[
-            1.987_569_1e-4,
-            1.398_2e-3,
-            8.333_452e-3,
-            4.166_579_6e-2,
-            1.666_666_5e-1,
-            5.000_000_1e-1,
-        ],
-    );
+    let p = horner(em, r, &EXP_FULL_POLY);
     let r2 = em.b.ins().fmul(r, r);
     let p = em.b.ins().fma(p, r2, r);
     let one = c(em, 1.0);
