@@ -168,14 +168,21 @@ pub fn find_groups(
 ) -> Vec<RowGroup> {
     let mut groups = Vec::new();
     let mut cur: Vec<usize> = Vec::new();
+    // The members of `cur`, for constant-time lookups (a chain of
+    // thousands of kernels would otherwise scan `cur` per input).
+    let mut in_cur: std::collections::HashSet<usize> = std::collections::HashSet::new();
     let mut rows = 0i64;
-    let flush = |cur: &mut Vec<usize>, rows: i64, groups: &mut Vec<RowGroup>| {
+    let flush = |cur: &mut Vec<usize>,
+                 in_cur: &mut std::collections::HashSet<usize>,
+                 rows: i64,
+                 groups: &mut Vec<RowGroup>| {
         if cur.len() >= 2
             && let Some(g) = make_group(prog, std::mem::take(cur), rows, users, min_bytes)
         {
             groups.push(g);
         }
         cur.clear();
+        in_cur.clear();
     };
     for (i, step) in prog.steps.iter().enumerate() {
         match step {
@@ -184,7 +191,7 @@ pub fn find_groups(
                 meta, inputs, post, ..
             } if post.is_none() && prog.leaf_bytes[i].len() == 1 && meta.outer >= 2 => {
                 let Some(local) = row_local.get(&i) else {
-                    flush(&mut cur, rows, &mut groups);
+                    flush(&mut cur, &mut in_cur, rows, &mut groups);
                     continue;
                 };
                 let fits = !cur.is_empty()
@@ -192,17 +199,18 @@ pub fn find_groups(
                     && inputs
                         .iter()
                         .zip(local)
-                        .all(|(id, &ok)| ok || !cur.iter().any(|&m| m == id.index()));
+                        .all(|(id, &ok)| ok || !in_cur.contains(&id.index()));
                 if !fits {
-                    flush(&mut cur, rows, &mut groups);
+                    flush(&mut cur, &mut in_cur, rows, &mut groups);
                     rows = meta.outer;
                 }
                 cur.push(i);
+                in_cur.insert(i);
             }
-            _ => flush(&mut cur, rows, &mut groups),
+            _ => flush(&mut cur, &mut in_cur, rows, &mut groups),
         }
     }
-    flush(&mut cur, rows, &mut groups);
+    flush(&mut cur, &mut in_cur, rows, &mut groups);
     groups
 }
 
