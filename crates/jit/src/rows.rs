@@ -228,13 +228,17 @@ fn make_group(
     let mut inputs = Vec::with_capacity(members.len());
     let mut scratch = Vec::with_capacity(members.len());
     let mut per_row = 0usize;
+    // Member step -> its position in the group (lookups stay O(1) in
+    // groups of thousands of kernels).
+    let pos: std::collections::HashMap<usize, usize> =
+        members.iter().enumerate().map(|(j, &m)| (m, j)).collect();
     for (k, &m) in members.iter().enumerate() {
         let Step::Kernel { inputs: ins, .. } = &prog.steps[m] else {
             return None;
         };
         let mut v = Vec::with_capacity(ins.len());
         for id in ins {
-            match members.iter().position(|&x| x == id.index()) {
+            match pos.get(&id.index()).copied() {
                 Some(j) => v.push(GroupInput::Member(j)),
                 None => {
                     per_row +=
@@ -248,7 +252,7 @@ fn make_group(
         per_row += bytes / rows as usize;
         let inside = users[m]
             .iter()
-            .all(|u| members[k + 1..].contains(&u.index()));
+            .all(|u| pos.get(&u.index()).is_some_and(|&j| j > k));
         let scratch_ok = inside && m != prog.root.index() && bytes.is_multiple_of(rows as usize);
         scratch.push(scratch_ok.then_some(bytes / rows as usize));
     }
