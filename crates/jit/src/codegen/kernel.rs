@@ -404,26 +404,18 @@ impl Nest<'_> {
 /// failing (reduce-window is not one: its lanes are whole windows).
 fn reads_through_reductions(module: &Module, spec: &KernelSpec) -> bool {
     let comp = module.comp(spec.comp);
-    let mut stack = vec![spec.root];
-    let mut seen = std::collections::HashSet::new();
-    while let Some(id) = stack.pop() {
-        if !seen.insert(id) || spec.inputs.iter().any(|(i, _)| *i == id) {
-            continue;
-        }
-        let i = comp.get(id);
-        if matches!(
-            i.op,
+    let is_input = |id: InstrId| spec.inputs.iter().any(|(i, _)| *i == id);
+    let (ids, _) = kernel_users(comp, spec.root, &is_input);
+    ids.into_iter().filter(|&id| !is_input(id)).any(|id| {
+        matches!(
+            comp.get(id).op,
             rxla_ir::Op::Reduce { .. }
                 | rxla_ir::Op::Dot { .. }
                 | rxla_ir::Op::Convolution { .. }
                 | rxla_ir::Op::Fusion { .. }
                 | rxla_ir::Op::Map { .. }
-        ) {
-            return true;
-        }
-        stack.extend(i.operands.iter().copied());
-    }
-    false
+        )
+    })
 }
 
 /// The outputs `[a, b)` along the contiguous dim `d` of `out` at which
