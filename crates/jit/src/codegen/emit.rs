@@ -14,7 +14,9 @@ use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{F32, F32X4, I8, I8X16, I32, I32X4, I64};
-use cranelift_codegen::ir::{FuncRef, InstBuilder, MemFlagsData, Type, Value};
+use cranelift_codegen::ir::{
+    FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Type, Value,
+};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module as _};
@@ -109,7 +111,15 @@ pub struct Emitter<'a, 'f> {
     /// by a wide block routine (`kernel.rs`, blocked rows): (scratch base
     /// shifted back by the block's first index, the contiguous dim).
     pub blocked: HashMap<(CompId, InstrId), (Value, usize)>,
+    /// Exp/tanh under a vectorized reduction may run in wide block
+    /// routines (`crate::wide`; the host has them and the options allow).
+    pub wide_reduce: bool,
 }
+
+/// Elements per block of a reduction whose exp/tanh run in a wide routine
+/// (a multiple of 16: see `reduce_vec_loops`; 2 KiB of scratch each).
+const REDUCE_BLOCK: i64 = 512;
+const SLOT_SKEW: i64 = 1088;
 
 /// Windows of at most this many elements are unrolled (pooling).
 const MAX_UNROLLED_WINDOW: i64 = 16;
@@ -180,6 +190,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             allow_strided: false,
             interior: Vec::new(),
             blocked: HashMap::new(),
+            wide_reduce: false,
         }
     }
 
@@ -2003,52 +2014,142 @@ impl<'a, 'f> Emitter<'a, 'f> {
         unit[m] = 1;
         let sym = Sym::Dims(unit);
         let extents: Vec<i64> = outer.iter().map(|&d| os.dims[d]).collect();
-        let (n16, n4) = (n / 16 * 16, n / 4 * 4);
-        self.nest(&extents, &mut Vec::new(), &mut |em, vars| {
-            let mut oi = base_idx.to_vec();
-            for (&d, &v) in outer.iter().zip(vars) {
-                oi[d] = v;
-            }
-            if n16 > 0 {
-                let (lo, hi) = (em.iconst(0), em.iconst(n16));
-                em.for_range(lo, hi, 16, |em, j| {
-                    for (k, &acc) in accs.iter().enumerate() {
-                        let mut oi2 = oi.clone();
-                        oi2[m] = em.b.ins().iadd_imm_s(j, 4 * k as i64);
-                        let v = em.emit(c, operand, &oi2, Some(&sym))?;
-                        let a = em.b.use_var(acc);
-                        let r = vop(em, a, v)?;
-                        em.b.def_var(acc, r);
-                    }
-                    Ok(())
-                })?;
-            }
-            if n4 > n16 {
-                let (lo, hi) = (em.iconst(n16), em.iconst(n4));
-                em.for_range(lo, hi, 4, |em, j| {
-                    let mut oi2 = oi.clone();
-                    oi2[m] = j;
+        // Elements `lo..hi` of the reduced dim (`lo` a multiple of 16): the
+        // whole vectors of 16 into the four accumulators, then vectors of
+        // 4 into the first, then scalars. The element → accumulator
+        // assignment depends only on the element's index, so splitting
+        // `0..n` into ranges at multiples of 16 sums in the same order.
+        let range = |em: &mut Self, oi: &[Value], lo: Value, hi: Value| -> Result<()> {
+            let len = em.b.ins().isub(hi, lo);
+            let len16 = em.b.ins().band_imm_s(len, !15);
+            let len4 = em.b.ins().band_imm_s(len, !3);
+            let hi16 = em.b.ins().iadd(lo, len16);
+            let hi4 = em.b.ins().iadd(lo, len4);
+            em.for_range(lo, hi16, 16, |em, j| {
+                for (k, &acc) in accs.iter().enumerate() {
+                    let mut oi2 = oi.to_vec();
+                    oi2[m] = em.b.ins().iadd_imm_s(j, 4 * k as i64);
                     let v = em.emit(c, operand, &oi2, Some(&sym))?;
-                    let a = em.b.use_var(accs[0]);
+                    let a = em.b.use_var(acc);
                     let r = vop(em, a, v)?;
-                    em.b.def_var(accs[0], r);
-                    Ok(())
-                })?;
-            }
-            if n > n4 {
-                let (lo, hi) = (em.iconst(n4), em.iconst(n));
-                em.for_range(lo, hi, 1, |em, j| {
-                    let mut oi2 = oi.clone();
-                    oi2[m] = j;
-                    let v = em.emit(c, operand, &oi2, None)?;
-                    let a = em.b.use_var(sacc);
-                    let r = em.binary(op, ElementType::F32, a, v, false)?;
-                    em.b.def_var(sacc, r);
-                    Ok(())
-                })?;
-            }
-            Ok(())
-        })?;
+                    em.b.def_var(acc, r);
+                }
+                Ok(())
+            })?;
+            em.for_range(hi16, hi4, 4, |em, j| {
+                let mut oi2 = oi.to_vec();
+                oi2[m] = j;
+                let v = em.emit(c, operand, &oi2, Some(&sym))?;
+                let a = em.b.use_var(accs[0]);
+                let r = vop(em, a, v)?;
+                em.b.def_var(accs[0], r);
+                Ok(())
+            })?;
+            em.for_range(hi4, hi, 1, |em, j| {
+                let mut oi2 = oi.to_vec();
+                oi2[m] = j;
+                let v = em.emit(c, operand, &oi2, None)?;
+                let a = em.b.use_var(sacc);
+                let r = em.binary(op, ElementType::F32, a, v, false)?;
+                em.b.def_var(sacc, r);
+                Ok(())
+            })
+        };
+        let wide = if self.wide_reduce {
+            let inputs = &self.inputs;
+            let bound = &self.bound;
+            let is_input =
+                |id: InstrId| inputs.contains_key(&(c, id)) || bound.contains_key(&(c, id));
+            super::kernel::wide_nodes(self.module.comp(c), operand, &os.dims, &is_input)
+        } else {
+            Vec::new()
+        };
+        if wide.is_empty() || n < 16 {
+            self.nest(&extents, &mut Vec::new(), &mut |em, vars| {
+                let mut oi = base_idx.to_vec();
+                for (&d, &v) in outer.iter().zip(vars) {
+                    oi[d] = v;
+                }
+                let (lo, hi) = (em.iconst(0), em.iconst(n));
+                range(em, &oi, lo, hi)
+            })?;
+        } else {
+            // Exp/tanh under the reduction a block at a time by a wide
+            // routine (bit-identical to the inline code): each one's
+            // operand into scratch, the routine over it in place, then the
+            // block's accumulation reading it from there.
+            let slots: Vec<Value> = wide
+                .iter()
+                .map(|_| {
+                    let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                        StackSlotKind::ExplicitSlot,
+                        (REDUCE_BLOCK * 4 + SLOT_SKEW) as u32,
+                        6,
+                    ));
+                    self.b.ins().stack_addr(I64, slot, SLOT_SKEW as i32)
+                })
+                .collect();
+            // The accumulators go to memory around the fill loops and the
+            // calls (which clobber every vector register): left live
+            // across them, the register allocator kept them on the stack
+            // in the accumulation loop too, a load and a store per add.
+            let vars: Vec<(Variable, Type)> = accs
+                .iter()
+                .map(|&v| (v, F32X4))
+                .chain([(sacc, F32)])
+                .chain(nan.map(|v| (v, I32X4)))
+                .collect();
+            let keep = self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                16 * vars.len() as u32,
+                4,
+            ));
+            self.nest(&extents, &mut Vec::new(), &mut |em, outer_vars| {
+                let mut oi = base_idx.to_vec();
+                for (&d, &v) in outer.iter().zip(outer_vars) {
+                    oi[d] = v;
+                }
+                let (lo, hi) = (em.iconst(0), em.iconst(n));
+                em.for_range(lo, hi, REDUCE_BLOCK, |em, j0| {
+                    for (k, &(v, _)) in vars.iter().enumerate() {
+                        let x = em.b.use_var(v);
+                        em.b.ins().stack_store(I64, x, keep, 16 * k as i32);
+                    }
+                    let end = em.b.ins().iadd_imm_s(j0, REDUCE_BLOCK);
+                    let j1 = em.b.ins().smin(end, hi);
+                    let len = em.b.ins().isub(j1, j0);
+                    let len4 = em.b.ins().band_imm_s(len, !3);
+                    let vhi = em.b.ins().iadd(j0, len4);
+                    let shift = em.b.ins().ishl_imm_s(j0, 2);
+                    for (&(t, arg, routine), &slot) in wide.iter().zip(&slots) {
+                        let base = em.b.ins().isub(slot, shift);
+                        let flags = MemFlagsData::new().with_notrap();
+                        let store = |em: &mut Self, j: Value, lanes: Option<&Sym>| {
+                            let mut oi2 = oi.clone();
+                            oi2[m] = j;
+                            let v = em.emit(c, arg, &oi2, lanes)?;
+                            let off = em.b.ins().ishl_imm_s(j, 2);
+                            let a = em.b.ins().iadd(base, off);
+                            em.b.ins().store(flags, v, a, 0);
+                            Ok::<_, JitError>(())
+                        };
+                        em.for_range(j0, vhi, 4, |em, j| store(em, j, Some(&sym)))?;
+                        em.for_range(vhi, j1, 1, |em, j| store(em, j, None))?;
+                        em.call(routine, &[slot, len])?;
+                        em.blocked.insert((c, t), (base, m));
+                    }
+                    for (k, &(v, ty)) in vars.iter().enumerate() {
+                        let x = em.b.ins().stack_load(I64, ty, keep, 16 * k as i32);
+                        em.b.def_var(v, x);
+                    }
+                    let r = range(em, &oi, j0, j1);
+                    for &(t, _, _) in &wide {
+                        em.blocked.remove(&(c, t));
+                    }
+                    r
+                })
+            })?;
+        }
         let a: Vec<Value> = accs.iter().map(|&v| self.b.use_var(v)).collect();
         let a01 = self.binary(op, ElementType::F32, a[0], a[1], true)?;
         let a23 = self.binary(op, ElementType::F32, a[2], a[3], true)?;

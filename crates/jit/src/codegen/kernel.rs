@@ -72,6 +72,7 @@ fn build_with(
     let (ins, outs, lo, hi) = (params[0], params[1], params[2], params[3]);
     let mut em = Emitter::new(b, &mut jit.jm, module, &mut jit.consts);
     em.vec_reduce = vec_reduce;
+    em.wide_reduce = wide && crate::wide::available();
     em.allow_strided = !reads_through_reductions(module, spec);
     let flags = MemFlagsData::trusted();
     for (k, (id, shape)) in spec.inputs.iter().enumerate() {
@@ -526,24 +527,35 @@ fn window_interior(
 }
 
 /// The f32 transcendentals of the kernel that a wide routine can compute
-/// per row block: exp and tanh whose every use in the kernel reads them at
-/// the root's own index (the root, or elementwise ops of the same dims),
-/// in dependency order.
+/// per row block (see [`wide_nodes`]).
 fn blockable(
     module: &Module,
     spec: &KernelSpec,
     out: &ArrayShape,
 ) -> Vec<(InstrId, InstrId, &'static str)> {
+    let is_input = |id: InstrId| spec.inputs.iter().any(|(i, _)| *i == id);
+    wide_nodes(module.comp(spec.comp), spec.root, &out.dims, &is_input)
+}
+
+/// The f32 exp and tanh instructions under `root` (down to `is_input`)
+/// whose every use reads them at `root`'s own index (`root` itself, or
+/// elementwise ops of the same `dims` that are read so), in dependency
+/// order, each with its operand and the wide routine that computes it:
+/// the values a wide block routine can compute a block at a time.
+pub(super) fn wide_nodes(
+    comp: &rxla_ir::Computation,
+    root: InstrId,
+    dims: &[i64],
+    is_input: &dyn Fn(InstrId) -> bool,
+) -> Vec<(InstrId, InstrId, &'static str)> {
     use rxla_ir::{Op, UnaryOp};
     use std::collections::HashSet;
-    let comp = module.comp(spec.comp);
-    let is_input = |id: InstrId| spec.inputs.iter().any(|(i, _)| *i == id);
-    let (ids, users) = kernel_users(comp, spec.root, &is_input);
-    let same = |id: InstrId| comp.get(id).shape.dims() == out.dims.as_slice();
+    let (ids, users) = kernel_users(comp, root, is_input);
+    let same = |id: InstrId| comp.get(id).shape.dims() == dims;
     let mut at_root: HashSet<InstrId> = HashSet::new();
     let mut found = Vec::new();
     for &id in &ids {
-        let ok = id == spec.root
+        let ok = id == root && same(id)
             || same(id)
                 && users.get(&id).is_some_and(|us| {
                     us.iter()
