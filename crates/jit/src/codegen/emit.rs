@@ -119,7 +119,6 @@ pub struct Emitter<'a, 'f> {
 /// Elements per block of a reduction whose exp/tanh run in a wide routine
 /// (a multiple of 16: see `reduce_vec_loops`; 2 KiB of scratch each).
 const REDUCE_BLOCK: i64 = 512;
-const SLOT_SKEW: i64 = 1088;
 
 /// Windows of at most this many elements are unrolled (pooling).
 const MAX_UNROLLED_WINDOW: i64 = 16;
@@ -2083,10 +2082,10 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 .map(|_| {
                     let slot = self.b.create_sized_stack_slot(StackSlotData::new(
                         StackSlotKind::ExplicitSlot,
-                        (REDUCE_BLOCK * 4 + SLOT_SKEW) as u32,
+                        (REDUCE_BLOCK * 4) as u32,
                         6,
                     ));
-                    self.b.ins().stack_addr(I64, slot, SLOT_SKEW as i32)
+                    self.b.ins().stack_addr(I64, slot, 0)
                 })
                 .collect();
             // The accumulators go to memory around the fill loops and the
