@@ -12,7 +12,12 @@
 //! Cost rule (no duplication of work): a producer joins a group only when
 //! every user of it is already in the group, so nothing is computed twice
 //! — except constants and iotas, which are copied into every group that
-//! reads them (and broadcasts of scalar constants). A producer that is expensive per element (reduce, dot,
+//! reads them (and broadcasts of scalar constants), and cheap producers
+//! (add/subtract/multiply/min/max/negate/abs/convert, broadcasts) whose
+//! every user reads them at its own index: each user's group computes
+//! its own copy, at most 3 users and 2 levels deep, and the shared
+//! intermediate disappears (softmax's `x - max`, read by `sum(exp(·))`
+//! and by the output; what XLA's fusion duplicates too). A producer that is expensive per element (reduce, dot,
 //! transcendental or power/atan2/remainder) joins only where its elements
 //! are read at most once per output element: through elementwise ops of
 //! the same dims, reshape, transpose, slice, reverse, copy, convert, pad,
@@ -202,6 +207,31 @@ fn duplicable(comp: &Computation, instr: &Instruction) -> bool {
     }
 }
 
+/// A producer cheap enough to be computed again in each consumer group
+/// that reads it (XLA's fusion duplicates such producers too): one
+/// add/subtract/multiply/min/max/negate/abs/convert per element, or a
+/// broadcast. Copying it lets each consumer read the producer's own
+/// operands instead of a materialized intermediate (softmax-like graphs:
+/// `x - max` read by both `sum(exp(·))` and the output).
+fn cheap_copyable(instr: &Instruction) -> bool {
+    use rxla_ir::BinaryOp as B;
+    match &instr.op {
+        Op::Binary(b) => matches!(
+            b,
+            B::Add | B::Subtract | B::Multiply | B::Maximum | B::Minimum
+        ),
+        Op::Unary(u) => matches!(u, UnaryOp::Negate | UnaryOp::Abs),
+        Op::Convert | Op::Broadcast { .. } => true,
+        _ => false,
+    }
+}
+
+/// Most users a cheap producer may be copied for.
+const MAX_COPY_USERS: usize = 3;
+
+/// Longest chain of cheap copies (a copy's operands may be copies too).
+const MAX_COPY_DEPTH: u32 = 2;
+
 /// Whether operand `k` of `user` is read at most once per element of
 /// `user` (so an expensive producer there is not recomputed).
 fn read_once(comp: &Computation, user: InstrId, k: usize) -> bool {
@@ -242,11 +272,30 @@ fn fuse_computation(
     let users = comp.users();
     let mut owner: Vec<Option<usize>> = vec![None; comp.len()];
     let mut groups: Vec<Group> = Vec::new();
+    // Producers every user of which copied them (or is itself copied
+    // away): they disappear in the rewrite, so they root no group.
+    let mut copied_away: HashSet<InstrId> = HashSet::new();
+    let mut copy_groups: HashMap<InstrId, Vec<usize>> = HashMap::new();
     for root in (0..comp.len() as u32).rev().map(InstrId) {
         if owner[root.index()].is_some()
             || !fusible(comp.get(root), cfg)
             || duplicable(&comp, comp.get(root))
         {
+            continue;
+        }
+        let us = &users[root.index()];
+        if root != comp.root
+            && !us.is_empty()
+            && us.iter().all(|u| {
+                let copied_with = |gi: &usize| groups[*gi].copies.contains(&root);
+                owner[u.index()].is_some_and(|gi| copied_with(&gi))
+                    || copied_away.contains(u)
+                        && copy_groups
+                            .get(u)
+                            .is_some_and(|gs| gs.iter().all(copied_with))
+            })
+        {
+            copied_away.insert(root);
             continue;
         }
         let mut g = Group {
@@ -256,6 +305,7 @@ fn fuse_computation(
         };
         g.members.insert(root, true);
         let mut indexings: HashMap<InstrId, u64> = HashMap::new();
+        let mut copy_depth: HashMap<InstrId, u32> = HashMap::new();
         // Grow until no producer can join.
         let mut changed = true;
         while changed && g.members.len() < MAX_GROUP {
@@ -286,7 +336,55 @@ fn fuse_computation(
                     if p == comp.root {
                         continue;
                     }
-                    if !users[p.index()].iter().all(|u| g.members.contains_key(u)) {
+                    let all_users_in = users[p.index()].iter().all(|u| g.members.contains_key(u));
+                    let read_by_copy = users[p.index()].iter().any(|u| g.copies.contains(u));
+                    if !all_users_in || read_by_copy {
+                        // Copied (computed again here, the original kept for
+                        // its other users) if cheap and not fanned out far.
+                        let depth = if g.copies.contains(&m) {
+                            copy_depth.get(&m).copied().unwrap_or(1) + 1
+                        } else {
+                            1
+                        };
+                        // Read here only at the users' own index (elementwise
+                        // users of the same dims, a reduce's input, or a
+                        // copied broadcast), by users computed at one index:
+                        // never through a slice, pad or transpose, where a
+                        // stencil would compute each copy at many offsets.
+                        // Every user, here or elsewhere, must read it so (then
+                        // each user's group can copy it and the original
+                        // goes; a copy beside a kept original saves nothing).
+                        let own_index = users[p.index()].iter().all(|&u| {
+                            let ui = comp.get(u);
+                            fusible(ui, cfg)
+                                && indexings.get(&u).copied().unwrap_or(1) == 1
+                                && (ui.op.is_elementwise() && ui.shape.dims() == pi.shape.dims()
+                                    || matches!(ui.op, Op::Reduce { .. })
+                                        && ui.operands.first() == Some(&p)
+                                    || matches!(ui.op, Op::Broadcast { .. })
+                                        && g.copies.contains(&u))
+                        });
+                        if cheap_copyable(pi)
+                            && users[p.index()].len() <= MAX_COPY_USERS
+                            && depth <= MAX_COPY_DEPTH
+                            && own_index
+                            && allow(&format!("copy {} into {}", pi.name, comp.get(g.root).name))
+                        {
+                            g.members.insert(p, false);
+                            g.copies.insert(p);
+                            copy_depth.insert(p, depth);
+                            changed = true;
+                        }
+                        continue;
+                    }
+                    // Moved in only if no earlier group that copied a user of
+                    // it reads it as a parameter.
+                    let read_elsewhere = users[p.index()].iter().any(|u| {
+                        copy_groups.get(u).is_some_and(|gs| {
+                            gs.iter().any(|&gi| !groups[gi].members.contains_key(&p))
+                        })
+                    });
+                    if read_elsewhere {
                         continue;
                     }
                     // Read once per output element only if every user reads it once
@@ -342,6 +440,8 @@ fn fuse_computation(
         for m in g.members.keys() {
             if !g.copies.contains(m) {
                 owner[m.index()] = Some(gi);
+            } else {
+                copy_groups.entry(*m).or_default().push(gi);
             }
         }
         groups.push(g);
@@ -433,14 +533,34 @@ fn rewrite(module: &mut Module, cid: CompId, comp: &Computation, groups: &[Group
     // Copied constants/iotas left without users outside their groups go.
     let users = comp.users();
     let roots: HashSet<InstrId> = groups.iter().map(|g| g.root).collect();
-    for g in groups {
-        for &c in &g.copies {
-            if users[c.index()]
-                .iter()
-                .all(|u| removed.contains(u) || roots.contains(u))
-                && comp.root != c
-            {
-                removed.insert(c);
+    // A copied producer goes when no instruction left outside the groups
+    // reads it and every group reading one of its users holds its own copy
+    // (else the group reads it as a parameter). To a fixpoint: a copy's
+    // own copied operands go once it has.
+    let mut groups_of: HashMap<InstrId, Vec<usize>> = HashMap::new();
+    for (gi, g) in groups.iter().enumerate() {
+        for &m in g.members.keys() {
+            groups_of.entry(m).or_default().push(gi);
+        }
+    }
+    let mut again = true;
+    while again {
+        again = false;
+        for g in groups {
+            for &c in &g.copies {
+                if removed.contains(&c) || comp.root == c {
+                    continue;
+                }
+                let gone = users[c.index()].iter().all(|u| {
+                    (removed.contains(u) || roots.contains(u))
+                        && groups_of.get(u).is_some_and(|gs| {
+                            gs.iter().all(|&gi| groups[gi].members.contains_key(&c))
+                        })
+                });
+                if gone {
+                    removed.insert(c);
+                    again = true;
+                }
             }
         }
     }
@@ -549,6 +669,76 @@ ENTRY e {
                 .iter()
                 .any(|i| matches!(i.op, Op::Reduce { .. } | Op::Unary(UnaryOp::Exp))),
             "the divide fusion must not recompute exp or the sum:\n{text}"
+        );
+    }
+
+    /// Log-softmax: `d = x - max` is read by `sum(exp(d))` and by the
+    /// output `d - log(sum)`, both at their own index: each group computes
+    /// its own `d` from `x` and the row maximum, and `d` is never
+    /// materialized. A cheap producer also read through a slice is not
+    /// copied (a stencil would compute it at every offset).
+    #[test]
+    fn cheap_shared_producer_is_copied_into_each_reader() {
+        let (m, text) = fused(
+            "HloModule ls
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[8,16] parameter(0)
+  ninf = f32[] constant(-inf)
+  mx = f32[8] reduce(x, ninf), dimensions={1}, to_apply=max
+  bm = f32[8,16] broadcast(mx), dimensions={0}
+  d = f32[8,16] subtract(x, bm)
+  ex = f32[8,16] exponential(d)
+  zero = f32[] constant(0)
+  sm = f32[8] reduce(ex, zero), dimensions={1}, to_apply=add
+  lg = f32[8] log(sm)
+  bl = f32[8,16] broadcast(lg), dimensions={0}
+  ROOT r = f32[8,16] subtract(d, bl)
+}
+",
+        );
+        let e = m.entry_computation();
+        let ops: Vec<&str> = e.instructions.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(ops, vec!["x", "mx", "lg", "r"], "{text}");
+        for f in ["fused_lg", "fused_r"] {
+            let c = &m.computations[m.find_computation(f).expect(f).index()];
+            let subs = c
+                .instructions
+                .iter()
+                .filter(|i| matches!(i.op, Op::Binary(rxla_ir::BinaryOp::Subtract)))
+                .count();
+            assert!(subs >= 1, "{f} computes its own x - max:\n{text}");
+        }
+
+        let (m, text) = fused(
+            "HloModule st
+ENTRY e {
+  x = f32[16] parameter(0)
+  y = f32[16] parameter(1)
+  a = f32[16] add(x, y)
+  s = f32[14] slice(a), slice={[1:15]}
+  t = f32[14] slice(a), slice={[0:14]}
+  u = f32[14] add(s, t)
+  n = f32[16] negate(a)
+  ROOT r = (f32[14], f32[16]) tuple(u, n)
+}
+",
+        );
+        assert!(
+            m.entry_computation()
+                .instructions
+                .iter()
+                .any(|i| i.name == "a"),
+            "a is read through slices: kept, not copied:\n{text}"
         );
     }
 
