@@ -54,7 +54,10 @@ fn filled_with_seeded_values() {
     // Filled values lie in the documented ranges.
     let w = c[0].as_slice::<f32>().unwrap();
     assert_eq!(w.len(), 4);
-    assert!(w.iter().all(|&x| (-1.0..1.0).contains(&x) && (x * 128.0).fract() == 0.0));
+    assert!(
+        w.iter()
+            .all(|&x| (-1.0..1.0).contains(&x) && (x * 128.0).fract() == 0.0)
+    );
     let i = c[1].as_slice::<i32>().unwrap();
     assert!(i.iter().all(|&x| (-8..8).contains(&x)), "{i:?}");
     let u = c[2].as_slice::<u8>().unwrap();

@@ -15,7 +15,7 @@ use half::{bf16, f16};
 /// [`super::ParseOptions::fill_elided_constants`].
 pub const ELIDED_MESSAGE: &str = "elided constant `{...}` (XLA left its values out of the dump): \
 re-dump with --xla_dump_hlo_as_text and print_large_constants, or fill it with seeded \
-random values (`rxla run/check/opt --fill-elided-constants[=SEED]`; library: \
+random values (rxla: `--fill-elided-constants[=SEED]`; library: \
 `ParseOptions::fill_elided_constants`)";
 
 /// Most elements one elided constant may be filled with (2^28).
@@ -61,14 +61,22 @@ impl ElidedFill {
         let unit = |next: &mut dyn FnMut() -> u64| ((next() % 256) as f64 - 128.0) / 128.0;
         let small_int = |next: &mut dyn FnMut() -> u64| (next() % 16) as i64 - 8;
         let data = match shape.element_type {
-            ElementType::F16 => ArrayData::F16((0..n).map(|_| f16::from_f64(unit(&mut next))).collect()),
-            ElementType::BF16 => ArrayData::BF16((0..n).map(|_| bf16::from_f64(unit(&mut next))).collect()),
+            ElementType::F16 => {
+                ArrayData::F16((0..n).map(|_| f16::from_f64(unit(&mut next))).collect())
+            }
+            ElementType::BF16 => {
+                ArrayData::BF16((0..n).map(|_| bf16::from_f64(unit(&mut next))).collect())
+            }
             ElementType::F32 => ArrayData::F32((0..n).map(|_| unit(&mut next) as f32).collect()),
             ElementType::F64 => ArrayData::F64((0..n).map(|_| unit(&mut next)).collect()),
             ElementType::Pred => ArrayData::Pred((0..n).map(|_| next() & 1 == 1).collect()),
             ElementType::S8 => ArrayData::S8((0..n).map(|_| small_int(&mut next) as i8).collect()),
-            ElementType::S16 => ArrayData::S16((0..n).map(|_| small_int(&mut next) as i16).collect()),
-            ElementType::S32 => ArrayData::S32((0..n).map(|_| small_int(&mut next) as i32).collect()),
+            ElementType::S16 => {
+                ArrayData::S16((0..n).map(|_| small_int(&mut next) as i16).collect())
+            }
+            ElementType::S32 => {
+                ArrayData::S32((0..n).map(|_| small_int(&mut next) as i32).collect())
+            }
             ElementType::S64 => ArrayData::S64((0..n).map(|_| small_int(&mut next)).collect()),
             ElementType::U8 => ArrayData::U8((0..n).map(|_| (next() % 8) as u8).collect()),
             ElementType::U16 => ArrayData::U16((0..n).map(|_| (next() % 8) as u16).collect()),
