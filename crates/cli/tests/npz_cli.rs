@@ -183,4 +183,9 @@ fn elided_constants_need_the_flag() {
     assert!(s.contains("ok: module elided"), "{s}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("note:"));
     assert_eq!(rxla(&["check", &m]).status.code(), Some(1));
+
+    // opt prints the filled values (seed 3: the values `run` added).
+    let s = ok(&rxla(&["opt", &m, "--fill-elided-constants=3"]));
+    assert!(s.contains("w = f32[4]{0} constant({"), "{s}");
+    assert!(!s.contains("{...}"), "{s}");
 }
