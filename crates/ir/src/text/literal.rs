@@ -13,10 +13,9 @@ use half::{bf16, f16};
 
 /// The error for an elided constant `{...}` read without
 /// [`super::ParseOptions::fill_elided_constants`].
-pub const ELIDED_MESSAGE: &str = "elided constant `{...}` (XLA left its values out of the dump): \
-re-dump with --xla_dump_hlo_as_text and print_large_constants, or fill it with seeded \
-random values (rxla: `--fill-elided-constants[=SEED]`; library: \
-`ParseOptions::fill_elided_constants`)";
+pub const ELIDED_MESSAGE: &str = "elided constant `{...}` (XLA left its values out of the \
+dump): re-dump with --xla_dump_large_constants, or fill it with seeded random values (rxla: \
+`--fill-elided-constants[=SEED]`; library: `ParseOptions::fill_elided_constants`)";
 
 /// Most elements one elided constant may be filled with (2^28).
 pub const MAX_FILL_ELEMENTS: usize = 1 << 28;
