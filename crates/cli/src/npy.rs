@@ -255,6 +255,22 @@ mod tests {
             back,
             vec![("arr_0".to_string(), m), ("arr_1".to_string(), i)]
         );
+        // Damaged archives are errors, never panics: every truncation and
+        // every single flipped byte of a numpy-written archive.
+        let good = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/npz/named.npz"
+        ))
+        .unwrap();
+        let q = dir.join("damaged.npz");
+        for n in 0..good.len() {
+            std::fs::write(&q, &good[..n]).unwrap();
+            assert!(read_npz(&q).is_err(), "truncated to {n} bytes");
+            let mut flipped = good.clone();
+            flipped[n] ^= 0x5a;
+            std::fs::write(&q, &flipped).unwrap();
+            let _ = read_npz(&q);
+        }
         std::fs::write(dir.join("bad.npz"), b"not a zip").unwrap();
         let e = read_npz(&dir.join("bad.npz")).unwrap_err();
         assert!(e.contains("not a .npz archive"), "{e}");
