@@ -11,10 +11,18 @@ use std::collections::BTreeMap;
 /// Creates a fresh pass instance with default options.
 pub type PassConstructor = fn() -> Box<dyn Pass>;
 
-/// Known passes by name.
-#[derive(Clone, Default)]
+/// Known passes by name. `Registry::default()` is [`Registry::standard`]
+/// (every production pass); [`Registry::new`] is empty.
+#[derive(Clone)]
 pub struct Registry {
     passes: BTreeMap<&'static str, PassConstructor>,
+}
+
+impl Default for Registry {
+    /// The standard registry: every production pass.
+    fn default() -> Registry {
+        Registry::standard()
+    }
 }
 
 /// A pipeline with its passes instantiated and configured.
@@ -29,7 +37,9 @@ pub enum Stage {
 impl Registry {
     /// An empty registry.
     pub fn new() -> Registry {
-        Registry::default()
+        Registry {
+            passes: BTreeMap::new(),
+        }
     }
 
     /// Every production pass.

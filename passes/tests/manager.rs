@@ -415,3 +415,11 @@ fn dump_dir_writes_numbered_stages_and_index() {
     assert_eq!(last, rxla_ir::print_module(&m));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn default_registry_is_the_standard_one() {
+    let std_names = Registry::standard().names();
+    assert!(std_names.contains(&"cse") && std_names.contains(&"fusion"));
+    assert_eq!(Registry::default().names(), std_names);
+    assert!(Registry::new().names().is_empty());
+}

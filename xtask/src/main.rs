@@ -1,6 +1,7 @@
 //! `cargo xtask`: project automation. `ci` runs what CI runs plus the lint
 //! gates (fmt, clippy); `fuzz <target> [--time SECS]` wraps
-//! `cargo +nightly fuzz run`; `bench [--report-only] [criterion args...]`
+//! `cargo +nightly fuzz run` (installing cargo-fuzz first when
+//! `cargo +nightly fuzz --version` fails); `bench [--report-only] [criterion args...]`
 //! runs the criterion benches (jit, gemm) and writes their figures into
 //! docs/PERFORMANCE.md (`bench_report`); `bench-models [NAME...]` times
 //! the real-model set (benches/realmodel) on rxla and XLA:CPU side by side
@@ -59,6 +60,52 @@ fn cargo(args: &[&str]) -> bool {
         .unwrap_or(false)
 }
 
+/// Whether `cargo +nightly fuzz` works (output hidden).
+fn cargo_fuzz_works() -> bool {
+    Command::new("cargo")
+        .args(["+nightly", "fuzz", "--version"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+/// Makes `cargo +nightly fuzz` available on a fresh machine: a nightly
+/// toolchain must exist (it cannot be installed from here: rustup
+/// downloads it), cargo-fuzz is installed with `cargo install` when
+/// missing.
+fn ensure_cargo_fuzz() -> bool {
+    if cargo_fuzz_works() {
+        return true;
+    }
+    let nightly = Command::new("cargo")
+        .args(["+nightly", "--version"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !nightly {
+        eprintln!(
+            "cargo-fuzz needs a nightly toolchain and `cargo +nightly` does not run: install one with `rustup toolchain install nightly`"
+        );
+        return false;
+    }
+    eprintln!("cargo-fuzz is not installed; installing it (once)");
+    if !cargo(&["install", "cargo-fuzz"]) {
+        eprintln!("`cargo install cargo-fuzz` failed");
+        return false;
+    }
+    if !cargo_fuzz_works() {
+        eprintln!(
+            "cargo-fuzz was installed but `cargo +nightly fuzz --version` still fails (is ~/.cargo/bin on PATH?)"
+        );
+        return false;
+    }
+    true
+}
+
 fn usage() -> ExitCode {
     eprintln!(
         "usage: cargo xtask <ci | fuzz <target> [--time SECS] | bench [--report-only] [criterion args...] | bench-models [NAME...]>"
@@ -96,10 +143,25 @@ fn main() -> ExitCode {
                     _ => return usage(),
                 }
             }
+            if time.parse::<u64>().is_err() {
+                eprintln!("--time needs whole seconds, got `{time}`");
+                return usage();
+            }
+            if !ensure_cargo_fuzz() {
+                return ExitCode::FAILURE;
+            }
+            // The parser target starts from the corpus modules on a fresh
+            // checkout (fuzz/corpus is git-ignored).
+            if target == "parser" && !root().join("fuzz/corpus/parser").exists() {
+                eprintln!("+ sh fuzz/seed_corpus.sh");
+                let _ = Command::new("sh")
+                    .arg(root().join("fuzz/seed_corpus.sh"))
+                    .status();
+            }
             let max_time = format!("-max_total_time={time}");
             eprintln!("+ (cd fuzz && cargo +nightly fuzz run {target} -- {max_time})");
             Command::new("cargo")
-                .current_dir("fuzz")
+                .current_dir(root().join("fuzz"))
                 .args(["+nightly", "fuzz", "run", target, "--", &max_time])
                 .status()
                 .map(|s| s.success())

@@ -1,5 +1,7 @@
 //! Reading modules for the CLI: a path or `-` for stdin, parsed and
-//! verified, with errors formatted as `FILE:LINE:COL: error: ...`.
+//! verified, with errors formatted as `FILE:LINE:COL: error: ...`; the
+//! global `--max-input` and `--fill-elided-constants` settings. Never
+//! interprets a module beyond reading it.
 
 use crate::Failure;
 use rxla_ir::Module;
@@ -10,6 +12,23 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub const DEFAULT_MAX_INPUT: u64 = 1 << 30;
 
 static MAX_INPUT: AtomicU64 = AtomicU64::new(DEFAULT_MAX_INPUT);
+
+/// `--fill-elided-constants[=SEED]`: the seed, valid when `FILL_SET`.
+static FILL_SEED: AtomicU64 = AtomicU64::new(0);
+static FILL_SET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Sets `--fill-elided-constants` for every later module read.
+pub fn set_fill_elided_constants(seed: Option<u64>) {
+    FILL_SEED.store(seed.unwrap_or(0), Ordering::Relaxed);
+    FILL_SET.store(seed.is_some(), Ordering::Relaxed);
+}
+
+/// The `--fill-elided-constants` seed, if given.
+pub fn fill_elided_constants() -> Option<u64> {
+    FILL_SET
+        .load(Ordering::Relaxed)
+        .then(|| FILL_SEED.load(Ordering::Relaxed))
+}
 
 /// Sets the input size limit (`--max-input`) for every later read.
 pub fn set_max_input(bytes: u64) {
@@ -72,7 +91,9 @@ pub fn display_name(path: &str) -> &str {
     if path == "-" { "<stdin>" } else { path }
 }
 
-/// Reads, parses and verifies a module.
+/// Reads, parses and verifies a module. With `--fill-elided-constants`,
+/// elided constants (`constant({...})`) are filled with seeded random
+/// values and a note on stderr says how many.
 pub fn load_module(path: &str) -> Result<Module, Failure> {
     let bytes = read_bytes(path)?;
     let name = display_name(path);
@@ -85,7 +106,18 @@ pub fn load_module(path: &str) -> Result<Module, Failure> {
             e.valid_up_to()
         ))
     })?;
-    let module = rxla_ir::parse_module(text, name).map_err(|e| Failure::input(e.to_string()))?;
+    let options = rxla_ir::ParseOptions {
+        fill_elided_constants: fill_elided_constants(),
+    };
+    let parsed = rxla_ir::parse_module_with(text, name, &options)
+        .map_err(|e| Failure::input(e.to_string()))?;
+    let module = parsed.module;
+    if let (n @ 1.., Some(seed)) = (parsed.elided_constants, options.fill_elided_constants) {
+        eprintln!(
+            "rxla: note: {name}: {n} elided constant{} filled with random values (seed {seed})",
+            if n == 1 { "" } else { "s" }
+        );
+    }
     rxla_ir::verify_module(&module).map_err(|e| Failure::input(format!("{name}: error: {e}")))?;
     Ok(module)
 }

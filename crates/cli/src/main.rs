@@ -34,6 +34,19 @@ struct Cli {
     /// Largest input file (module, arguments, infeed) read, in bytes.
     #[arg(long, global = true, value_name = "BYTES", default_value_t = input::DEFAULT_MAX_INPUT)]
     max_input: u64,
+    /// Fill elided constants (`constant({...})`, as XLA dumps large ones)
+    /// with seeded random values (floats in [-1, 1), small integers) instead
+    /// of refusing them; a note on stderr counts them. The seed needs `=`:
+    /// `--fill-elided-constants=7` (default 0).
+    #[arg(
+        long,
+        global = true,
+        value_name = "SEED",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "0"
+    )]
+    fill_elided_constants: Option<u64>,
     #[command(subcommand)]
     command: Command,
 }
@@ -88,6 +101,7 @@ fn main() -> ExitCode {
         }
     };
     input::set_max_input(cli.max_input);
+    input::set_fill_elided_constants(cli.fill_elided_constants);
     let result = match cli.command {
         Command::Check(a) => check::run(a),
         Command::Opt(a) => opt::run(a),

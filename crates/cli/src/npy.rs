@@ -1,6 +1,10 @@
-//! NumPy `.npy` files ↔ literals for `rxla run --arg X.npy` and
-//! `--out-npy DIR`, via the npyz crate. C and Fortran order are read;
-//! files are written in C order. bf16 has no NumPy dtype and is an error.
+//! NumPy `.npy` files and `.npz` archives ↔ literals for `rxla run --arg
+//! X.npy`, `--out-npy DIR`, `--args-npz F` and `--out-npz F`, via the npyz
+//! crate (arrays) and the zip crate (archives: stored, as `np.savez`
+//! writes them, or deflated, as `np.savez_compressed` does). C and Fortran
+//! order are read; arrays are written in C order, archives uncompressed.
+//! bf16 has no NumPy dtype and is an error. Nothing here knows about
+//! modules: matching arrays to parameters is `run.rs`'s job.
 
 use half::f16;
 use npyz::{DType, NpyFile, Order, WriteOptions, WriterBuilder};
@@ -32,9 +36,13 @@ fn element_type(dtype: &DType) -> Result<ElementType, String> {
 
 /// Reads a `.npy` file into an array literal (default layout).
 pub fn read_npy(path: &Path) -> Result<Literal, String> {
-    let name = path.display();
     let bytes = crate::input::read_file_limited(path)?;
-    let file = NpyFile::new(&bytes[..]).map_err(|e| {
+    npy_literal(&path.display().to_string(), &bytes)
+}
+
+/// Decodes the bytes of a `.npy` array; `name` prefixes errors.
+fn npy_literal(name: &str, bytes: &[u8]) -> Result<Literal, String> {
+    let file = NpyFile::new(bytes).map_err(|e| {
         format!(
             "{name}: not a .npy file: {}",
             crate::clip(&e.to_string(), 200)
@@ -79,13 +87,8 @@ pub fn read_npy(path: &Path) -> Result<Literal, String> {
     Ok(Literal::Array(lit))
 }
 
-/// Encodes in memory, then writes the file; a failed write (a full disk)
-/// removes the partial file instead of leaving a truncated one.
-fn write_vec<T: npyz::AutoSerialize + Copy>(
-    path: &Path,
-    dims: &[u64],
-    v: &[T],
-) -> std::io::Result<()> {
+/// Encodes `v` as a C-order `.npy` array.
+fn encode_vec<T: npyz::AutoSerialize + Copy>(dims: &[u64], v: &[T]) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     let mut w = WriteOptions::new()
         .default_dtype()
@@ -94,44 +97,123 @@ fn write_vec<T: npyz::AutoSerialize + Copy>(
         .begin_nd()?;
     w.extend(v.iter().copied())?;
     w.finish()?;
+    Ok(bytes)
+}
+
+/// The `.npy` bytes of an array literal (C order); `name` prefixes errors.
+fn encode_npy(name: &str, lit: &ArrayLiteral) -> Result<Vec<u8>, String> {
+    let dims: Vec<u64> = lit.shape.dims.iter().map(|&d| d as u64).collect();
+    let r = match &lit.data {
+        ArrayData::Pred(v) => encode_vec(&dims, v),
+        ArrayData::S8(v) => encode_vec(&dims, v),
+        ArrayData::S16(v) => encode_vec(&dims, v),
+        ArrayData::S32(v) => encode_vec(&dims, v),
+        ArrayData::S64(v) => encode_vec(&dims, v),
+        ArrayData::U8(v) => encode_vec(&dims, v),
+        ArrayData::U16(v) => encode_vec(&dims, v),
+        ArrayData::U32(v) => encode_vec(&dims, v),
+        ArrayData::U64(v) => encode_vec(&dims, v),
+        ArrayData::F16(v) => encode_vec(&dims, v),
+        ArrayData::F32(v) => encode_vec(&dims, v),
+        ArrayData::F64(v) => encode_vec(&dims, v),
+        ArrayData::BF16(_) => {
+            return Err(format!(
+                "{name}: bf16 has no NumPy dtype; use --output json"
+            ));
+        }
+        ArrayData::Token(_) => {
+            return Err(format!("{name}: a token has no data to write"));
+        }
+    };
+    r.map_err(|e| format!("{name}: cannot encode: {e}"))
+}
+
+/// Writes `bytes` to `path`; a failed write (a full disk) removes the
+/// partial file instead of leaving a truncated one.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let r = std::fs::File::create(path).and_then(|mut f| {
         use std::io::Write;
-        f.write_all(&bytes)?;
+        f.write_all(bytes)?;
         f.sync_all()
     });
     if r.is_err() {
         let _ = std::fs::remove_file(path);
     }
-    r
+    r.map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }
 
 /// Writes an array literal as a C-order `.npy` file.
 pub fn write_npy(path: &Path, lit: &ArrayLiteral) -> Result<(), String> {
-    let dims: Vec<u64> = lit.shape.dims.iter().map(|&d| d as u64).collect();
-    let r = match &lit.data {
-        ArrayData::Pred(v) => write_vec(path, &dims, v),
-        ArrayData::S8(v) => write_vec(path, &dims, v),
-        ArrayData::S16(v) => write_vec(path, &dims, v),
-        ArrayData::S32(v) => write_vec(path, &dims, v),
-        ArrayData::S64(v) => write_vec(path, &dims, v),
-        ArrayData::U8(v) => write_vec(path, &dims, v),
-        ArrayData::U16(v) => write_vec(path, &dims, v),
-        ArrayData::U32(v) => write_vec(path, &dims, v),
-        ArrayData::U64(v) => write_vec(path, &dims, v),
-        ArrayData::F16(v) => write_vec(path, &dims, v),
-        ArrayData::F32(v) => write_vec(path, &dims, v),
-        ArrayData::F64(v) => write_vec(path, &dims, v),
-        ArrayData::BF16(_) => {
+    let bytes = encode_npy(&path.display().to_string(), lit)?;
+    write_file(path, &bytes)
+}
+
+/// Reads every array of a `.npz` archive, in archive order, with its name
+/// (the member name without `.npy`, as `np.load` names them). Members
+/// that are not `.npy` files are an error; each member's uncompressed
+/// size counts against `--max-input`.
+pub fn read_npz(path: &Path) -> Result<Vec<(String, Literal)>, String> {
+    use std::io::Read;
+    let name = path.display().to_string();
+    let bytes = crate::input::read_file_limited(path)?;
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| {
+        format!(
+            "{name}: not a .npz archive (a ZIP file of .npy arrays): {}",
+            crate::clip(&e.to_string(), 200)
+        )
+    })?;
+    let limit = crate::input::max_input();
+    let mut out = Vec::with_capacity(zip.len().min(1024));
+    for i in 0..zip.len() {
+        let mut member = zip
+            .by_index(i)
+            .map_err(|e| format!("{name}: member {i}: {}", crate::clip(&e.to_string(), 200)))?;
+        let member_name = member
+            .name()
+            .map_err(|e| format!("{name}: member {i}: {e}"))?
+            .into_owned();
+        let Some(array) = member_name.strip_suffix(".npy") else {
             return Err(format!(
-                "{}: bf16 has no NumPy dtype; use --output json",
-                path.display()
+                "{name}: member `{}` is not a .npy array",
+                crate::clip(&member_name, 100)
+            ));
+        };
+        let array = array.to_string();
+        let mut data = Vec::new();
+        (&mut member)
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut data)
+            .map_err(|e| format!("{name}: array `{array}`: cannot read: {e}"))?;
+        if data.len() as u64 > limit {
+            return Err(format!(
+                "{name}: array `{array}` is larger than --max-input ({limit} bytes)"
             ));
         }
-        ArrayData::Token(_) => {
-            return Err(format!("{}: a token has no data to write", path.display()));
-        }
-    };
-    r.map_err(|e| format!("{}: cannot write: {e}", path.display()))
+        let lit = npy_literal(&format!("{name}: array `{array}`"), &data)?;
+        out.push((array, lit));
+    }
+    Ok(out)
+}
+
+/// Writes arrays as an uncompressed `.npz` archive (`np.load` reads it):
+/// `arrays` are (name, value) pairs, each stored as `name.npy`.
+pub fn write_npz(path: &Path, arrays: &[(String, &ArrayLiteral)]) -> Result<(), String> {
+    use std::io::Write;
+    let name = path.display().to_string();
+    let zip_err = |e: zip::result::ZipError| format!("{name}: cannot write: {e}");
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (array, lit) in arrays {
+        let bytes = encode_npy(&format!("{name}: array `{array}`"), lit)?;
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored)
+            .large_file(bytes.len() as u64 >= u32::MAX as u64);
+        zip.start_file(format!("{array}.npy"), opts)
+            .map_err(zip_err)?;
+        zip.write_all(&bytes)
+            .map_err(|e| format!("{name}: cannot write: {e}"))?;
+    }
+    let bytes = zip.finish().map_err(zip_err)?.into_inner();
+    write_file(path, &bytes)
 }
 
 #[cfg(test)]
@@ -150,6 +232,48 @@ mod tests {
         let p = dir.join("b.npy");
         write_npy(&p, b.as_array().unwrap()).unwrap();
         assert_eq!(read_npy(&p).unwrap(), b);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn npz_round_trip() {
+        let dir = std::env::temp_dir().join(format!("rxla-npz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let m = Literal::mat(&[&[1.5f32, -2.0], &[4.0, 5.0]]).unwrap();
+        let i = Literal::vec1(vec![7i64, -3]);
+        let p = dir.join("a.npz");
+        write_npz(
+            &p,
+            &[
+                ("arr_0".to_string(), m.as_array().unwrap()),
+                ("arr_1".to_string(), i.as_array().unwrap()),
+            ],
+        )
+        .unwrap();
+        let back = read_npz(&p).unwrap();
+        assert_eq!(
+            back,
+            vec![("arr_0".to_string(), m), ("arr_1".to_string(), i)]
+        );
+        // Damaged archives are errors, never panics: every truncation and
+        // every single flipped byte of a numpy-written archive.
+        let good = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/npz/named.npz"
+        ))
+        .unwrap();
+        let q = dir.join("damaged.npz");
+        for n in 0..good.len() {
+            std::fs::write(&q, &good[..n]).unwrap();
+            assert!(read_npz(&q).is_err(), "truncated to {n} bytes");
+            let mut flipped = good.clone();
+            flipped[n] ^= 0x5a;
+            std::fs::write(&q, &flipped).unwrap();
+            let _ = read_npz(&q);
+        }
+        std::fs::write(dir.join("bad.npz"), b"not a zip").unwrap();
+        let e = read_npz(&dir.join("bad.npz")).unwrap_err();
+        assert!(e.contains("not a .npz archive"), "{e}");
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -1,7 +1,8 @@
-//! `rxla run FILE|-`: evaluate a module on arguments (JSON, .npy or
-//! deterministic random) with a backend (today the reference interpreter),
-//! optionally after a pass pipeline, and print the results as HLO literal
-//! text or corpus-style JSON, or write them as .npy files. `--time N`
+//! `rxla run FILE|-`: evaluate a module on arguments (JSON, .npy, .npz or
+//! deterministic random) with a backend (the JIT or the reference
+//! interpreter), optionally after a pass pipeline, and print the results as
+//! HLO literal text or corpus-style JSON, or write them as .npy files or
+//! one .npz archive. `--time N`
 //! reports the median/min/max of N timed runs after a warm-up.
 
 use crate::{Failure, input, npy};
@@ -57,6 +58,13 @@ pub struct RunArgs {
     /// One .npy file per parameter, in parameter order (C or Fortran order).
     #[arg(long = "arg", value_name = "X.npy")]
     pub npy_args: Vec<PathBuf>,
+    /// Arguments as one .npz archive (`np.savez`/`np.savez_compressed`):
+    /// parameter N is the array `arr_N` (what `np.savez(f, a, b)` writes),
+    /// else the array named like the ENTRY's parameter instruction
+    /// (`np.savez(f, x=..., y=...)`); an array matching no parameter is an
+    /// error.
+    #[arg(long, value_name = "F.npz")]
+    pub args_npz: Option<PathBuf>,
     /// Fill every parameter deterministically from SEED (default 0; the
     /// seed needs `=`: `--random-args=7`, so `--random-args FILE` reads FILE).
     #[arg(
@@ -83,6 +91,12 @@ pub struct RunArgs {
     /// Also write the outputs as DIR/0.npy, DIR/1.npy, ...
     #[arg(long, value_name = "DIR")]
     pub out_npy: Option<PathBuf>,
+    /// Also write the outputs as one uncompressed .npz archive: the leaves
+    /// of the result (a tuple gives several) as `arr_0`, `arr_1`, ... in
+    /// order (`np.load(F)["arr_0"]`); with replicas, replica 0's leaves
+    /// first, then replica 1's, ...
+    #[arg(long, value_name = "F.npz")]
+    pub out_npz: Option<PathBuf>,
     /// Run this pass pipeline first (see `rxla opt --help`).
     #[arg(long, value_name = "PIPELINE", conflicts_with = "pipeline")]
     pub passes: Option<String>,
@@ -201,6 +215,7 @@ fn gather_args(args: &RunArgs, module: &Module) -> Result<Vec<Literal>, Failure>
     let sources = [
         args.args_json.is_some(),
         !args.npy_args.is_empty(),
+        args.args_npz.is_some(),
         args.random_args.is_some(),
     ]
     .iter()
@@ -208,7 +223,7 @@ fn gather_args(args: &RunArgs, module: &Module) -> Result<Vec<Literal>, Failure>
     .count();
     if sources > 1 {
         return Err(Failure::usage(
-            "give arguments one way: --args-json, --arg (repeated) or --random-args",
+            "give arguments one way: --args-json, --arg (repeated), --args-npz or --random-args",
         ));
     }
     if let Some(j) = &args.args_json {
@@ -238,6 +253,9 @@ fn gather_args(args: &RunArgs, module: &Module) -> Result<Vec<Literal>, Failure>
             .map(|p| npy::read_npy(p).map_err(Failure::input))
             .collect();
     }
+    if let Some(path) = &args.args_npz {
+        return npz_args(path, module);
+    }
     if let Some(seed) = args.random_args {
         let mut rng = SplitMix(seed);
         return sig
@@ -250,9 +268,62 @@ fn gather_args(args: &RunArgs, module: &Module) -> Result<Vec<Literal>, Failure>
         return Ok(Vec::new());
     }
     Err(Failure::usage(format!(
-        "the ENTRY takes {} parameter(s): give --args-json F, --arg X.npy per parameter, or --random-args",
+        "the ENTRY takes {} parameter(s): give --args-json F, --arg X.npy per parameter, --args-npz F, or --random-args",
         sig.parameters.len()
     )))
+}
+
+/// The ENTRY's arguments from a .npz archive: parameter N is `arr_N`,
+/// else the array named like the parameter instruction.
+fn npz_args(path: &std::path::Path, module: &Module) -> Result<Vec<Literal>, Failure> {
+    let name = path.display();
+    let mut arrays: Vec<(String, Option<Literal>)> = npy::read_npz(path)
+        .map_err(Failure::input)?
+        .into_iter()
+        .map(|(n, l)| (n, Some(l)))
+        .collect();
+    let entry = module.entry_computation();
+    let mut params: Vec<(i64, &str)> = entry
+        .instructions
+        .iter()
+        .filter_map(|i| match i.op {
+            rxla_ir::Op::Parameter { number } => Some((number, i.name.as_str())),
+            _ => None,
+        })
+        .collect();
+    params.sort();
+    let mut out = Vec::with_capacity(params.len());
+    for (number, pname) in params {
+        let positional = format!("arr_{number}");
+        let slot = arrays
+            .iter()
+            .position(|(n, l)| *n == positional && l.is_some())
+            .or_else(|| arrays.iter().position(|(n, l)| n == pname && l.is_some()));
+        match slot.and_then(|k| arrays[k].1.take()) {
+            Some(l) => out.push(l),
+            None => {
+                return Err(Failure::input(format!(
+                    "{name}: error: no array for parameter {number} (`{pname}`): expected `{positional}` or `{pname}`; the archive has {}",
+                    list_names(&arrays)
+                )));
+            }
+        }
+    }
+    if let Some((extra, _)) = arrays.iter().find(|(_, l)| l.is_some()) {
+        return Err(Failure::input(format!(
+            "{name}: error: array `{extra}` matches no parameter of {} (parameters are taken as `arr_N` or by name)",
+            module.name
+        )));
+    }
+    Ok(out)
+}
+
+fn list_names(arrays: &[(String, Option<Literal>)]) -> String {
+    if arrays.is_empty() {
+        return "no arrays".to_string();
+    }
+    let names: Vec<String> = arrays.iter().map(|(n, _)| format!("`{n}`")).collect();
+    crate::clip(&names.join(", "), 300)
 }
 
 fn optimize(args: &RunArgs, module: &mut Module) -> Result<(), Failure> {
@@ -503,6 +574,16 @@ pub fn run(mut args: RunArgs) -> Result<(), Failure> {
                 k += 1;
             }
         }
+    }
+
+    if let Some(path) = &args.out_npz {
+        let leaves: Vec<(String, &ArrayLiteral)> = results
+            .iter()
+            .flat_map(|r| r.leaves())
+            .enumerate()
+            .map(|(k, l)| (format!("arr_{k}"), l))
+            .collect();
+        npy::write_npz(path, &leaves).map_err(Failure::input)?;
     }
 
     match args.output {

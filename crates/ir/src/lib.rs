@@ -31,5 +31,5 @@ pub use ops::{
     WindowDim,
 };
 pub use shape::{ArrayShape, ProgramShape, Shape};
-pub use text::{parse_module, print_module};
+pub use text::{ParseOptions, Parsed, parse_module, parse_module_with, print_module};
 pub use verifier::verify_module;

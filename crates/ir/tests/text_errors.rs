@@ -201,7 +201,7 @@ fn constants_checked() {
     assert!(m.contains("needs 3 elements, got 2"), "{m}");
     assert!(
         msg(&with("f32[2,2]{1,0} constant({...})"))
-            .contains("elided constant `{...}` cannot be parsed; dump with print_large_constants")
+            .contains("elided constant `{...}` (XLA left its values out of the dump): re-dump with --xla_dump_large_constants, or fill it")
     );
     assert!(msg(&with("f32[2]{0} constant({1, 2, 3})")).contains("got more"));
     assert!(msg(&with("s8[] constant(1000)")).contains("out of range"));

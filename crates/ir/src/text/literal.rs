@@ -11,6 +11,84 @@ use crate::literal::{ArrayData, ArrayLiteral, Literal};
 use crate::shape::{ArrayShape, Shape};
 use half::{bf16, f16};
 
+/// The error for an elided constant `{...}` read without
+/// [`super::ParseOptions::fill_elided_constants`].
+pub const ELIDED_MESSAGE: &str = "elided constant `{...}` (XLA left its values out of the \
+dump): re-dump with --xla_dump_large_constants, or fill it with seeded random values (rxla: \
+`--fill-elided-constants[=SEED]`; library: `ParseOptions::fill_elided_constants`)";
+
+/// Most elements one elided constant may be filled with (2^28).
+pub const MAX_FILL_ELEMENTS: usize = 1 << 28;
+
+/// Fills elided constants with deterministic pseudo-random values, like
+/// XLA's `run_hlo_module` fills them with fake data: floats are multiples
+/// of 1/128 in [-1, 1), signed integers in [-8, 8), unsigned ones in
+/// [0, 8), preds fair. Constant `k` (in reading order) draws from a
+/// splitmix64 stream seeded with `seed` and `k`, so the same seed gives
+/// the same values.
+pub struct ElidedFill {
+    seed: u64,
+    /// Constants filled so far.
+    pub count: usize,
+}
+
+impl ElidedFill {
+    pub fn new(seed: u64) -> ElidedFill {
+        ElidedFill { seed, count: 0 }
+    }
+
+    /// Values for the elided constant of `shape` at the cursor (which is
+    /// at `{...}`; it is consumed).
+    pub fn fill(&mut self, c: &mut Cursor<'_>, shape: &ArrayShape) -> Result<ArrayLiteral> {
+        let n = shape.element_count().map_err(|e| c.err(e.to_string()))?;
+        if n > MAX_FILL_ELEMENTS {
+            return Err(c.err(format!(
+                "elided constant of shape {shape} has {n} elements; at most {MAX_FILL_ELEMENTS} are filled"
+            )));
+        }
+        let mut state = self
+            .seed
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(self.count as u64);
+        let mut next = move || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        let unit = |next: &mut dyn FnMut() -> u64| ((next() % 256) as f64 - 128.0) / 128.0;
+        let small_int = |next: &mut dyn FnMut() -> u64| (next() % 16) as i64 - 8;
+        let data = match shape.element_type {
+            ElementType::F16 => {
+                ArrayData::F16((0..n).map(|_| f16::from_f64(unit(&mut next))).collect())
+            }
+            ElementType::BF16 => {
+                ArrayData::BF16((0..n).map(|_| bf16::from_f64(unit(&mut next))).collect())
+            }
+            ElementType::F32 => ArrayData::F32((0..n).map(|_| unit(&mut next) as f32).collect()),
+            ElementType::F64 => ArrayData::F64((0..n).map(|_| unit(&mut next)).collect()),
+            ElementType::Pred => ArrayData::Pred((0..n).map(|_| next() & 1 == 1).collect()),
+            ElementType::S8 => ArrayData::S8((0..n).map(|_| small_int(&mut next) as i8).collect()),
+            ElementType::S16 => {
+                ArrayData::S16((0..n).map(|_| small_int(&mut next) as i16).collect())
+            }
+            ElementType::S32 => {
+                ArrayData::S32((0..n).map(|_| small_int(&mut next) as i32).collect())
+            }
+            ElementType::S64 => ArrayData::S64((0..n).map(|_| small_int(&mut next)).collect()),
+            ElementType::U8 => ArrayData::U8((0..n).map(|_| (next() % 8) as u8).collect()),
+            ElementType::U16 => ArrayData::U16((0..n).map(|_| (next() % 8) as u16).collect()),
+            ElementType::U32 => ArrayData::U32((0..n).map(|_| (next() % 8) as u32).collect()),
+            ElementType::U64 => ArrayData::U64((0..n).map(|_| next() % 8).collect()),
+            ElementType::Token => ArrayData::Token(1),
+        };
+        c.pos += "{...}".len();
+        self.count += 1;
+        ArrayLiteral::new(shape.clone(), data).map_err(|e| c.err(e.to_string()))
+    }
+}
+
 /// Reads a literal of `shape` at the cursor.
 pub fn literal(c: &mut Cursor<'_>, shape: &Shape) -> Result<Literal> {
     literal_depth(c, shape, 0)
@@ -70,9 +148,7 @@ pub fn array_literal(c: &mut Cursor<'_>, shape: &ArrayShape) -> Result<ArrayLite
         });
     }
     if c.starts_with("{...}") {
-        return Err(
-            c.err("elided constant `{...}` cannot be parsed; dump with print_large_constants")
-        );
+        return Err(c.err(ELIDED_MESSAGE));
     }
     let open_at = c.pos;
     c.expect(b'{', &format!("'{{' starting a literal of shape {shape}"))?;

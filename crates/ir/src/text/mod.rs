@@ -22,8 +22,39 @@ use crate::shape::{ProgramShape, Shape};
 pub use lexer::MAX_DEPTH;
 
 /// Parses HLO module text. `file` names the source in error messages.
+/// An elided constant (`constant({...})`, as XLA dumps large constants) is
+/// an error; [`parse_module_with`] can fill them.
 pub fn parse_module(text: &str, file: &str) -> Result<Module> {
-    parser::module(text, file)
+    parser::module(text, file, None).map(|(m, _)| m)
+}
+
+/// How [`parse_module_with`] reads a module.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Fill elided constants (`constant({...})`, XLA's dump of a large
+    /// constant) with deterministic pseudo-random values from this seed
+    /// (as XLA's `run_hlo_module` does): floats are multiples of 1/128 in
+    /// [-1, 1), signed integers in [-8, 8), unsigned ones in [0, 8), preds
+    /// fair; the same seed gives the same values. `None`: such a constant
+    /// is an error.
+    pub fill_elided_constants: Option<u64>,
+}
+
+/// A module read by [`parse_module_with`], with what the reader did to it.
+#[derive(Clone, Debug)]
+pub struct Parsed {
+    pub module: Module,
+    /// How many elided constants were filled with random values.
+    pub elided_constants: usize,
+}
+
+/// Parses HLO module text with options (see [`ParseOptions`]).
+pub fn parse_module_with(text: &str, file: &str, options: &ParseOptions) -> Result<Parsed> {
+    let (module, elided_constants) = parser::module(text, file, options.fill_elided_constants)?;
+    Ok(Parsed {
+        module,
+        elided_constants,
+    })
 }
 
 /// Parses HLO module bytes; invalid UTF-8 is an error located at the first

@@ -23,15 +23,18 @@ use std::collections::HashMap;
 
 const TABLE_KEYWORDS: [&str; 4] = ["FileNames", "FunctionNames", "FileLocations", "StackFrames"];
 
-/// Reads a whole module.
-pub fn module(src: &str, file: &str) -> Result<Module> {
+/// Reads a whole module; elided constants `{...}` are filled from `fill`
+/// when given (an error otherwise). Also returns how many were filled.
+pub fn module(src: &str, file: &str, fill_seed: Option<u64>) -> Result<(Module, usize)> {
     let mut p = Parser {
         c: Cursor::new(src, file),
         module: Module::new(""),
         entry: None,
         comp_index: HashMap::new(),
+        fill: fill_seed.map(lit::ElidedFill::new),
     };
-    p.module()
+    let m = p.module()?;
+    Ok((m, p.fill.map_or(0, |f| f.count)))
 }
 
 struct Parser<'a> {
@@ -41,6 +44,8 @@ struct Parser<'a> {
     entry: Option<(CompId, usize)>,
     /// Computation names defined so far.
     comp_index: HashMap<String, CompId>,
+    /// Fills elided constants (`ParseOptions::fill_elided_constants`).
+    fill: Option<lit::ElidedFill>,
 }
 
 /// One instruction as written, before operands are resolved.
@@ -219,7 +224,7 @@ impl<'a> Parser<'a> {
             if c.eat(b'}')? {
                 break;
             }
-            let raw = raw_instruction(c)?;
+            let raw = raw_instruction(c, &mut self.fill)?;
             if let Some(&prev) = index.get(raw.name) {
                 let line = c.line_of(raws[prev].name_pos);
                 return Err(c.error_at(
@@ -431,7 +436,10 @@ fn no_layout_program(p: &ProgramShape) -> String {
 }
 
 /// Reads `[ROOT] name = shape opcode(operands)[, attr=value]*`.
-fn raw_instruction<'a>(c: &mut Cursor<'a>) -> Result<RawInstr<'a>> {
+fn raw_instruction<'a>(
+    c: &mut Cursor<'a>,
+    fill: &mut Option<lit::ElidedFill>,
+) -> Result<RawInstr<'a>> {
     c.skip_ws()?;
     let root_pos = c.pos;
     let is_root = c.ident()? == Some("ROOT");
@@ -455,7 +463,13 @@ fn raw_instruction<'a>(c: &mut Cursor<'a>) -> Result<RawInstr<'a>> {
     let mut parameter = None;
     match opcode {
         "constant" => {
-            literal = Some(lit::literal(c, &shape)?);
+            c.skip_ws()?;
+            literal = Some(match (&shape, fill.as_mut()) {
+                (Shape::Array(a), Some(f)) if a.rank() > 0 && c.starts_with("{...}") => {
+                    Literal::Array(f.fill(c, a)?)
+                }
+                _ => lit::literal(c, &shape)?,
+            });
             c.expect(b')', "')' closing the constant")?;
         }
         "parameter" => {
