@@ -42,6 +42,8 @@ pub enum Item {
         h: f64,
         label: String,
         title: String,
+        /// The fusion or call is its computation's ROOT.
+        root: bool,
     },
     /// An operand edge, from producer to user.
     Edge { points: Vec<Point> },
@@ -222,6 +224,7 @@ fn build(module: &Module, cid: CompId, depth: usize, opts: &SceneOptions) -> Sce
                     h,
                     label: cluster_label(module, instr),
                     title: rxla_ir::text::print_instruction(module, comp, InstrId(v as u32)),
+                    root: InstrId(v as u32) == comp.root,
                 });
                 let (ox, oy) = (x + (w - s.width) / 2.0, y + HEADER);
                 for it in &s.items {
@@ -356,6 +359,7 @@ fn shift(it: &Item, dx: f64, dy: f64) -> Item {
             h,
             label,
             title,
+            root,
         } => Item::Cluster {
             x: x + dx,
             y: y + dy,
@@ -363,6 +367,7 @@ fn shift(it: &Item, dx: f64, dy: f64) -> Item {
             h: *h,
             label: label.clone(),
             title: title.clone(),
+            root: *root,
         },
         Item::Edge { points } => Item::Edge {
             points: points

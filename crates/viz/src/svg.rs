@@ -19,6 +19,7 @@ const STYLE: &str = "\
 .rxg .n text.shape{fill:#555}\
 .rxg .c rect{fill:#fff8e8;stroke:#d9962b;stroke-width:1.2;stroke-dasharray:5 3}\
 .rxg .c text{fill:#8a5a00;font-weight:bold}\
+.rxg .c.root rect{stroke:#c0392b;stroke-width:2;stroke-dasharray:none}\
 .rxg path.e{fill:none;stroke:#8a8f98;stroke-width:1.2}";
 
 /// `scene` as an SVG document. `id` prefixes the element ids (the
@@ -42,10 +43,12 @@ pub fn to_svg(scene: &Scene, id: &str) -> String {
                 h,
                 label,
                 title,
+                root,
             } => {
+                let class = if *root { "c root" } else { "c" };
                 let _ = write!(
                     s,
-                    "<g class=\"c\"><title>{}</title><rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" rx=\"6\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text></g>\n",
+                    "<g class=\"{class}\"><title>{}</title><rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" rx=\"6\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text></g>\n",
                     xml(title),
                     x + 8.0,
                     y + 14.0,

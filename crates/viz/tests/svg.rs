@@ -49,7 +49,11 @@ fn texts<'a>(doc: &'a roxmltree::Document<'a>, class: &str) -> Vec<&'a str> {
 
 fn cluster_count(doc: &roxmltree::Document<'_>) -> usize {
     doc.descendants()
-        .filter(|n| n.has_tag_name("g") && n.attribute("class") == Some("c"))
+        .filter(|n| {
+            n.has_tag_name("g")
+                && n.attribute("class")
+                    .is_some_and(|c| c == "c" || c == "c root")
+        })
         .count()
 }
 
@@ -62,7 +66,7 @@ fn check(name: &str, m: &Module) -> usize {
     let names = texts(&doc, "name");
     let labels: Vec<&str> = doc
         .descendants()
-        .filter(|n| n.has_tag_name("g") && n.attribute("class") == Some("c"))
+        .filter(|n| n.has_tag_name("g") && n.attribute("class").is_some_and(|c| c.starts_with('c')))
         .filter_map(|g| g.children().find(|c| c.has_tag_name("text")))
         .filter_map(|t| t.text())
         .collect();
@@ -208,6 +212,10 @@ fn fusions_are_clusters_with_kind_and_callee() {
     assert_eq!(
         svg.matches("class=\"n root\"").count(),
         usize::from(entry_root_is_box) + fusions
+    );
+    assert_eq!(
+        svg.matches("class=\"c root\"").count(),
+        usize::from(!entry_root_is_box)
     );
     // Without clusters: one box per ENTRY instruction, no cluster.
     let flat = SceneOptions {

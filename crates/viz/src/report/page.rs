@@ -22,7 +22,7 @@ section.unchanged{opacity:.75}\
 pre.diff{background:#f7f7f7;border:1px solid #e5e5e5;padding:6px;overflow:auto;max-height:420px}\
 .add{color:#1a7f37;background:#e6f6ea;display:block}.del{color:#b31d28;background:#fdecee;display:block}.hunk{color:#6f42c1;display:block}\
 .graphs{display:flex;gap:10px;flex-wrap:wrap}.graphs>div{flex:1 1 420px;min-width:320px}\
-.pz{height:440px;border:1px solid #ddd;overflow:hidden;background:#fff;cursor:grab}\
+.pz{height:520px;border:1px solid #ddd;overflow:hidden;background:#fff;cursor:grab}\
 ul.ex{margin:2px 0;padding-left:20px;font:12px monospace}";
 
 /// The page.
