@@ -46,9 +46,9 @@ pub fn to_svg(scene: &Scene, id: &str) -> String {
                 root,
             } => {
                 let class = if *root { "c root" } else { "c" };
-                let _ = write!(
+                let _ = writeln!(
                     s,
-                    "<g class=\"{class}\"><title>{}</title><rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" rx=\"6\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text></g>\n",
+                    "<g class=\"{class}\"><title>{}</title><rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" rx=\"6\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text></g>",
                     xml(title),
                     x + 8.0,
                     y + 14.0,

@@ -41,9 +41,9 @@ pub fn render(d: &ReportData) -> String {
         .filter_map(|p| p.duration)
         .map(|t| t.as_secs_f64() * 1e3)
         .sum();
-    let _ = write!(
+    let _ = writeln!(
         s,
-        "<div class=\"meta\">pipeline <code>{}</code> · {} pass runs · {:.3} ms · instructions {} → {}</div>\n",
+        "<div class=\"meta\">pipeline <code>{}</code> · {} pass runs · {:.3} ms · instructions {} → {}</div>",
         xml(if d.pipeline.is_empty() {
             "(none)"
         } else {
@@ -136,9 +136,9 @@ fn pass_section(s: &mut String, d: &ReportData, i: usize, p: &PassRecord) {
     let time = p.duration.map_or(String::new(), |t| {
         format!(" · {:.3} ms", t.as_secs_f64() * 1e3)
     });
-    let _ = write!(
+    let _ = writeln!(
         s,
-        "<section id=\"pass-{n}\" class=\"{cls}\"><h2>{n}. {} — <span class=\"st-{cls}\">{}</span>{time} · instructions {} → {}</h2>\n",
+        "<section id=\"pass-{n}\" class=\"{cls}\"><h2>{n}. {} — <span class=\"st-{cls}\">{}</span>{time} · instructions {} → {}</h2>",
         xml(&p.pass),
         xml(&text),
         p.instructions_before,
