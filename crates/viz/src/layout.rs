@@ -468,6 +468,67 @@ mod tests {
         assert_eq!(layout(&g, &Options::default()).layers, vec![0, 1, 2, 0]);
     }
 
+    /// Random DAGs with random box sizes: edges point down a layer or
+    /// more, boxes of a layer keep their gap, polylines run from the
+    /// source's bottom to the target's top, and the result is stable.
+    #[test]
+    fn random_dags_keep_the_invariants() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rand = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for round in 0..40 {
+            let n = 1 + rand(120);
+            let sizes: Vec<(f64, f64)> = (0..n)
+                .map(|_| (20.0 + rand(200) as f64, 20.0 + rand(90) as f64))
+                .collect();
+            let mut edges = Vec::new();
+            for v in 1..n {
+                for _ in 0..rand(4) {
+                    edges.push(Edge::new(rand(v), v));
+                }
+            }
+            let g = Graph {
+                sizes: sizes.clone(),
+                edges: edges.clone(),
+                ..Graph::default()
+            };
+            let opts = Options {
+                max_dummies: if round % 2 == 0 { 50 } else { 200_000 },
+                ..Options::default()
+            };
+            let l = layout(&g, &opts);
+            for e in &edges {
+                assert!(l.layers[e.to] > l.layers[e.from], "round {round}");
+            }
+            for layer in &l.order {
+                for w in layer.windows(2) {
+                    let (a, b) = (w[0], w[1]);
+                    let gap = l.centers[b].x - l.centers[a].x - (sizes[a].0 + sizes[b].0) / 2.0;
+                    assert!(gap >= opts.node_gap - 1e-6, "round {round}: gap {gap}");
+                }
+            }
+            assert_eq!(l.order.iter().map(Vec::len).sum::<usize>(), n);
+            for (e, pts) in edges.iter().zip(&l.edges) {
+                let (first, last) = (pts[0], pts[pts.len() - 1]);
+                assert_eq!(first.y, l.centers[e.from].y + sizes[e.from].1 / 2.0);
+                assert_eq!(last.y, l.centers[e.to].y - sizes[e.to].1 / 2.0);
+                assert!(pts.windows(2).all(|p| p[1].y >= p[0].y), "round {round}");
+            }
+            for v in 0..n {
+                assert!(l.centers[v].x - sizes[v].0 / 2.0 >= opts.margin - 1e-6);
+                assert!(l.centers[v].x + sizes[v].0 / 2.0 <= l.width + 1e-6);
+                assert!(l.centers[v].y + sizes[v].1 / 2.0 <= l.height + 1e-6);
+            }
+            let again = layout(&g, &opts);
+            assert_eq!(again.centers, l.centers);
+            assert_eq!(again.edges, l.edges);
+        }
+    }
+
     #[test]
     fn bad_edges_and_cycles_do_not_panic() {
         let g = Graph {
