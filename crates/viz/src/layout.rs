@@ -518,10 +518,10 @@ mod tests {
                 assert_eq!(last.y, l.centers[e.to].y - sizes[e.to].1 / 2.0);
                 assert!(pts.windows(2).all(|p| p[1].y >= p[0].y), "round {round}");
             }
-            for v in 0..n {
-                assert!(l.centers[v].x - sizes[v].0 / 2.0 >= opts.margin - 1e-6);
-                assert!(l.centers[v].x + sizes[v].0 / 2.0 <= l.width + 1e-6);
-                assert!(l.centers[v].y + sizes[v].1 / 2.0 <= l.height + 1e-6);
+            for (c, s) in l.centers.iter().zip(&sizes) {
+                assert!(c.x - s.0 / 2.0 >= opts.margin - 1e-6);
+                assert!(c.x + s.0 / 2.0 <= l.width + 1e-6);
+                assert!(c.y + s.1 / 2.0 <= l.height + 1e-6);
             }
             let again = layout(&g, &opts);
             assert_eq!(again.centers, l.centers);
