@@ -57,7 +57,7 @@ enum Command {
     Check(check::CheckArgs),
     /// Run passes over a module and print it (no passes: print it back).
     Opt(opt::OptArgs),
-    /// Print the ENTRY computation as a Graphviz DOT graph.
+    /// Draw the ENTRY computation: Graphviz DOT, or SVG/HTML laid out by rxla.
     Graph(graph::GraphArgs),
     /// Evaluate a module on arguments and print the results.
     Run(run::RunArgs),

@@ -10,6 +10,7 @@ use rxla_passes::instrument::{
     DumpDir, PrintIr, PrintIrOptions, Scope, Selection, Sink, Stats, Timing,
 };
 use rxla_passes::{PassError, PassManager, Registry};
+use rxla_viz::report::{Recorder, ReportOptions};
 use std::path::{Path, PathBuf};
 
 const OPT_HELP: &str = "\
@@ -28,6 +29,9 @@ Debugging (all output on stderr):
     // ----- IR before <pass> -----
     // ----- IR after <pass> (changed) -----   or (unchanged)
   --print-ir-diff shows a unified diff against the IR before the pass.
+  --report OUT.html writes one self-contained page for the run: passes with
+  timing bars, IR diffs, ENTRY graphs before/after (drawn by rxla, no
+  Graphviz), simplify's rule chains, fusion and buffer decisions.
   A pass that breaks an invariant is reported by name with the verifier's
   message, and the IR before it is written to
   <OUT or FILE stem>.reproducer.<pass>.hlo (re-run it with --passes=<pass>).
@@ -119,6 +123,11 @@ pub struct OptArgs {
     /// change the chain of rewrite rules that justifies it (to stderr).
     #[arg(long)]
     pub explain: bool,
+    /// Write one self-contained HTML page for the run: the passes with
+    /// timing bars, each pass's IR diff and ENTRY graph before/after,
+    /// simplify's explanations, fusion and buffer decisions.
+    #[arg(long, value_name = "OUT.html")]
+    pub report: Option<PathBuf>,
     /// Register the test-only passes (test-break-names, test-fail).
     #[arg(long, hide = true)]
     pub enable_test_passes: bool,
@@ -152,9 +161,32 @@ pub fn run(args: OptArgs) -> Result<(), Failure> {
     check_pass_names(&registry, "--print-ir-after", &args.print_ir_after)?;
     check_pass_names(&registry, "--disable-passes", &args.disable_passes)?;
     let mut module = input::load_module(file)?;
+    let pipeline_text = match (&args.passes, &args.pipeline) {
+        (Some(t), _) => t.clone(),
+        (None, Some(name)) => format!(
+            "{name} = {}",
+            rxla_passes::pipeline::named_pipeline_text(name).unwrap_or_default()
+        ),
+        (None, None) => String::new(),
+    };
+    let mut report = None;
     if let Some(mut pm) = manager {
         configure(&mut pm, &args);
-        match pm.run(&mut module) {
+        if args.report.is_some() {
+            let (rec, data) = Recorder::new(ReportOptions::default());
+            pm.add_instrumentation(Box::new(rec));
+            report = Some(data);
+        }
+        let result = pm.run(&mut module);
+        if let (Some(path), Some(data)) = (&args.report, &report) {
+            let mut d = data.borrow_mut();
+            d.pipeline = pipeline_text.clone();
+            if let Err(e) = &result {
+                d.error = Some(e.to_string());
+            }
+            write_report(path, &d)?;
+        }
+        match result {
             Ok(summary) => {
                 if let Some(fuel) = args.fuel {
                     eprintln!("{}", fuel_report(fuel, &summary));
@@ -162,6 +194,13 @@ pub fn run(args: OptArgs) -> Result<(), Failure> {
             }
             Err(e) => return Err(report_failure(e, file, args.output.as_deref())),
         }
+    } else if let Some(path) = &args.report {
+        // No pipeline: a report of the input alone.
+        let (mut rec, data) = Recorder::new(ReportOptions::default());
+        use rxla_passes::Instrumentation;
+        rec.run_start(&module)
+            .map_err(|e| Failure::input(format!("error: {e}")))?;
+        write_report(path, &data.borrow())?;
     }
     // With --timing, a pipeline that runs buffer-assignment also reports it.
     let ran_buffers = args
@@ -181,6 +220,15 @@ pub fn run(args: OptArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::input(format!("{p}: error: cannot write: {e}")))?,
     }
     Ok(())
+}
+
+fn write_report(path: &Path, data: &rxla_viz::report::ReportData) -> Result<(), Failure> {
+    std::fs::write(path, rxla_viz::report::render(data)).map_err(|e| {
+        Failure::input(format!(
+            "{}: error: cannot write the report: {e}",
+            path.display()
+        ))
+    })
 }
 
 fn usage(e: PassError) -> Failure {
