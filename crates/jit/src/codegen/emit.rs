@@ -120,6 +120,10 @@ pub struct Emitter<'a, 'f> {
 /// (a multiple of 16: see `reduce_vec_loops`; 2 KiB of scratch each).
 const REDUCE_BLOCK: i64 = 512;
 
+/// Positions of an unrolled window along each dim, by (dim, offset): the
+/// clamped index and its in-bounds flag (`None`: always in bounds).
+pub type WindowPosCache = HashMap<(usize, i64), (Value, Option<Value>)>;
+
 /// Windows of at most this many elements are unrolled (pooling).
 const MAX_UNROLLED_WINDOW: i64 = 16;
 
@@ -1722,29 +1726,44 @@ impl<'a, 'f> Emitter<'a, 'f> {
             .collect();
         let extents: Vec<i64> = moving.iter().map(|&d| window.dims[d].size).collect();
         let zero = self.iconst(0);
-        let step = |em: &mut Self, ks_moving: &[Value]| -> Result<()> {
-            let mut ks = vec![zero; os.rank()];
-            for (&d, &k) in moving.iter().zip(ks_moving) {
-                ks[d] = k;
-            }
-            let (valid, oi) = em.window_position_opt(window, &os.dims, idx, &ks, &interior);
-            let v = em.emit(c, operand, &oi, operand_sym.as_ref())?;
-            let a = em.b.use_var(acc);
-            let r = em.inline(reducer, &[a, v], operand_sym.is_some())?;
-            let r = match valid {
-                Some(valid) => em.b.ins().select(valid, r, a),
-                None => r,
+        let mut pos_cache = WindowPosCache::new();
+        let mut step =
+            |em: &mut Self, ks_moving: &[Value], kc_moving: Option<&[i64]>| -> Result<()> {
+                let mut ks = vec![zero; os.rank()];
+                for (&d, &k) in moving.iter().zip(ks_moving) {
+                    ks[d] = k;
+                }
+                let kc: Option<Vec<i64>> = kc_moving.map(|kcm| {
+                    let mut kc = vec![0i64; os.rank()];
+                    for (&d, &k) in moving.iter().zip(kcm) {
+                        kc[d] = k;
+                    }
+                    kc
+                });
+                let (valid, oi) = em.window_position_opt(
+                    window,
+                    &os.dims,
+                    idx,
+                    &ks,
+                    &interior,
+                    kc.as_deref().map(|kc| (kc, &mut pos_cache)),
+                );
+                let v = em.emit(c, operand, &oi, operand_sym.as_ref())?;
+                let a = em.b.use_var(acc);
+                let r = em.inline(reducer, &[a, v], operand_sym.is_some())?;
+                let r = match valid {
+                    Some(valid) => em.b.ins().select(valid, r, a),
+                    None => r,
+                };
+                em.b.def_var(acc, r);
+                Ok(())
             };
-            em.b.def_var(acc, r);
-            Ok(())
-        };
         let count: i64 = extents.iter().product();
         if count <= MAX_UNROLLED_WINDOW {
             // Small windows (pooling): straight-line code, row-major order.
             let mut ks = vec![0i64; extents.len()];
             for _ in 0..count {
-                let kv: Vec<Value> = ks.iter().map(|&k| self.iconst(k)).collect();
-                step(self, &kv)?;
+                step(self, &[], Some(&ks))?;
                 for d in (0..ks.len()).rev() {
                     ks[d] += 1;
                     if ks[d] < extents[d] {
@@ -1755,7 +1774,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             }
         } else {
             self.nest(&extents, &mut Vec::new(), &mut |em, ks_moving| {
-                step(em, ks_moving)
+                step(em, ks_moving, None)
             })?;
         }
         Ok(self.b.use_var(acc))
@@ -1772,7 +1791,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         idx: &[Value],
         ks: &[Value],
     ) -> (Value, Vec<Value>) {
-        let (valid, oi) = self.window_position_opt(window, dims, idx, ks, &[]);
+        let (valid, oi) = self.window_position_opt(window, dims, idx, ks, &[], None);
         let valid = valid.unwrap_or_else(|| self.b.ins().iconst(I8, 1));
         (valid, oi)
     }
@@ -1788,53 +1807,78 @@ impl<'a, 'f> Emitter<'a, 'f> {
         idx: &[Value],
         ks: &[Value],
         interior: &[usize],
+        ks_const: Option<(&[i64], &mut WindowPosCache)>,
     ) -> (Option<Value>, Vec<Value>) {
         let mut valid: Option<Value> = None;
-        let mut oi = Vec::with_capacity(ks.len());
+        let mut oi = Vec::with_capacity(ks.len().max(window.dims.len()));
+        let (kc, mut cache) = match ks_const {
+            Some((kc, cache)) => (Some(kc), Some(cache)),
+            None => (None, None),
+        };
         for (d, w) in window.dims.iter().enumerate() {
+            // An unrolled window's position along `d` depends only on the
+            // offset: computed once per (dim, offset) for all its steps
+            // (Cranelift's mid-end is off, so nothing else shares them).
+            let key = kc.map(|kc| (d, kc[d] * w.window_dilation - w.pad_low));
+            if let (Some(key), Some(cache)) = (key, cache.as_deref()) {
+                if let Some(&(p, ok)) = cache.get(&key) {
+                    oi.push(p);
+                    if let Some(ok) = ok {
+                        valid = Some(match valid {
+                            Some(v) => self.b.ins().band(v, ok),
+                            None => ok,
+                        });
+                    }
+                    continue;
+                }
+            }
+            let a = if w.stride == 1 {
+                idx[d]
+            } else {
+                self.b.ins().imul_imm_s(idx[d], w.stride)
+            };
+            let p = match key {
+                Some((_, 0)) => a,
+                Some((_, off)) => self.b.ins().iadd_imm_s(a, off),
+                None => {
+                    let k = self.b.ins().imul_imm_s(ks[d], w.window_dilation);
+                    let p = self.b.ins().iadd(a, k);
+                    self.b.ins().iadd_imm_s(p, -w.pad_low)
+                }
+            };
             // A plain window dim (no padding or dilation) is always in bounds.
             let unpadded = w.pad_low == 0 && w.pad_high == 0;
-            if w.base_dilation == 1 && (unpadded || interior.contains(&d)) {
-                let a = self.b.ins().imul_imm_s(idx[d], w.stride);
-                let p = if w.size == 1 {
-                    a
-                } else {
-                    let k = self.b.ins().imul_imm_s(ks[d], w.window_dilation);
-                    self.b.ins().iadd(a, k)
-                };
-                let p = if w.pad_low == 0 {
-                    p
-                } else {
-                    self.b.ins().iadd_imm_s(p, -w.pad_low)
-                };
-                oi.push(p);
-                continue;
-            }
-            let a = self.b.ins().imul_imm_s(idx[d], w.stride);
-            let k = self.b.ins().imul_imm_s(ks[d], w.window_dilation);
-            let p = self.b.ins().iadd(a, k);
-            let p = self.b.ins().iadd_imm_s(p, -w.pad_low);
-            let ge = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, p, 0);
-            let zero = self.iconst(0);
-            let pp = self.b.ins().smax(p, zero);
-            let (q, ok) = if w.base_dilation <= 1 {
-                (pp, ge)
+            let (p, ok) = if w.base_dilation == 1 && (unpadded || interior.contains(&d)) {
+                (p, None)
             } else {
-                let q = self.b.ins().udiv_imm_u(pp, w.base_dilation);
-                let r = self.b.ins().urem_imm_u(pp, w.base_dilation);
-                let r0 = self.b.ins().icmp_imm_s(IntCC::Equal, r, 0);
-                (q, self.b.ins().band(ge, r0))
+                let ge = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, p, 0);
+                let zero = self.iconst(0);
+                let pp = self.b.ins().smax(p, zero);
+                let (q, ok) = if w.base_dilation <= 1 {
+                    (pp, ge)
+                } else {
+                    let q = self.b.ins().udiv_imm_u(pp, w.base_dilation);
+                    let r = self.b.ins().urem_imm_u(pp, w.base_dilation);
+                    let r0 = self.b.ins().icmp_imm_s(IntCC::Equal, r, 0);
+                    (q, self.b.ins().band(ge, r0))
+                };
+                let lt = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, q, dims[d]);
+                let ok = self.b.ins().band(ok, lt);
+                (self.clamp_idx(q, 0, dims[d] - 1), Some(ok))
             };
-            let lt = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, q, dims[d]);
-            let ok = self.b.ins().band(ok, lt);
-            valid = Some(match valid {
-                Some(v) => self.b.ins().band(v, ok),
-                None => ok,
-            });
-            oi.push(self.clamp_idx(q, 0, dims[d] - 1));
+            if let (Some(key), Some(cache)) = (key, cache.as_deref_mut()) {
+                cache.insert(key, (p, ok));
+            }
+            oi.push(p);
+            if let Some(ok) = ok {
+                valid = Some(match valid {
+                    Some(v) => self.b.ins().band(v, ok),
+                    None => ok,
+                });
+            }
         }
         (valid, oi)
     }
