@@ -76,10 +76,17 @@ pub fn read_array(obj: &Bound<'_, PyAny>, what: &str, writable: bool) -> PyResul
     let dtype = obj.getattr("dtype")?;
     let name: String = dtype.getattr("name")?.extract()?;
     let ty = element_type(&name).ok_or_else(|| {
-        PyTypeError::new_err(format!("{what}: numpy dtype {name} has no HLO element type"))
+        PyTypeError::new_err(format!(
+            "{what}: numpy dtype {name} has no HLO element type"
+        ))
     })?;
     let order: String = dtype.getattr("byteorder")?.extract()?;
-    if order == if cfg!(target_endian = "little") { ">" } else { "<" } {
+    let foreign = if cfg!(target_endian = "little") {
+        ">"
+    } else {
+        "<"
+    };
+    if order == foreign {
         return Err(PyValueError::new_err(format!(
             "{what}: the array is not in native byte order"
         )));

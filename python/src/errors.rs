@@ -6,12 +6,7 @@
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
-pyo3::create_exception!(
-    rxla,
-    RxlaError,
-    PyException,
-    "Base class of rxla's errors."
-);
+pyo3::create_exception!(rxla, RxlaError, PyException, "Base class of rxla's errors.");
 pyo3::create_exception!(
     rxla,
     HloError,

@@ -128,7 +128,10 @@ pub fn compile(
 
 /// `(dtype name, dims)` of an array shape.
 fn spec(a: &ArrayShape) -> (&'static str, Vec<i64>) {
-    (dtype_name(a.element_type).unwrap_or("token"), a.dims.clone())
+    (
+        dtype_name(a.element_type).unwrap_or("token"),
+        a.dims.clone(),
+    )
 }
 
 /// The result's nesting: a leaf index for an array, a list for a tuple.
@@ -247,7 +250,12 @@ unsafe fn slice_mut<'a>(addr: usize, len: usize) -> &'a mut [u8] {
 
 impl Executable {
     /// Runs `runs` times on checked buffers; the seconds of each run.
-    fn run_raw(&self, ins: &[(usize, usize)], outs: &[(usize, usize)], runs: usize) -> Result<Vec<f64>, String> {
+    fn run_raw(
+        &self,
+        ins: &[(usize, usize)],
+        outs: &[(usize, usize)],
+        runs: usize,
+    ) -> Result<Vec<f64>, String> {
         let opts = rxla_eval::RunOptions::default();
         // Inputs whose parameter layout is not row-major are converted
         // once (no copy otherwise).

@@ -28,7 +28,10 @@ pub fn check<'py>(py: Python<'py>, hlo_text: &str, name: String) -> PyResult<Bou
                 m.instruction_count(),
                 entry.name.clone(),
                 sig.to_string(),
-                sig.parameters.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+                sig.parameters
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>(),
                 sig.result.to_string(),
             ))
         })
