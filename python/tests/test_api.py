@@ -271,14 +271,14 @@ def test_check_raises_hlo_error_with_position():
             rxla.check(junk)
 
 
-def test_verifier_error_has_no_position():
-    # Parses, but the verifier rejects a parameter number gap.
+def test_invalid_module_is_located():
+    # Well-formed text that breaks an invariant (a parameter number gap):
+    # the reader reports it at the instruction.
     hlo = "HloModule m\nENTRY e {\n  p = f32[2] parameter(1)\n  ROOT r = f32[2] negate(p)\n}\n"
     with pytest.raises(rxla.HloError) as ei:
         rxla.check(hlo)
-    assert ei.value.message
-    if ei.value.line is None:
-        assert ei.value.col is None
+    assert (ei.value.line, ei.value.col) == (3, 14)
+    assert "without gaps" in ei.value.message
 
 
 def test_runs_from_threads_in_parallel(add_hlo):
