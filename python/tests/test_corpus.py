@@ -11,9 +11,9 @@ from conftest import assert_close, case_names, load_case
 CASES = case_names()
 
 # Known JIT failures (the CLI's `rxla run --backend jit` fails the same
-# way): the fusion pass breaks this module. Not strict, so that a fix in
-# the JIT does not fail this suite.
-KNOWN_JIT_FAILURES = {"corpus_jax/threefry_normal.hlo": "fusion keeps a removed operand"}
+# way), by case: none today (threefry_normal's fusion bug is fixed and
+# pinned by tests/fusion_work.rs, fusion_verifies_on_every_corpus_module).
+KNOWN_JIT_FAILURES: dict = {}
 
 
 def test_corpus_is_there():
