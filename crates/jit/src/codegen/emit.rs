@@ -393,7 +393,16 @@ impl<'a, 'f> Emitter<'a, 'f> {
             let _ = self.emit(c, id, idx, Some(sym));
             return;
         }
-        if self.inputs.contains_key(&(c, id)) || self.bound.contains_key(&(c, id)) {
+        if let Some((base, shape)) = self.inputs.get(&(c, id)).cloned() {
+            // The row's address prefix (every term but the moving one),
+            // cached in this scope for the loop's loads (the mid-end is
+            // off: nothing else would take it out of the loop).
+            if idx.len() == shape.rank() {
+                let _ = self.address(base, &shape, idx);
+            }
+            return;
+        }
+        if self.bound.contains_key(&(c, id)) {
             return;
         }
         let module = self.module;
@@ -2114,6 +2123,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
                     oi[d] = v;
                 }
                 let (lo, hi) = (em.iconst(0), em.iconst(n));
+                let mut oi0 = oi.clone();
+                oi0[m] = lo;
+                em.hoist(c, operand, &oi0, &sym);
                 range(em, &oi, lo, hi)
             })?;
         } else {
@@ -2165,6 +2177,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
                     let vhi = em.b.ins().iadd(j0, len4);
                     let shift = em.b.ins().ishl_imm_s(j0, 2);
                     for (&(t, arg, routine), &slot) in wide.iter().zip(&slots) {
+                        let mut oi0 = oi.clone();
+                        oi0[m] = j0;
+                        em.hoist(c, arg, &oi0, &sym);
                         let base = em.b.ins().isub(slot, shift);
                         let flags = MemFlagsData::new().with_notrap();
                         let store = |em: &mut Self, j: Value, lanes: Option<&Sym>| {
@@ -2185,6 +2200,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
                         let x = em.b.ins().stack_load(I64, ty, keep, 16 * k as i32);
                         em.b.def_var(v, x);
                     }
+                    let mut oi0 = oi.clone();
+                    oi0[m] = j0;
+                    em.hoist(c, operand, &oi0, &sym);
                     let r = range(em, &oi, j0, j1);
                     for &(t, _, _) in &wide {
                         em.blocked.remove(&(c, t));

@@ -259,6 +259,8 @@ impl Nest<'_> {
             let vhi = em.b.ins().iadd(j0, len4);
             let shift = em.b.ins().ishl_imm_s(j0, 2);
             for (&(t, operand, routine), &slot) in self.blocks.iter().zip(&slots) {
+                idx[d] = j0;
+                em.hoist(self.spec.comp, operand, idx, &sym);
                 let base = em.b.ins().isub(slot, shift);
                 let flags = MemFlagsData::new().with_notrap();
                 em.for_range(j0, vhi, 4, |em, j| {
