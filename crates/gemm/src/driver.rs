@@ -189,6 +189,17 @@ pub(crate) fn run<A: PackA, B: PackB>(
     }
 }
 
+/// Most column panels a row block may be multiplied with while A is read in place rather than packed (each
+/// packed A value would be reused at most this many times). One pinned core, AVX-512: N = 10: 0.070 -> 0.041 ms
+/// (M = K = 512); N = 64: 0.48 -> 0.42 ms (M = 3136, K = 256); N = 128 even; N = 256 packing wins (0.41 vs 0.42).
+const DIRECT_MAX_PANELS: usize = 2;
+
+/// `RXLA_GEMM_DIRECT=0` turns the direct (unpacked A) path off, for measuring it.
+fn direct_off() -> bool {
+    static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OFF.get_or_init(|| std::env::var("RXLA_GEMM_DIRECT").as_deref() == Ok("0"))
+}
+
 /// Work chunks per thread in a threaded block (see `run`). Measured at 1024^3 on 2 threads of the loaded machine
 /// (best wall): 1 (a static split) 91-116 GFLOP/s, 4: 92-141, 8: 139-162.
 const CHUNKS_PER_THREAD: usize = 8;
@@ -241,6 +252,10 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
         let mut ic = m_lo;
         while ic < m_hi {
             let mcb = mc.min(m_hi - ic);
+            if self.direct_rows(ic, mcb, p_lo, p_hi) {
+                ic += mcb;
+                continue;
+            }
             let apanels = mcb.div_ceil(mr);
             with_scratch(apanels * kcb * mr, |abuf| {
                 for (q, dst) in abuf.chunks_exact_mut(kcb * mr).enumerate() {
@@ -261,6 +276,76 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
             });
             ic += mcb;
         }
+    }
+
+    /// Rows `ic..ic+mcb` against panels `p_lo..p_hi` with A read in place (no packing), when the kernel has
+    /// direct variants, A's rows allow it, C's rows and columns are linear (unit column stride) and A would be
+    /// reused by few column panels (packing it would cost a large share of the multiply-adds). Returns whether
+    /// it ran.
+    fn direct_rows(&self, ic: usize, mcb: usize, p_lo: usize, p_hi: usize) -> bool {
+        let g = self.g;
+        let Some((full, edge)) = self.kernel.direct else {
+            return false;
+        };
+        let panels = p_hi - p_lo;
+        if panels > DIRECT_MAX_PANELS || direct_off() {
+            return false;
+        }
+        let Some((a0, lda)) = g.a.direct(ic, mcb, self.pc) else {
+            return false;
+        };
+        // Rows 4 KiB apart share L1 sets: 14 of them thrash a 12-way L1 unless A is reused by one panel only.
+        if panels > 1 && lda % 1024 == 0 {
+            return false;
+        }
+        let nr = self.kernel.nr;
+        let j_lo = self.jc + p_lo * nr;
+        let j_hi = (self.jc + p_hi * nr).min(self.jc + self.ncb);
+        let (Some(rs), Some(1)) = (
+            linear(g.c.rows, ic, mcb),
+            linear(g.c.cols, j_lo, j_hi - j_lo),
+        ) else {
+            return false;
+        };
+        let (mr, kcb) = (self.kernel.mr, self.kcb);
+        let beta = if self.first { g.beta } else { 1.0 };
+        for jr in p_lo..p_hi {
+            let j = self.jc + jr * nr;
+            let cols = nr.min(self.ncb - jr * nr);
+            let bp = self.bbuf[jr * kcb * nr..].as_ptr();
+            for ir in 0..mcb.div_ceil(mr) {
+                let rows = mr.min(mcb - ir * mr);
+                let i = ic + ir * mr;
+                let ap = a0.wrapping_add(ir * mr * lda);
+                // SAFETY: A rows i..i+rows, contraction pc..pc+kcb are readable at ap + r*lda + p (`direct`'s
+                // contract); the packed B panel holds kcb*nr floats; the tile is inside C with row stride rs and
+                // unit column stride (checked above).
+                unsafe {
+                    if rows == mr && cols == nr {
+                        full(kcb, ap, lda, bp, g.c_ptr(i, j), rs, 1, g.alpha, beta);
+                    } else {
+                        edge(
+                            kcb,
+                            ap,
+                            lda,
+                            bp,
+                            g.c_ptr(i, j),
+                            rs,
+                            g.alpha,
+                            beta,
+                            rows,
+                            cols,
+                        );
+                    }
+                }
+                if self.last
+                    && let Some(e) = g.epi
+                {
+                    g.epilogue_tile(e, i, rows, j, cols);
+                }
+            }
+        }
+        true
     }
 
     /// One micro-tile; `cs` is the column stride of panel `jr` in C when

@@ -10,6 +10,13 @@ use crate::mat::Offsets;
 /// `dst[p * mr + i]` (zeros for `i >= rows`).
 pub(crate) trait PackA: Sync {
     fn pack_a(&self, i0: usize, rows: usize, p0: usize, kc: usize, mr: usize, dst: &mut [f32]);
+
+    /// Rows `i0..i0+rows` readable in place: the address of row `i0`, column `p0` and the row stride, when
+    /// those rows are equally spaced with contiguous contraction values (a direct micro-kernel then reads A
+    /// without packing it). `None` (the default): always packed.
+    fn direct(&self, _i0: usize, _rows: usize, _p0: usize) -> Option<(*const f32, usize)> {
+        None
+    }
 }
 
 /// Packs one B micro-panel: contraction indices `p0..p0+kc`, columns `j0..j0+cols` (`cols <= nr`), into
@@ -39,6 +46,15 @@ impl Operand {
 }
 
 impl PackA for Operand {
+    fn direct(&self, i0: usize, rows: usize, p0: usize) -> Option<(*const f32, usize)> {
+        if !matches!(self.cols, Offsets::Strided(1)) {
+            return None;
+        }
+        let rs = crate::driver::linear(&self.rows, i0, rows)?;
+        let rs = usize::try_from(rs).ok().filter(|&s| s > 0 || rows == 1)?;
+        Some((self.ptr.wrapping_offset(self.rows.at(i0) + p0 as isize), rs))
+    }
+
     fn pack_a(&self, i0: usize, rows: usize, p0: usize, kc: usize, mr: usize, dst: &mut [f32]) {
         let dst = &mut dst[..kc * mr];
         match (&self.rows, &self.cols) {

@@ -41,7 +41,7 @@ pub(crate) unsafe fn kernel(
     beta: f32,
 ) {
     // SAFETY: forwarded contract; features checked by the dispatcher.
-    unsafe { tile::<MR, 2, MR, NR>(k, a, b, c, rsc, csc, alpha, beta, NR) }
+    unsafe { tile::<MR, 2, MR, NR, false>(k, a, b, c, rsc, csc, alpha, beta, NR, 0) }
 }
 
 /// The edge kernel: rows `0..rows` (`1..=MR`) and columns `0..cols` (`1..=NR`) of a tile, C with unit column
@@ -66,27 +66,96 @@ pub(crate) unsafe fn edge(
     macro_rules! by_rows {
         ($v:literal) => {
             match rows {
-                1 => tile::<1, $v, MR, NR>,
-                2 => tile::<2, $v, MR, NR>,
-                3 => tile::<3, $v, MR, NR>,
-                4 => tile::<4, $v, MR, NR>,
-                5 => tile::<5, $v, MR, NR>,
-                6 => tile::<6, $v, MR, NR>,
-                7 => tile::<7, $v, MR, NR>,
-                8 => tile::<8, $v, MR, NR>,
-                9 => tile::<9, $v, MR, NR>,
-                10 => tile::<10, $v, MR, NR>,
-                11 => tile::<11, $v, MR, NR>,
-                12 => tile::<12, $v, MR, NR>,
-                13 => tile::<13, $v, MR, NR>,
-                _ => tile::<14, $v, MR, NR>,
+                1 => tile::<1, $v, MR, NR, false>,
+                2 => tile::<2, $v, MR, NR, false>,
+                3 => tile::<3, $v, MR, NR, false>,
+                4 => tile::<4, $v, MR, NR, false>,
+                5 => tile::<5, $v, MR, NR, false>,
+                6 => tile::<6, $v, MR, NR, false>,
+                7 => tile::<7, $v, MR, NR, false>,
+                8 => tile::<8, $v, MR, NR, false>,
+                9 => tile::<9, $v, MR, NR, false>,
+                10 => tile::<10, $v, MR, NR, false>,
+                11 => tile::<11, $v, MR, NR, false>,
+                12 => tile::<12, $v, MR, NR, false>,
+                13 => tile::<13, $v, MR, NR, false>,
+                _ => tile::<14, $v, MR, NR, false>,
             }
         };
     }
     debug_assert!((1..=MR).contains(&rows) && (1..=NR).contains(&cols));
     let f = if cols <= 16 { by_rows!(1) } else { by_rows!(2) };
     // SAFETY: forwarded contract (rows x cols inside C, unit column stride); features checked by the dispatcher.
-    unsafe { f(k, a, b, c, rsc, 1, alpha, beta, cols) }
+    unsafe { f(k, a, b, c, rsc, 1, alpha, beta, cols, 0) }
+}
+
+/// The direct kernel: a full `MR x NR` tile with A read in place (row `i` of the tile at `a + i * lda`, its `k`
+/// contraction values contiguous) instead of from a packed panel; B packed as usual. For GEMMs whose A would be
+/// packed for only a few column panels (few output features: 1x1 convolutions, narrow dense layers), where
+/// packing A costs as much as a large share of the multiply-adds.
+///
+/// # Safety
+/// As for `kernel`, with `a + i * lda + p` readable for `i < MR`, `p < k`.
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn direct(
+    k: usize,
+    a: *const f32,
+    lda: usize,
+    b: *const f32,
+    c: *mut f32,
+    rsc: isize,
+    csc: isize,
+    alpha: f32,
+    beta: f32,
+) {
+    // SAFETY: forwarded contract; features checked by the dispatcher.
+    unsafe { tile::<MR, 2, 1, NR, true>(k, a, b, c, rsc, csc, alpha, beta, NR, lda) }
+}
+
+/// The direct edge kernel: rows `0..rows`, columns `0..cols` of a tile with A read in place (see `direct`), C
+/// with unit column stride.
+///
+/// # Safety
+/// As for `edge`, with `a + i * lda + p` readable for `i < rows`, `p < k`.
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn direct_edge(
+    k: usize,
+    a: *const f32,
+    lda: usize,
+    b: *const f32,
+    c: *mut f32,
+    rsc: isize,
+    alpha: f32,
+    beta: f32,
+    rows: usize,
+    cols: usize,
+) {
+    macro_rules! by_rows {
+        ($v:literal) => {
+            match rows {
+                1 => tile::<1, $v, 1, NR, true>,
+                2 => tile::<2, $v, 1, NR, true>,
+                3 => tile::<3, $v, 1, NR, true>,
+                4 => tile::<4, $v, 1, NR, true>,
+                5 => tile::<5, $v, 1, NR, true>,
+                6 => tile::<6, $v, 1, NR, true>,
+                7 => tile::<7, $v, 1, NR, true>,
+                8 => tile::<8, $v, 1, NR, true>,
+                9 => tile::<9, $v, 1, NR, true>,
+                10 => tile::<10, $v, 1, NR, true>,
+                11 => tile::<11, $v, 1, NR, true>,
+                12 => tile::<12, $v, 1, NR, true>,
+                13 => tile::<13, $v, 1, NR, true>,
+                _ => tile::<14, $v, 1, NR, true>,
+            }
+        };
+    }
+    debug_assert!((1..=MR).contains(&rows) && (1..=NR).contains(&cols));
+    let f = if cols <= 16 { by_rows!(1) } else { by_rows!(2) };
+    // SAFETY: forwarded contract (rows x cols inside C, unit column stride); features checked by the dispatcher.
+    unsafe { f(k, a, b, c, rsc, 1, alpha, beta, cols, lda) }
 }
 
 /// `R x 16V` tile from panels of stride `AS` (A) and `BS` (B); columns `cols..16V` are masked off (unit column
@@ -97,7 +166,13 @@ pub(crate) unsafe fn edge(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[allow(clippy::too_many_arguments)]
-unsafe fn tile<const R: usize, const V: usize, const AS: usize, const BS: usize>(
+unsafe fn tile<
+    const R: usize,
+    const V: usize,
+    const AS: usize,
+    const BS: usize,
+    const DIRECT: bool,
+>(
     k: usize,
     a: *const f32,
     b: *const f32,
@@ -107,6 +182,7 @@ unsafe fn tile<const R: usize, const V: usize, const AS: usize, const BS: usize>
     alpha: f32,
     beta: f32,
     cols: usize,
+    lda: usize,
 ) {
     use std::arch::x86_64::*;
     // SAFETY (whole body): panel and tile bounds are the caller's contract.
@@ -147,7 +223,13 @@ unsafe fn tile<const R: usize, const V: usize, const AS: usize, const BS: usize>
                 }
                 let ap = a.add($off * AS);
                 each_row!(i, {
-                    let x = _mm512_set1_ps(*ap.add(i));
+                    // Packed: row i of step k at a[k * AS + i]; direct: A
+                    // read in place, row i at a[i * lda + k] (AS = 1).
+                    let x = if DIRECT {
+                        _mm512_set1_ps(*ap.add(i * lda))
+                    } else {
+                        _mm512_set1_ps(*ap.add(i))
+                    };
                     for (r, &y) in acc[i].iter_mut().zip(&bv) {
                         *r = _mm512_fmadd_ps(x, y, *r);
                     }
@@ -273,7 +355,7 @@ pub fn explore_shapes(dur: std::time::Duration) -> Vec<(usize, usize, f64)> {
             for _ in 0..100 {
                 // SAFETY: panels and tile sized above; avx512f checked by the caller.
                 unsafe {
-                    tile::<R, V, R, BS>(
+                    tile::<R, V, R, BS, false>(
                         k,
                         a.as_ptr(),
                         b.as_ptr(),
@@ -283,6 +365,7 @@ pub fn explore_shapes(dur: std::time::Duration) -> Vec<(usize, usize, f64)> {
                         1.0,
                         0.0,
                         16 * V,
+                        0,
                     )
                 };
                 std::hint::black_box(&mut c);

@@ -28,6 +28,16 @@ pub(crate) type KernelFn =
 pub(crate) type EdgeFn =
     unsafe fn(usize, *const f32, *const f32, *mut f32, isize, f32, f32, usize, usize);
 
+/// `unsafe fn(k, a, lda, b_panel, c, rsc, csc, alpha, beta)`: a full tile with A read in place (row `i` at
+/// `a + i * lda`, contraction values contiguous).
+pub(crate) type DirectFn =
+    unsafe fn(usize, *const f32, usize, *const f32, *mut f32, isize, isize, f32, f32);
+
+/// `unsafe fn(k, a, lda, b_panel, c, rsc, alpha, beta, rows, cols)`: the first `rows x cols` of a tile with A
+/// read in place, C with unit column stride.
+pub(crate) type DirectEdgeFn =
+    unsafe fn(usize, *const f32, usize, *const f32, *mut f32, isize, f32, f32, usize, usize);
+
 /// Which micro-kernel computes the tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KernelKind {
@@ -164,6 +174,10 @@ impl KernelKind {
                 edge: Some(avx512::edge),
                 #[cfg(not(target_arch = "x86_64"))]
                 edge: None,
+                #[cfg(target_arch = "x86_64")]
+                direct: Some((avx512::direct, avx512::direct_edge)),
+                #[cfg(not(target_arch = "x86_64"))]
+                direct: None,
             },
             KernelKind::Avx2Fma => Kernel {
                 mr: avx2::MR,
@@ -174,6 +188,7 @@ impl KernelKind {
                 #[cfg(not(target_arch = "x86_64"))]
                 edge4: None,
                 edge: None,
+                direct: None,
             },
             KernelKind::Portable => Kernel {
                 mr: portable::MR,
@@ -181,6 +196,7 @@ impl KernelKind {
                 f: portable::kernel,
                 edge4: None,
                 edge: None,
+                direct: None,
             },
             KernelKind::Cranelift => Kernel {
                 mr: clif::MR,
@@ -188,6 +204,7 @@ impl KernelKind {
                 f: clif::kernel,
                 edge4: None,
                 edge: None,
+                direct: None,
             },
         }
     }
@@ -206,6 +223,8 @@ pub(crate) struct Kernel {
     /// A kernel for any partial tile (fewer rows and/or columns) written straight into a C with unit column
     /// stride (masked stores), instead of a tile buffer.
     pub edge: Option<EdgeFn>,
+    /// Full and partial tiles reading A in place (no A packing), where the tier has them.
+    pub direct: Option<(DirectFn, DirectEdgeFn)>,
 }
 
 /// Largest `MR * NR` over all kernels (size of on-stack tile buffers).
