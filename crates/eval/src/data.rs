@@ -104,6 +104,8 @@ pub fn concat_data(parts: &[&ArrayData]) -> Result<ArrayData> {
         ArrayData::BF16(_) => cat!(BF16),
         ArrayData::F32(_) => cat!(F32),
         ArrayData::F64(_) => cat!(F64),
+        ArrayData::C64(_) => cat!(C64),
+        ArrayData::C128(_) => cat!(C128),
         ArrayData::Token(_) => ArrayData::Token(total),
     })
 }
