@@ -23,7 +23,7 @@ pub type LineTransform<'a> = dyn FnMut(&mut [Complex64], bool) + 'a;
 
 /// The plain DFT: `out[k] = Σ_n x[n]·e^{∓2πi·(k·n mod N)/N}`, summed in
 /// f64 in increasing n. The angle uses `k·n mod N`, so large indices
-/// keep full precision.
+/// keep full precision; multiples of a quarter turn are exact.
 pub fn dft(line: &mut [Complex64], inverse: bool) {
     let n = line.len();
     if n <= 1 {
@@ -33,6 +33,18 @@ pub fn dft(line: &mut [Complex64], inverse: bool) {
     let step = sign * 2.0 * std::f64::consts::PI / n as f64;
     let twiddle: Vec<Complex64> = (0..n)
         .map(|j| {
+            // Quarter turns are exact (cos(π/2) would be 6.1e-17, which
+            // times inf is inf instead of the exact product's NaN or 0).
+            if (4 * j).is_multiple_of(n) {
+                let q = 4 * j / n;
+                let s = if inverse { 1.0 } else { -1.0 };
+                return [
+                    Complex64::new(1.0, 0.0),
+                    Complex64::new(0.0, s),
+                    Complex64::new(-1.0, 0.0),
+                    Complex64::new(0.0, -s),
+                ][q];
+            }
             let a = step * j as f64;
             Complex64::new(a.cos(), a.sin())
         })
