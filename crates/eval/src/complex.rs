@@ -114,8 +114,11 @@ fn unary_fn<T: Part>(op: UnaryOp) -> Option<fn(Complex<T>) -> Complex<T>> {
     })
 }
 
+/// A complex binary function.
+pub type BinaryFn<T> = fn(Complex<T>, Complex<T>) -> Complex<T>;
+
 /// The complex binary ops (add, subtract, multiply, divide, power).
-pub fn binary_fn<T: Part>(op: BinaryOp) -> Option<fn(Complex<T>, Complex<T>) -> Complex<T>> {
+pub fn binary_fn<T: Part>(op: BinaryOp) -> Option<BinaryFn<T>> {
     Some(match op {
         BinaryOp::Add => |a: Complex<T>, b: Complex<T>| a + b,
         BinaryOp::Subtract => |a: Complex<T>, b: Complex<T>| a - b,
@@ -197,12 +200,8 @@ pub fn binary(op: BinaryOp, a: &ArrayData, b: &ArrayData) -> Result<ArrayData> {
 /// `complex(re, im)`: f32 parts give c64, f64 parts c128.
 pub fn make(re: &ArrayData, im: &ArrayData) -> Result<ArrayData> {
     Ok(match (re, im) {
-        (ArrayData::F32(x), ArrayData::F32(y)) => {
-            ArrayData::C64(map2(x, y, |a, b| Complex32::new(a, b))?)
-        }
-        (ArrayData::F64(x), ArrayData::F64(y)) => {
-            ArrayData::C128(map2(x, y, |a, b| Complex64::new(a, b))?)
-        }
+        (ArrayData::F32(x), ArrayData::F32(y)) => ArrayData::C64(map2(x, y, Complex32::new)?),
+        (ArrayData::F64(x), ArrayData::F64(y)) => ArrayData::C128(map2(x, y, Complex64::new)?),
         _ => {
             return Err(EvalError::new(format!(
                 "complex needs two f32 or two f64 operands, got {} and {}",
