@@ -136,6 +136,8 @@ pub fn assign(dst: &mut ArrayData, positions: &[usize], src: &ArrayData) -> Resu
         (ArrayData::BF16(d), ArrayData::BF16(s)) => put!(d, s),
         (ArrayData::F32(d), ArrayData::F32(s)) => put!(d, s),
         (ArrayData::F64(d), ArrayData::F64(s)) => put!(d, s),
+        (ArrayData::C64(d), ArrayData::C64(s)) => put!(d, s),
+        (ArrayData::C128(d), ArrayData::C128(s)) => put!(d, s),
         (ArrayData::Token(_), ArrayData::Token(_)) => {}
         (d, s) => {
             return Err(EvalError::new(format!(
