@@ -8,6 +8,7 @@ use rxla_ir::builder::{ComputationBuilder, ModuleBuilder, Value};
 use rxla_ir::{FftType, Shape, UnaryOp, parse_module, print_module, verify_module};
 
 type R = rxla_ir::Result<Value>;
+type Build = Box<dyn FnOnce(&mut ComputationBuilder<'_>) -> R>;
 
 fn a(t: ElementType, d: &[i64]) -> Shape {
     Shape::array(t, d.to_vec()).unwrap()
@@ -110,7 +111,7 @@ fn complex_arithmetic_shapes() {
 
 #[test]
 fn complex_errors_name_what_is_undefined() {
-    let cases: Vec<(Box<dyn FnOnce(&mut ComputationBuilder<'_>) -> R>, &str)> = vec![
+    let cases: Vec<(Build, &str)> = vec![
         (
             Box::new(|b| {
                 let z = c64(b, &[4])?;
