@@ -6,19 +6,20 @@
 //! the evaluator's O(n²) DFT. Operand and result are read from and written
 //! to their physical buffers (any layout, padding filled). Results equal
 //! the evaluator's within floating-point rounding of the sums, not bit for
-//! bit. A line holding a non-finite value or one above 2^100 in magnitude
-//! (where the order of the sums decides between inf, NaN and a finite
-//! residue) is transformed by the evaluator's own DFT instead, so such
-//! results are the evaluator's bit for bit. Nothing but fft lives here.
+//! bit. An operand holding a non-finite value or one above 2^100 in
+//! magnitude (where the order of the sums decides between inf, NaN and a
+//! finite residue: the lines of a later dimension then hold such residues
+//! too) is transformed by the evaluator's own DFT instead, so such results
+//! are the evaluator's bit for bit. Nothing but fft lives here.
 
 use crate::error::{JitError, Result};
 use rustfft::{Fft, FftPlanner};
 use rxla_eval::kernels::fft::{dft, fft_with};
-use rxla_ir::{ArrayLiteral, ArrayShape, Complex64, FftType};
+use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, Complex64, FftType};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Lines whose values all stay within this magnitude (finite, no NaN)
+/// Operands whose values all stay within this magnitude (finite, no NaN)
 /// go through rustfft; others through the evaluator's DFT.
 const TAME: f64 = 1.2676506002282294e30; // 2^100
 
@@ -66,15 +67,26 @@ impl FftStep {
     }
 }
 
+/// Whether every value (every part) is finite and at most [`TAME`] in
+/// magnitude.
+fn tame(d: &ArrayData) -> bool {
+    let ok = |x: f64| x.abs() <= TAME;
+    match d {
+        ArrayData::F32(v) => v.iter().all(|&x| ok(x as f64)),
+        ArrayData::F64(v) => v.iter().all(|&x| ok(x)),
+        ArrayData::C64(v) => v.iter().all(|z| ok(z.re as f64) && ok(z.im as f64)),
+        ArrayData::C128(v) => v.iter().all(|z| ok(z.re) && ok(z.im)),
+        _ => false,
+    }
+}
+
 /// Runs the step on the operand's physical buffer into the result's.
 pub fn fft(step: &FftStep, input: &[u8], out: &mut [u8]) -> Result<()> {
     let x = ArrayLiteral::from_physical_bytes(step.operand.clone(), input)?;
-    let mut line = |v: &mut [Complex64], inverse: bool| {
-        let tame = v.iter().all(|z| z.re.abs() <= TAME && z.im.abs() <= TAME);
-        match step.plans.get(&(v.len(), inverse)) {
-            Some(p) if tame => p.process(v),
-            _ => dft(v, inverse),
-        }
+    let tame = tame(&x.data);
+    let mut line = |v: &mut [Complex64], inverse: bool| match step.plans.get(&(v.len(), inverse)) {
+        Some(p) if tame => p.process(v),
+        _ => dft(v, inverse),
     };
     let r = fft_with(&x, step.fft_type, &step.fft_length, &step.out, &mut line)?;
     let bytes = r.to_physical_bytes()?;
