@@ -142,6 +142,16 @@ fn text_exact(lit: &Literal) -> bool {
         ArrayData::BF16(v) => v
             .iter()
             .all(|x| !x.is_nan() || x.to_bits() & 0x7fff == 0x7fc0),
+        ArrayData::C64(v) => v.iter().all(|z| {
+            [z.re, z.im]
+                .iter()
+                .all(|x| !x.is_nan() || x.to_bits() & 0x7fff_ffff == f32::NAN.to_bits())
+        }),
+        ArrayData::C128(v) => v.iter().all(|z| {
+            [z.re, z.im]
+                .iter()
+                .all(|x| !x.is_nan() || x.to_bits() & !(1 << 63) == f64::NAN.to_bits())
+        }),
         _ => true,
     })
 }

@@ -176,9 +176,17 @@ fn is_loop_fusible(op: &Op) -> bool {
         )
 }
 
-fn fusible(instr: &Instruction, cfg: FusionConfig) -> bool {
+/// Complex (c64/c128) values stay out of fusions: the JIT computes them
+/// one instruction at a time on the host (no native code for them).
+fn touches_complex(comp: &Computation, instr: &Instruction) -> bool {
+    let complex = |s: &Shape| s.leaves().iter().any(|a| a.element_type.is_complex());
+    complex(&instr.shape) || instr.operands.iter().any(|&o| complex(&comp.get(o).shape))
+}
+
+fn fusible(comp: &Computation, instr: &Instruction, cfg: FusionConfig) -> bool {
     let array = matches!(&instr.shape, Shape::Array(a) if !a.element_type.is_token());
     array
+        && !touches_complex(comp, instr)
         && (is_loop_fusible(&instr.op)
             || matches!(instr.op, Op::Reduce { .. } | Op::ReduceWindow { .. })
                 && instr.operands.len() == 2
@@ -278,7 +286,7 @@ fn fuse_computation(
     let mut copy_groups: HashMap<InstrId, Vec<usize>> = HashMap::new();
     for root in (0..comp.len() as u32).rev().map(InstrId) {
         if owner[root.index()].is_some()
-            || !fusible(comp.get(root), cfg)
+            || !fusible(&comp, comp.get(root), cfg)
             || duplicable(&comp, comp.get(root))
         {
             continue;
@@ -317,7 +325,7 @@ fn fuse_computation(
                         continue;
                     }
                     let pi = comp.get(p);
-                    if !fusible(pi, cfg) {
+                    if !fusible(&comp, pi, cfg) {
                         continue;
                     }
                     if duplicable(&comp, pi) {
@@ -356,7 +364,7 @@ fn fuse_computation(
                         // goes; a copy beside a kept original saves nothing).
                         let own_index = users[p.index()].iter().all(|&u| {
                             let ui = comp.get(u);
-                            fusible(ui, cfg)
+                            fusible(&comp, ui, cfg)
                                 && indexings.get(&u).copied().unwrap_or(1) == 1
                                 && (ui.op.is_elementwise() && ui.shape.dims() == pi.shape.dims()
                                     || matches!(ui.op, Op::Reduce { .. })

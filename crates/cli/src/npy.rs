@@ -4,7 +4,8 @@
 //! writes them, or deflated, as `np.savez_compressed` does). C and Fortran
 //! order are read; arrays are written in C order, archives uncompressed.
 //! bf16 has no NumPy dtype and is an error. Nothing here knows about
-//! modules: matching arrays to parameters is `run.rs`'s job.
+//! modules: matching arrays to parameters is `run.rs`'s job. c64/c128
+//! are numpy's complex64/complex128.
 
 use half::f16;
 use npyz::{DType, NpyFile, Order, WriteOptions, WriterBuilder};
@@ -29,6 +30,8 @@ fn element_type(dtype: &DType) -> Result<ElementType, String> {
         (Float, 2) => ElementType::F16,
         (Float, 4) => ElementType::F32,
         (Float, 8) => ElementType::F64,
+        (Complex, 8) => ElementType::C64,
+        (Complex, 16) => ElementType::C128,
         _ => return Err(format!("unsupported dtype {}", dtype.descr())),
     };
     Ok(t)
@@ -69,6 +72,8 @@ fn npy_literal(name: &str, bytes: &[u8]) -> Result<Literal, String> {
         ElementType::F16 => ArrayData::F16(file.into_vec::<f16>().map_err(io)?),
         ElementType::F32 => ArrayData::F32(file.into_vec::<f32>().map_err(io)?),
         ElementType::F64 => ArrayData::F64(file.into_vec::<f64>().map_err(io)?),
+        ElementType::C64 => ArrayData::C64(file.into_vec::<rxla_ir::Complex32>().map_err(io)?),
+        ElementType::C128 => ArrayData::C128(file.into_vec::<rxla_ir::Complex64>().map_err(io)?),
         ElementType::BF16 | ElementType::Token => unreachable!("not produced by element_type"),
     };
     let shape = ArrayShape::new(ty, dims).map_err(|e| format!("{name}: {e}"))?;
@@ -116,6 +121,8 @@ fn encode_npy(name: &str, lit: &ArrayLiteral) -> Result<Vec<u8>, String> {
         ArrayData::F16(v) => encode_vec(&dims, v),
         ArrayData::F32(v) => encode_vec(&dims, v),
         ArrayData::F64(v) => encode_vec(&dims, v),
+        ArrayData::C64(v) => encode_vec(&dims, v),
+        ArrayData::C128(v) => encode_vec(&dims, v),
         ArrayData::BF16(_) => {
             return Err(format!(
                 "{name}: bf16 has no NumPy dtype; use --output json"
@@ -274,6 +281,26 @@ mod tests {
         std::fs::write(dir.join("bad.npz"), b"not a zip").unwrap();
         let e = read_npz(&dir.join("bad.npz")).unwrap_err();
         assert!(e.contains("not a .npz archive"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn round_trip_complex() {
+        let dir = std::env::temp_dir().join(format!("rxla-npy-c-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let c = Literal::vec1(vec![
+            rxla_ir::Complex32::new(1.0, -2.0),
+            rxla_ir::Complex32::new(f32::NAN, 0.5),
+        ]);
+        let p = dir.join("c.npy");
+        write_npy(&p, c.as_array().unwrap()).unwrap();
+        let back = read_npy(&p).unwrap();
+        assert_eq!(back.shape(), c.shape());
+        assert_eq!(back.to_text(), "{(1, -2), (nan, 0.5)}");
+        let z = Literal::scalar(rxla_ir::Complex64::new(0.25, 3.0));
+        let p = dir.join("z.npy");
+        write_npy(&p, z.as_array().unwrap()).unwrap();
+        assert_eq!(read_npy(&p).unwrap(), z);
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -194,6 +194,22 @@ pub fn random_literal(shape: &Shape, rng: &mut SplitMix) -> Result<Literal, Stri
                 }
                 ElementType::F32 => ArrayData::F32((0..n).map(|_| (f(rng) / 2.0) as f32).collect()),
                 ElementType::F64 => ArrayData::F64((0..n).map(|_| f(rng) / 2.0).collect()),
+                ElementType::C64 => ArrayData::C64(
+                    (0..n)
+                        .map(|_| {
+                            let re = (f(rng) / 2.0) as f32;
+                            rxla_ir::Complex32::new(re, (f(rng) / 2.0) as f32)
+                        })
+                        .collect(),
+                ),
+                ElementType::C128 => ArrayData::C128(
+                    (0..n)
+                        .map(|_| {
+                            let re = f(rng) / 2.0;
+                            rxla_ir::Complex64::new(re, f(rng) / 2.0)
+                        })
+                        .collect(),
+                ),
                 ElementType::Token => return Ok(Literal::token()),
             };
             let lit = ArrayLiteral::new(

@@ -104,6 +104,8 @@ pub fn concat_data(parts: &[&ArrayData]) -> Result<ArrayData> {
         ArrayData::BF16(_) => cat!(BF16),
         ArrayData::F32(_) => cat!(F32),
         ArrayData::F64(_) => cat!(F64),
+        ArrayData::C64(_) => cat!(C64),
+        ArrayData::C128(_) => cat!(C128),
         ArrayData::Token(_) => ArrayData::Token(total),
     })
 }
@@ -134,6 +136,8 @@ pub fn assign(dst: &mut ArrayData, positions: &[usize], src: &ArrayData) -> Resu
         (ArrayData::BF16(d), ArrayData::BF16(s)) => put!(d, s),
         (ArrayData::F32(d), ArrayData::F32(s)) => put!(d, s),
         (ArrayData::F64(d), ArrayData::F64(s)) => put!(d, s),
+        (ArrayData::C64(d), ArrayData::C64(s)) => put!(d, s),
+        (ArrayData::C128(d), ArrayData::C128(s)) => put!(d, s),
         (ArrayData::Token(_), ArrayData::Token(_)) => {}
         (d, s) => {
             return Err(EvalError::new(format!(

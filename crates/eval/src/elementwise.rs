@@ -251,6 +251,9 @@ fn map2<T: Copy, U>(a: &[T], b: &[T], f: impl Fn(T, T) -> U) -> Result<Vec<U>> {
 /// Elementwise unary op. `is-finite` returns pred data.
 pub fn unary(op: UnaryOp, x: &ArrayData) -> Result<ArrayData> {
     let ty = x.element_type();
+    if crate::complex::handles_unary(op, ty) {
+        return crate::complex::unary(op, x);
+    }
     let err = || unsupported("unary op", op.name(), ty);
     if op == UnaryOp::IsFinite {
         return Ok(ArrayData::Pred(match x {
@@ -290,7 +293,7 @@ pub fn unary(op: UnaryOp, x: &ArrayData) -> Result<ArrayData> {
         }
         ArrayData::F32(v) => ArrayData::F32(map1(v, f32::unary(op).ok_or_else(err)?)),
         ArrayData::F64(v) => ArrayData::F64(map1(v, f64::unary(op).ok_or_else(err)?)),
-        ArrayData::Token(_) => return Err(err()),
+        ArrayData::C64(_) | ArrayData::C128(_) | ArrayData::Token(_) => return Err(err()),
     })
 }
 
@@ -341,6 +344,7 @@ pub fn binary(op: BinaryOp, a: &ArrayData, b: &ArrayData) -> Result<ArrayData> {
         (ArrayData::F64(x), ArrayData::F64(y)) => {
             ArrayData::F64(map2(x, y, f64::binary(op).ok_or_else(err)?)?)
         }
+        (ArrayData::C64(_), _) | (ArrayData::C128(_), _) => crate::complex::binary(op, a, b)?,
         _ => {
             return Err(EvalError::new(format!(
                 "binary op {} on mismatched types {} and {}",
@@ -393,6 +397,9 @@ pub fn reduce_into(
         (ArrayData::U64(a), ArrayData::U64(v)) => go!(a, v, u64::binary(op).ok_or_else(err)?),
         (ArrayData::F32(a), ArrayData::F32(v)) => go!(a, v, f32::binary(op).ok_or_else(err)?),
         (ArrayData::F64(a), ArrayData::F64(v)) => go!(a, v, f64::binary(op).ok_or_else(err)?),
+        (a @ (ArrayData::C64(_) | ArrayData::C128(_)), v) => {
+            crate::complex::reduce_into(op, a, v, for_each)?
+        }
         (ArrayData::F16(a), ArrayData::F16(v)) => {
             let f = f32::binary(op).ok_or_else(err)?;
             go!(a, v, |p: f16, q: f16| f16::from_f32(f(
@@ -458,6 +465,15 @@ pub fn compare(
     b: &ArrayData,
 ) -> Result<ArrayData> {
     let total = kind == Some(ComparisonType::TotalOrder);
+    if a.element_type().is_complex() {
+        if total {
+            return Err(EvalError::new(format!(
+                "TOTALORDER compare is not defined for {}",
+                a.element_type()
+            )));
+        }
+        return crate::complex::compare(dir, a, b);
+    }
     Ok(ArrayData::Pred(match (a, b) {
         (ArrayData::Pred(x), ArrayData::Pred(y)) => cmp_vec(dir, x, y)?,
         (ArrayData::S8(x), ArrayData::S8(y)) => cmp_vec(dir, x, y)?,
@@ -592,6 +608,12 @@ fn convert_to<T: FromScalar>(src: &ArrayData) -> Result<Vec<T>> {
         ArrayData::BF16(v) => map1(v, |x| T::from_f32(x.to_f32())),
         ArrayData::F32(v) => map1(v, T::from_f32),
         ArrayData::F64(v) => map1(v, T::from_f64),
+        ArrayData::C64(_) | ArrayData::C128(_) => {
+            return Err(EvalError::new(format!(
+                "cannot convert {} to a real type (use real, imag or abs)",
+                src.element_type()
+            )));
+        }
         ArrayData::Token(_) => return Err(EvalError::new("cannot convert a token")),
     })
 }
@@ -612,6 +634,7 @@ pub fn convert(src: &ArrayData, to: ElementType) -> Result<ArrayData> {
         ElementType::BF16 => ArrayData::BF16(convert_to(src)?),
         ElementType::F32 => ArrayData::F32(convert_to(src)?),
         ElementType::F64 => ArrayData::F64(convert_to(src)?),
+        ElementType::C64 | ElementType::C128 => crate::complex::convert(src, to)?,
         ElementType::Token => return Err(EvalError::new("cannot convert to token")),
     })
 }
@@ -796,6 +819,11 @@ pub fn scalar_convert(x: Scalar, to: ElementType) -> Result<Scalar> {
         ElementType::BF16 => Scalar::BF16(convert1(x)),
         ElementType::F32 => Scalar::F32(convert1(x)),
         ElementType::F64 => Scalar::F64(convert1(x)),
+        ElementType::C64 | ElementType::C128 => {
+            return Err(EvalError::new(format!(
+                "scalar convert to {to}: complex values are not scalars here"
+            )));
+        }
         ElementType::Token => return Err(EvalError::new("cannot convert to token")),
     })
 }
@@ -810,6 +838,7 @@ pub fn binary_supported(op: BinaryOp, ty: ElementType) -> bool {
         ElementType::F16 | ElementType::BF16 | ElementType::F32 | ElementType::F64 => {
             f32::binary(op).is_some()
         }
+        ElementType::C64 | ElementType::C128 => crate::complex::binary_fn::<f32>(op).is_some(),
         ElementType::Token => false,
         _ => i32::binary(op).is_some(),
     }

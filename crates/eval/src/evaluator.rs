@@ -689,6 +689,20 @@ impl<'a> Evaluator<'a> {
                 let d = elementwise::binary(*op, &arr(ops, 0)?.data, &arr(ops, 1)?.data)?;
                 a(data::array(out, d)?)
             }
+            Op::Complex => {
+                let out = out_array(instr)?;
+                let d = crate::complex::make(&arr(ops, 0)?.data, &arr(ops, 1)?.data)?;
+                a(data::array(out, d)?)
+            }
+            Op::Fft {
+                fft_type,
+                fft_length,
+            } => a(kernels::fft::fft(
+                arr(ops, 0)?,
+                *fft_type,
+                fft_length,
+                out_array(instr)?,
+            )?),
         }
     }
 

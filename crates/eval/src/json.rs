@@ -2,11 +2,13 @@
 //! row-major data, pred as booleans, non-finite floats as the strings
 //! "inf"/"-inf"/"nan", integers as exact JSON numbers), reading inputs
 //! and cases, and the tolerance comparison used by tests and the CLI.
+//! Complex values (c64/c128, numpy `complex64`/`complex128`) are `[re, im]`
+//! pairs in the data list.
 //! No evaluation happens here.
 
 use crate::error::{EvalError, Result};
 use half::{bf16, f16};
-use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, ElementType, Literal};
+use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, Complex32, Complex64, ElementType, Literal};
 use serde_json::{Map, Number, Value};
 
 fn err(msg: impl Into<String>) -> EvalError {
@@ -111,6 +113,31 @@ pub fn literal_from_json(v: &Value) -> Result<Literal> {
         &mut vals,
     );
     let n = shape.element_count()?;
+    if ty.is_complex() {
+        // `[re, im]` pairs: 2n numbers once flattened.
+        if vals.len() != 2 * n {
+            return Err(err(format!(
+                "literal of shape {shape} needs {n} [re, im] pairs ({} numbers), got {} numbers",
+                2 * n,
+                vals.len()
+            )));
+        }
+        let f = floats(&vals)?;
+        let data = if ty == ElementType::C64 {
+            ArrayData::C64(
+                f.chunks_exact(2)
+                    .map(|p| Complex32::new(p[0] as f32, p[1] as f32))
+                    .collect(),
+            )
+        } else {
+            ArrayData::C128(
+                f.chunks_exact(2)
+                    .map(|p| Complex64::new(p[0], p[1]))
+                    .collect(),
+            )
+        };
+        return Ok(Literal::Array(ArrayLiteral::new(shape, data)?));
+    }
     if vals.len() != n {
         return Err(err(format!(
             "literal of shape {shape} needs {n} values, got {}",
@@ -141,7 +168,9 @@ pub fn literal_from_json(v: &Value) -> Result<Literal> {
         }
         ElementType::F32 => ArrayData::F32(floats(&vals)?.into_iter().map(|x| x as f32).collect()),
         ElementType::F64 => ArrayData::F64(floats(&vals)?),
-        ElementType::Token => unreachable!("handled above"),
+        ElementType::Token | ElementType::C64 | ElementType::C128 => {
+            unreachable!("handled above")
+        }
     };
     Ok(Literal::Array(ArrayLiteral::new(shape, data)?))
 }
@@ -161,6 +190,8 @@ fn numpy_name(s: &str) -> Option<ElementType> {
         "bfloat16" => ElementType::BF16,
         "float32" => ElementType::F32,
         "float64" => ElementType::F64,
+        "complex64" => ElementType::C64,
+        "complex128" => ElementType::C128,
         _ => return None,
     })
 }
@@ -194,6 +225,14 @@ pub fn literal_to_json(lit: &ArrayLiteral) -> Value {
         ArrayData::BF16(v) => v.iter().map(|x| float_json(x.to_f64())).collect(),
         ArrayData::F32(v) => v.iter().map(|&x| float_json(x as f64)).collect(),
         ArrayData::F64(v) => v.iter().map(|&x| float_json(x)).collect(),
+        ArrayData::C64(v) => v
+            .iter()
+            .map(|z| Value::Array(vec![float_json(z.re as f64), float_json(z.im as f64)]))
+            .collect(),
+        ArrayData::C128(v) => v
+            .iter()
+            .map(|z| Value::Array(vec![float_json(z.re), float_json(z.im)]))
+            .collect(),
         ArrayData::Token(_) => Vec::new(),
     };
     let mut m = Map::new();
@@ -288,6 +327,24 @@ pub fn read_case(path_or_text: &str) -> Result<Case> {
     })
 }
 
+fn as_pairs(d: &ArrayData) -> Option<Vec<(f64, f64)>> {
+    Some(match d {
+        ArrayData::C64(v) => v.iter().map(|z| (z.re as f64, z.im as f64)).collect(),
+        ArrayData::C128(v) => v.iter().map(|z| (z.re, z.im)).collect(),
+        _ => return None,
+    })
+}
+
+fn close(x: f64, y: f64, bound: f64) -> bool {
+    if x.is_nan() || y.is_nan() {
+        x.is_nan() && y.is_nan()
+    } else if x.is_infinite() || y.is_infinite() {
+        x == y
+    } else {
+        (x - y).abs() <= bound
+    }
+}
+
 fn as_f64s(d: &ArrayData) -> Option<Vec<f64>> {
     Some(match d {
         ArrayData::F16(v) => v.iter().map(|x| x.to_f64()).collect(),
@@ -316,7 +373,16 @@ pub fn compare_with_tolerance(
         ));
     }
     let mut bad = Vec::new();
-    if let (Some(g), Some(w)) = (as_f64s(&got.data), as_f64s(&want.data)) {
+    if let (Some(g), Some(w)) = (as_pairs(&got.data), as_pairs(&want.data)) {
+        // Complex: each part within atol + rtol·|want| (the modulus).
+        for (i, (&(gr, gi), &(wr, wi))) in g.iter().zip(&w).enumerate() {
+            let m = wr.hypot(wi);
+            let bound = atol + rtol * if m.is_finite() { m } else { 0.0 };
+            if !(close(gr, wr, bound) && close(gi, wi, bound)) {
+                bad.push((i, format!("({gr}, {gi})"), format!("({wr}, {wi})")));
+            }
+        }
+    } else if let (Some(g), Some(w)) = (as_f64s(&got.data), as_f64s(&want.data)) {
         for (i, (&x, &y)) in g.iter().zip(&w).enumerate() {
             let ok = if x.is_nan() || y.is_nan() {
                 x.is_nan() && y.is_nan()

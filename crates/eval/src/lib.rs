@@ -3,6 +3,7 @@
 //! Numeric decisions are listed in `docs/SEMANTICS.md`.
 
 pub mod collectives;
+pub mod complex;
 pub mod data;
 pub mod elementwise;
 pub mod entry;

@@ -403,8 +403,12 @@ mod tests {
         verify_module(&r).unwrap();
         assert!(has_dot(&r));
         assert!(stats.accepted > 0);
+        // At most 6: a dot used only as a call argument keeps the call and
+        // its two-parameter callee, since the reducer never changes the
+        // ENTRY's result shape (the seed found since the generator learnt
+        // complex ops and fft is such a module).
         assert!(
-            r.instruction_count() <= 4,
+            r.instruction_count() <= 6,
             "reduced to {} instructions:\n{}",
             r.instruction_count(),
             rxla_ir::print_module(&r)

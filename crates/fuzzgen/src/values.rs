@@ -5,7 +5,9 @@
 
 use crate::prng::SplitMix64;
 use half::{bf16, f16};
-use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, ElementType, Literal, Module, Shape};
+use rxla_ir::{
+    ArrayData, ArrayLiteral, ArrayShape, Complex32, Complex64, ElementType, Literal, Module, Shape,
+};
 
 /// A source of small random choices (implemented by the generator over
 /// `Unstructured` and by a plain PRNG for arguments).
@@ -118,6 +120,22 @@ pub fn random_data(c: &mut impl Choices, ty: ElementType, n: usize) -> ArrayData
         }
         ElementType::F32 => ArrayData::F32((0..n).map(|_| float_value(c, ty) as f32).collect()),
         ElementType::F64 => ArrayData::F64((0..n).map(|_| float_value(c, ty)).collect()),
+        ElementType::C64 => ArrayData::C64(
+            (0..n)
+                .map(|_| {
+                    let re = float_value(c, ElementType::F32) as f32;
+                    Complex32::new(re, float_value(c, ElementType::F32) as f32)
+                })
+                .collect(),
+        ),
+        ElementType::C128 => ArrayData::C128(
+            (0..n)
+                .map(|_| {
+                    let re = float_value(c, ElementType::F64);
+                    Complex64::new(re, float_value(c, ElementType::F64))
+                })
+                .collect(),
+        ),
         ElementType::Token => ArrayData::Token(1),
     }
 }

@@ -1,5 +1,5 @@
 //! Element (primitive) types of array shapes: `pred`, signed and unsigned
-//! integers, floats, and `token`. Only names, sizes and classification live
+//! integers, floats, complex (`c64`, `c128`) and `token`. Only names, sizes and classification live
 //! here; no arithmetic.
 
 use std::fmt;
@@ -20,13 +20,17 @@ pub enum ElementType {
     BF16,
     F32,
     F64,
+    /// Complex of two f32 (real, imaginary), 8 bytes.
+    C64,
+    /// Complex of two f64 (real, imaginary), 16 bytes.
+    C128,
     /// Ordering token (`token[]`): carries no data.
     Token,
 }
 
 impl ElementType {
     /// Every element type, in declaration order.
-    pub const ALL: [ElementType; 14] = [
+    pub const ALL: [ElementType; 16] = [
         ElementType::Pred,
         ElementType::S8,
         ElementType::S16,
@@ -40,6 +44,8 @@ impl ElementType {
         ElementType::BF16,
         ElementType::F32,
         ElementType::F64,
+        ElementType::C64,
+        ElementType::C128,
         ElementType::Token,
     ];
 
@@ -59,6 +65,8 @@ impl ElementType {
             ElementType::BF16 => "bf16",
             ElementType::F32 => "f32",
             ElementType::F64 => "f64",
+            ElementType::C64 => "c64",
+            ElementType::C128 => "c128",
             ElementType::Token => "token",
         }
     }
@@ -74,7 +82,8 @@ impl ElementType {
             ElementType::Pred | ElementType::S8 | ElementType::U8 => 1,
             ElementType::S16 | ElementType::U16 | ElementType::F16 | ElementType::BF16 => 2,
             ElementType::S32 | ElementType::U32 | ElementType::F32 => 4,
-            ElementType::S64 | ElementType::U64 | ElementType::F64 => 8,
+            ElementType::S64 | ElementType::U64 | ElementType::F64 | ElementType::C64 => 8,
+            ElementType::C128 => 16,
             ElementType::Token => 0,
         }
     }
@@ -90,6 +99,31 @@ impl ElementType {
             self,
             ElementType::F16 | ElementType::BF16 | ElementType::F32 | ElementType::F64
         )
+    }
+
+    /// c64 or c128 (not counted by [`ElementType::is_float`]).
+    pub fn is_complex(self) -> bool {
+        matches!(self, ElementType::C64 | ElementType::C128)
+    }
+
+    /// The type of one component of a complex type (f32 for c64, f64 for
+    /// c128); `None` for other types.
+    pub fn complex_component(self) -> Option<ElementType> {
+        match self {
+            ElementType::C64 => Some(ElementType::F32),
+            ElementType::C128 => Some(ElementType::F64),
+            _ => None,
+        }
+    }
+
+    /// The complex type whose components are `self` (c64 for f32, c128
+    /// for f64); `None` for other types.
+    pub fn complex_of(self) -> Option<ElementType> {
+        match self {
+            ElementType::F32 => Some(ElementType::C64),
+            ElementType::F64 => Some(ElementType::C128),
+            _ => None,
+        }
     }
 
     pub fn is_signed_int(self) -> bool {
@@ -145,5 +179,14 @@ mod tests {
         assert_eq!(ElementType::BF16.byte_size(), 2);
         assert!(ElementType::BF16.is_float());
         assert!(!ElementType::Pred.is_integer());
+        assert_eq!(ElementType::C64.byte_size(), 8);
+        assert_eq!(ElementType::C128.byte_size(), 16);
+        assert_eq!(ElementType::from_name("c64"), Some(ElementType::C64));
+        assert_eq!(
+            ElementType::C128.complex_component(),
+            Some(ElementType::F64)
+        );
+        assert_eq!(ElementType::F32.complex_of(), Some(ElementType::C64));
+        assert!(!ElementType::C64.is_float());
     }
 }

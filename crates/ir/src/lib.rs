@@ -25,8 +25,11 @@ pub use error::{IrError, ParseError, Result};
 pub use layout::Layout;
 pub use literal::{ArrayData, ArrayLiteral, Literal, NativeType};
 pub use module::{Computation, Instruction, Module};
+/// The complex element types of c64 and c128 data (re-exported so every
+/// crate uses the same `num-complex`).
+pub use num_complex::{self, Complex32, Complex64};
 pub use ops::{
-    BinaryOp, CompId, ComparisonDirection, ComparisonType, ConvDims, DotDims, FusionKind,
+    BinaryOp, CompId, ComparisonDirection, ComparisonType, ConvDims, DotDims, FftType, FusionKind,
     GatherDims, InstrId, Op, PadDim, RngAlgorithm, RngDistribution, ScatterDims, UnaryOp, Window,
     WindowDim,
 };

@@ -11,6 +11,7 @@ use crate::index;
 use crate::layout::Layout;
 use crate::shape::{ArrayShape, Shape};
 use half::{bf16, f16};
+use num_complex::{Complex32, Complex64};
 use std::fmt::{self, Write as _};
 
 /// Typed element storage, row-major.
@@ -29,6 +30,10 @@ pub enum ArrayData {
     BF16(Vec<bf16>),
     F32(Vec<f32>),
     F64(Vec<f64>),
+    /// c64: (real, imaginary) f32 pairs.
+    C64(Vec<Complex32>),
+    /// c128: (real, imaginary) f64 pairs.
+    C128(Vec<Complex64>),
     /// Token values carry no data; the count is kept.
     Token(usize),
 }
@@ -52,6 +57,8 @@ macro_rules! dispatch_data {
             $crate::ArrayData::BF16($v) => $body,
             $crate::ArrayData::F32($v) => $body,
             $crate::ArrayData::F64($v) => $body,
+            $crate::ArrayData::C64($v) => $body,
+            $crate::ArrayData::C128($v) => $body,
             $crate::ArrayData::Token(_) => $tok,
         }
     };
@@ -76,6 +83,8 @@ macro_rules! map_data {
             $crate::ArrayData::BF16($v) => $crate::ArrayData::BF16($body),
             $crate::ArrayData::F32($v) => $crate::ArrayData::F32($body),
             $crate::ArrayData::F64($v) => $crate::ArrayData::F64($body),
+            $crate::ArrayData::C64($v) => $crate::ArrayData::C64($body),
+            $crate::ArrayData::C128($v) => $crate::ArrayData::C128($body),
             $crate::ArrayData::Token(n) => $crate::ArrayData::Token(*n),
         }
     };
@@ -181,6 +190,38 @@ macro_rules! native_half {
 native_half!(f16, F16);
 native_half!(bf16, BF16);
 
+macro_rules! native_complex {
+    ($t:ty, $part:ty, $et:ident, $half:expr) => {
+        impl NativeType for $t {
+            const TYPE: ElementType = ElementType::$et;
+            fn write_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.re.to_le_bytes());
+                out.extend_from_slice(&self.im.to_le_bytes());
+            }
+            fn read_le(b: &[u8]) -> Self {
+                let re = <$part as NativeType>::read_le(&b[..$half]);
+                let im = <$part as NativeType>::read_le(&b[$half..2 * $half]);
+                <$t>::new(re, im)
+            }
+            /// The real value `v` with a zero imaginary part.
+            fn from_f64(v: f64) -> Self {
+                <$t>::new(v as $part, 0.0)
+            }
+            fn wrap(v: Vec<Self>) -> ArrayData {
+                ArrayData::$et(v)
+            }
+            fn unwrap_ref(d: &ArrayData) -> Option<&Vec<Self>> {
+                match d {
+                    ArrayData::$et(v) => Some(v),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+native_complex!(Complex32, f32, C64, 4);
+native_complex!(Complex64, f64, C128, 8);
+
 impl ArrayData {
     /// `n` zero elements (false for pred).
     pub fn zeros(ty: ElementType, n: usize) -> ArrayData {
@@ -198,6 +239,8 @@ impl ArrayData {
             ElementType::BF16 => ArrayData::BF16(vec![bf16::ZERO; n]),
             ElementType::F32 => ArrayData::F32(vec![0.0; n]),
             ElementType::F64 => ArrayData::F64(vec![0.0; n]),
+            ElementType::C64 => ArrayData::C64(vec![Complex32::new(0.0, 0.0); n]),
+            ElementType::C128 => ArrayData::C128(vec![Complex64::new(0.0, 0.0); n]),
             ElementType::Token => ArrayData::Token(n),
         }
     }
@@ -217,6 +260,8 @@ impl ArrayData {
             ArrayData::BF16(_) => ElementType::BF16,
             ArrayData::F32(_) => ElementType::F32,
             ArrayData::F64(_) => ElementType::F64,
+            ArrayData::C64(_) => ElementType::C64,
+            ArrayData::C128(_) => ElementType::C128,
             ArrayData::Token(_) => ElementType::Token,
         }
     }
@@ -264,6 +309,8 @@ impl ArrayData {
                     (ArrayData::BF16(v), ArrayData::BF16(f)) => ArrayData::BF16(go!(v, f)),
                     (ArrayData::F32(v), ArrayData::F32(f)) => ArrayData::F32(go!(v, f)),
                     (ArrayData::F64(v), ArrayData::F64(f)) => ArrayData::F64(go!(v, f)),
+                    (ArrayData::C64(v), ArrayData::C64(f)) => ArrayData::C64(go!(v, f)),
+                    (ArrayData::C128(v), ArrayData::C128(f)) => ArrayData::C128(go!(v, f)),
                     _ => panic!(
                         "take_or: fill type {:?} differs from data type {:?}",
                         fill.element_type(),
@@ -290,6 +337,8 @@ impl ArrayData {
             ElementType::BF16 => ArrayData::BF16(vec![bf16::from_f64(v)]),
             ElementType::F32 => ArrayData::F32(vec![v as f32]),
             ElementType::F64 => ArrayData::F64(vec![v]),
+            ElementType::C64 => ArrayData::C64(vec![Complex32::new(v as f32, 0.0)]),
+            ElementType::C128 => ArrayData::C128(vec![Complex64::new(v, 0.0)]),
             ElementType::Token => ArrayData::Token(1),
         }
     }
@@ -330,6 +379,8 @@ impl ArrayData {
             ElementType::BF16 => read::<bf16>(bytes, size),
             ElementType::F32 => read::<f32>(bytes, size),
             ElementType::F64 => read::<f64>(bytes, size),
+            ElementType::C64 => read::<Complex32>(bytes, size),
+            ElementType::C128 => read::<Complex64>(bytes, size),
             ElementType::Token => unreachable!(),
         })
     }
@@ -350,6 +401,21 @@ impl ArrayData {
             ArrayData::BF16(v) => format_float(v[i].to_f64(), FloatWidth::Half(v[i].to_f32()), out),
             ArrayData::F32(v) => format_float(v[i] as f64, FloatWidth::F32(v[i]), out),
             ArrayData::F64(v) => format_float(v[i], FloatWidth::F64, out),
+            // XLA prints a complex element as `(re, im)`.
+            ArrayData::C64(v) => {
+                out.push('(');
+                format_float(v[i].re as f64, FloatWidth::F32(v[i].re), out);
+                out.push_str(", ");
+                format_float(v[i].im as f64, FloatWidth::F32(v[i].im), out);
+                out.push(')');
+            }
+            ArrayData::C128(v) => {
+                out.push('(');
+                format_float(v[i].re, FloatWidth::F64, out);
+                out.push_str(", ");
+                format_float(v[i].im, FloatWidth::F64, out);
+                out.push(')');
+            }
             ArrayData::Token(_) => {}
         }
     }
@@ -712,6 +778,23 @@ mod tests {
             ])
         );
         let back = ArrayLiteral::from_physical_bytes(padded.shape.clone(), &bytes).unwrap();
+        assert_eq!(back.data, a.data);
+    }
+
+    #[test]
+    fn complex_text_and_bytes() {
+        let c = Literal::vec1(vec![Complex32::new(1.0, 2.0), Complex32::new(-0.5, 0.0)]);
+        assert_eq!(c.to_text(), "{(1, 2), (-0.5, 0)}");
+        assert_eq!(c.to_string(), "c64[2]{0} {(1, 2), (-0.5, 0)}");
+        assert_eq!(
+            Literal::scalar(Complex64::new(1.0, 0.0)).to_text(),
+            "(1, 0)"
+        );
+        let a = c.as_array().unwrap();
+        let bytes = a.to_physical_bytes().unwrap();
+        assert_eq!(bytes.len(), 16);
+        assert_eq!(&bytes[4..8], &2.0f32.to_le_bytes());
+        let back = ArrayLiteral::from_physical_bytes(a.shape.clone(), &bytes).unwrap();
         assert_eq!(back.data, a.data);
     }
 

@@ -54,10 +54,14 @@ pub enum UnaryOp {
     Clz,
     /// The error function (JAX's `erf`, `gelu(approximate=False)`).
     Erf,
+    /// The real part of a complex value (the value itself for floats).
+    Real,
+    /// The imaginary part of a complex value (zero for floats).
+    Imag,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 24] = [
+    pub const ALL: [UnaryOp; 26] = [
         UnaryOp::Not,
         UnaryOp::Negate,
         UnaryOp::Abs,
@@ -82,6 +86,8 @@ impl UnaryOp {
         UnaryOp::Popcnt,
         UnaryOp::Clz,
         UnaryOp::Erf,
+        UnaryOp::Real,
+        UnaryOp::Imag,
     ];
 
     pub fn name(self) -> &'static str {
@@ -110,6 +116,8 @@ impl UnaryOp {
             UnaryOp::Popcnt => "popcnt",
             UnaryOp::Clz => "count-leading-zeros",
             UnaryOp::Erf => "erf",
+            UnaryOp::Real => "real",
+            UnaryOp::Imag => "imag",
         }
     }
 
@@ -135,6 +143,29 @@ impl UnaryOp {
                 | UnaryOp::Tan
                 | UnaryOp::IsFinite
                 | UnaryOp::Erf
+        )
+    }
+
+    /// Ops defined on complex operands too (real/imag/abs give the
+    /// component type).
+    pub fn complex_ok(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Negate
+                | UnaryOp::Abs
+                | UnaryOp::Sign
+                | UnaryOp::Sqrt
+                | UnaryOp::Rsqrt
+                | UnaryOp::Exp
+                | UnaryOp::Expm1
+                | UnaryOp::Log
+                | UnaryOp::Log1p
+                | UnaryOp::Tanh
+                | UnaryOp::Sin
+                | UnaryOp::Cos
+                | UnaryOp::Tan
+                | UnaryOp::Real
+                | UnaryOp::Imag
         )
     }
 
@@ -231,6 +262,19 @@ impl BinaryOp {
         )
     }
 
+    /// Ops defined on complex operands (add, subtract, multiply, divide,
+    /// power).
+    pub fn complex_ok(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Add
+                | BinaryOp::Subtract
+                | BinaryOp::Multiply
+                | BinaryOp::Divide
+                | BinaryOp::Power
+        )
+    }
+
     /// Arithmetic ops that reject pred.
     pub fn is_arithmetic(self) -> bool {
         !self.is_bitwise()
@@ -279,6 +323,35 @@ impl ComparisonDirection {
             ComparisonDirection::Lt => ComparisonDirection::Gt,
             d => d,
         }
+    }
+}
+
+/// The transform of `fft` (`fft_type=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FftType {
+    /// Complex → complex forward transform.
+    Fft,
+    /// Complex → complex inverse transform, scaled by 1/n.
+    Ifft,
+    /// Real → complex forward transform keeping the n/2+1 non-negative
+    /// frequencies of the last dimension.
+    Rfft,
+    /// Complex (n/2+1 frequencies) → real inverse transform, scaled by 1/n.
+    Irfft,
+}
+
+impl FftType {
+    pub const ALL: [FftType; 4] = [FftType::Fft, FftType::Ifft, FftType::Rfft, FftType::Irfft];
+    pub fn name(self) -> &'static str {
+        match self {
+            FftType::Fft => "FFT",
+            FftType::Ifft => "IFFT",
+            FftType::Rfft => "RFFT",
+            FftType::Irfft => "IRFFT",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|d| d.name() == s)
     }
 }
 
@@ -640,6 +713,15 @@ pub enum Op {
     /// `topk(x), k=K, largest=true`: the K largest (or smallest) elements
     /// along the last dimension and their s32 indices, as a tuple.
     TopK { k: i64, largest: bool },
+    /// `complex(re, im)`: a c64 (c128) from two f32 (f64) arrays of
+    /// equal dims.
+    Complex,
+    /// `fft(x), fft_type=FFT, fft_length={...}`: a discrete Fourier
+    /// transform over the `fft_length.len()` (1 to 3) trailing dims.
+    Fft {
+        fft_type: FftType,
+        fft_length: Vec<i64>,
+    },
     /// Elementwise unary op.
     Unary(UnaryOp),
     /// Elementwise binary op.
@@ -694,6 +776,8 @@ impl Op {
             Op::OptimizationBarrier => "opt-barrier",
             Op::ReducePrecision { .. } => "reduce-precision",
             Op::TopK { .. } => "topk",
+            Op::Complex => "complex",
+            Op::Fft { .. } => "fft",
             Op::Unary(u) => u.name(),
             Op::Binary(b) => b.name(),
         }
@@ -747,6 +831,8 @@ impl Op {
             "opt-barrier",
             "reduce-precision",
             "topk",
+            "complex",
+            "fft",
         ];
         v.extend(UnaryOp::ALL.iter().map(|u| u.name()));
         v.extend(BinaryOp::ALL.iter().map(|b| b.name()));
@@ -819,6 +905,7 @@ impl Op {
             self,
             Op::Unary(_)
                 | Op::Binary(_)
+                | Op::Complex
                 | Op::Compare { .. }
                 | Op::Select
                 | Op::Clamp

@@ -84,12 +84,13 @@ pub struct CompileStats {
     pub fallbacks: Vec<String>,
     /// Custom calls, as `computation/instruction (custom-call): target`:
     /// the registered function (`RunOptions::custom_calls`) is called
-    /// directly on the buffers, not through the evaluator.
+    /// directly on the buffers, not through the evaluator; and ffts, as
+    /// `computation/instruction (fft): FFT of length [n] (rustfft)`.
     pub runtime_calls: Vec<String>,
     /// Instructions handled on the host (tuple, get-tuple-element,
     /// bitcast, control flow, parameters, constants, and the runtime steps
-    /// sort, topk, rng, rng-bit-generator, custom-call, infeed, outfeed,
-    /// all-reduce).
+    /// sort, topk, rng, rng-bit-generator, custom-call, fft, infeed,
+    /// outfeed, all-reduce).
     pub host_steps: usize,
     /// Row groups formed (consecutive kernels run block of rows by block
     /// of rows).

@@ -66,6 +66,8 @@ pub enum Step {
         types: [rxla_ir::ElementType; 3],
     },
     Fallback(Box<FallbackCall>),
+    /// `fft` with rustfft plans (`runtime::fft`).
+    Fft(Box<crate::runtime::fft::FftStep>),
     /// `sort` (`runtime::sort`): merge sort with a compiled comparator.
     Sort(Box<SortStep>),
     /// `topk`, builtin (`runtime::sort`).
@@ -626,6 +628,27 @@ impl Planner<'_> {
                     topk,
                 })))
             }
+            Op::Fft {
+                fft_type,
+                fft_length,
+            } => match (arrays.as_slice(), &instr.shape) {
+                ([a], Shape::Array(out)) => {
+                    self.stats.runtime_calls.push(format!(
+                        "{}/{} (fft): {} of length {:?} (rustfft)",
+                        comp.name,
+                        instr.name,
+                        fft_type.name(),
+                        fft_length
+                    ));
+                    Ok(Step::Fft(Box::new(crate::runtime::fft::FftStep::new(
+                        a.clone(),
+                        out.clone(),
+                        *fft_type,
+                        fft_length.clone(),
+                    ))))
+                }
+                _ => Err("fft shapes".into()),
+            },
             Op::Infeed { .. } => Ok(Step::Infeed(Box::new(instr.shape.clone()))),
             Op::Outfeed { .. } => match instr.operands.first() {
                 Some(&o) => Ok(Step::Outfeed(Box::new(comp.get(o).shape.clone()))),
@@ -1036,6 +1059,7 @@ impl Planner<'_> {
             | Op::Rng { .. }
             | Op::RngBitGenerator { .. }
             | Op::CustomCall { .. }
+            | Op::Fft { .. }
             | Op::Infeed { .. }
             | Op::Outfeed { .. } => match self.runtime_step(cid, id)? {
                 Ok(step) => step,

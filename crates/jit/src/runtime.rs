@@ -8,6 +8,7 @@
 
 pub mod calls;
 pub mod collective;
+pub mod fft;
 pub mod relayout;
 pub mod rng;
 pub mod rows;
@@ -512,6 +513,7 @@ pub fn run_program(
                 vec![o]
             }
             Step::Fallback(_)
+            | Step::Fft(_)
             | Step::Sort(_)
             | Step::TopK(_)
             | Step::Rng(_)
@@ -703,6 +705,13 @@ fn arrays<'b>(ops: &[Vec<&'b [u8]>], what: &str) -> Result<Vec<&'b [u8]>> {
 fn host_step(ctx: &Ctx, step: &Step, ops: &[Vec<&[u8]>], outs: &mut [&mut [u8]]) -> Result<()> {
     match step {
         Step::Fallback(call) => call.run(ops, outs, ctx.opts),
+        Step::Fft(f) => {
+            let a = arrays(ops, "fft")?;
+            let (Some(input), Some(out)) = (a.first(), outs.first_mut()) else {
+                return Err(JitError::input("fft needs one operand and one result"));
+            };
+            fft::fft(f, input, out)
+        }
         Step::Sort(s) => sort::sort(s, kernel(ctx, s.comparator)?, &arrays(ops, "sort")?, outs),
         Step::TopK(t) => {
             let a = arrays(ops, "topk")?;

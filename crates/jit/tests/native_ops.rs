@@ -105,7 +105,7 @@ fn lit(shape: &str, v: &[f64]) -> Literal {
         ElementType::BF16 => ArrayData::BF16(v.iter().map(|&x| bf16::from_f64(x)).collect()),
         ElementType::F32 => ArrayData::F32(v.iter().map(|&x| x as f32).collect()),
         ElementType::F64 => ArrayData::F64(v.to_vec()),
-        ElementType::Token => panic!("token"),
+        ElementType::C64 | ElementType::C128 | ElementType::Token => panic!("{shape}"),
     };
     Literal::Array(ArrayLiteral::new(s, d).unwrap())
 }

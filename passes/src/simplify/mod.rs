@@ -16,7 +16,9 @@
 //! e-graph is the original program and extraction is skipped.
 //!
 //! Computations with non-default layouts are left alone (values would
-//! depend on physical placement). Fuel: one unit per computation the pass
+//! depend on physical placement), and so are computations with complex
+//! (c64/c128) values, which the rules and the constant analysis do not
+//! model. Fuel: one unit per computation the pass
 //! rewrites (asked before rewriting it); not per rule application, since
 //! rewrites inside the e-graph are not individually observable.
 //!
@@ -298,8 +300,13 @@ pub fn simplify_computation(
     };
     match lower::unsupported_reason_until(comp, Deadline(Some(limits.saturate))) {
         Err(()) => return time_out(stats),
-        Ok(Some(_)) => {
-            stats.push(("computations skipped (layouts)".into(), 1));
+        Ok(Some(why)) => {
+            let what = if why.ends_with("complex values") {
+                "computations skipped (complex)"
+            } else {
+                "computations skipped (layouts)"
+            };
+            stats.push((what.into(), 1));
             return Ok(None);
         }
         Ok(None) => {}

@@ -8,6 +8,7 @@ use rxla_ir::Literal;
 pub mod conv;
 pub mod custom_call;
 pub mod dot;
+pub mod fft;
 pub mod gather;
 pub mod numeric;
 pub mod reduce_window;

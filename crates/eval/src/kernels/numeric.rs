@@ -28,6 +28,33 @@ macro_rules! ring_float {
 }
 ring_float!(f32, f64);
 
+macro_rules! ring_complex {
+    ($($t:ty),*) => {$(
+        impl Ring for $t {
+            const ZERO: Self = <$t>::new(0.0, 0.0);
+            #[inline]
+            fn mul(self, other: Self) -> Self { self * other }
+            #[inline]
+            fn add(self, other: Self) -> Self { self + other }
+        }
+        impl CastFrom for $t {
+            /// Complex computation types take complex data of their own
+            /// type only (shape inference rejects mixed contractions).
+            fn cast_all(d: &ArrayData) -> Result<Vec<Self>> {
+                match (d, <$t as rxla_ir::NativeType>::TYPE) {
+                    (ArrayData::C64(v), ElementType::C64) => Ok(v.iter().map(|z| <$t>::new(z.re as _, z.im as _)).collect()),
+                    (ArrayData::C128(v), ElementType::C128) => Ok(v.iter().map(|z| <$t>::new(z.re as _, z.im as _)).collect()),
+                    (other, t) => Err(EvalError::new(format!(
+                        "a {t} contraction needs {t} operands, got {}",
+                        other.element_type()
+                    ))),
+                }
+            }
+        }
+    )*};
+}
+ring_complex!(rxla_ir::Complex32, rxla_ir::Complex64);
+
 macro_rules! ring_int {
     ($($t:ty),*) => {$(
         impl Ring for $t {
@@ -77,6 +104,12 @@ macro_rules! cast_num {
                     ArrayData::BF16(v) => v.iter().map(|&x| x.to_f32() as $t).collect(),
                     ArrayData::F32(v) => v.iter().map(|&x| x as $t).collect(),
                     ArrayData::F64(v) => v.iter().map(|&x| x as $t).collect(),
+                    ArrayData::C64(_) | ArrayData::C128(_) => {
+                        return Err(EvalError::new(format!(
+                            "complex {} operands in a real contraction",
+                            d.element_type()
+                        )));
+                    }
                     ArrayData::Token(_) => return Err(EvalError::new("token operands carry no values")),
                 })
             }
@@ -130,6 +163,8 @@ pub fn run_for_output<K: RingKernel>(
         ElementType::U64 => ArrayData::U64(go(kernel, lhs, rhs)?),
         ElementType::F32 => ArrayData::F32(go(kernel, lhs, rhs)?),
         ElementType::F64 => ArrayData::F64(go(kernel, lhs, rhs)?),
+        ElementType::C64 => ArrayData::C64(go(kernel, lhs, rhs)?),
+        ElementType::C128 => ArrayData::C128(go(kernel, lhs, rhs)?),
         ElementType::F16 => ArrayData::F16(
             go::<f32, K>(kernel, lhs, rhs)?
                 .into_iter()

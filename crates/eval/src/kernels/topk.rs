@@ -26,6 +26,9 @@ pub fn total_order(data: &ArrayData, i: usize, j: usize) -> Ordering {
         ArrayData::BF16(v) => v[i].to_f32().total_cmp(&v[j].to_f32()),
         ArrayData::F32(v) => v[i].total_cmp(&v[j]),
         ArrayData::F64(v) => v[i].total_cmp(&v[j]),
+        // Shape inference rejects topk of complex; lexicographic by parts.
+        ArrayData::C64(v) => (v[i].re.total_cmp(&v[j].re)).then(v[i].im.total_cmp(&v[j].im)),
+        ArrayData::C128(v) => (v[i].re.total_cmp(&v[j].re)).then(v[i].im.total_cmp(&v[j].im)),
         ArrayData::Token(_) => Ordering::Equal,
     }
 }

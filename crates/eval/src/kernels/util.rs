@@ -65,7 +65,7 @@ pub fn set_elem(dst: &mut ArrayData, i: usize, src: &ArrayData, j: usize) -> Res
         };
     }
     go!(
-        Pred, S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64
+        Pred, S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64, C64, C128
     )
 }
 

@@ -9,7 +9,7 @@ use super::{Cb, Gen, scalar, strided_bound};
 use crate::values::Choices;
 use rxla_ir::{
     ArrayShape, BinaryOp, ComparisonDirection, ComparisonType, ConvDims, DotDims, ElementType,
-    InstrId, Op, Shape, UnaryOp, Window, WindowDim,
+    FftType, InstrId, Op, Shape, UnaryOp, Window, WindowDim,
 };
 
 pub(super) fn by_name(g: &mut Gen, cb: &mut Cb, name: &str) -> bool {
@@ -40,6 +40,13 @@ pub(super) fn by_name(g: &mut Gen, cb: &mut Cb, name: &str) -> bool {
         "reduce-window" => reduce_window(g, cb),
         "select-and-scatter" => select_and_scatter(g, cb),
         "sort" => sort(g, cb),
+        "complex" => {
+            let last = g.pick(&[UnaryOp::Real, UnaryOp::Imag, UnaryOp::Abs]);
+            complex_chain(g, cb, last);
+        }
+        "real" => complex_chain(g, cb, UnaryOp::Real),
+        "imag" => complex_chain(g, cb, UnaryOp::Imag),
+        "fft" => return fft(g, cb),
         "reduce-precision" => {
             let x = g.array_where(cb, |t| t.is_float(), Gen::ty_float, 0);
             let a = cb
@@ -92,8 +99,197 @@ fn bound_like(g: &mut Gen, cb: &mut Cb, a: &ArrayShape) -> InstrId {
     }
 }
 
+/// Unary ops defined on complex values that keep the type.
+const COMPLEX_UNARY: [UnaryOp; 12] = [
+    UnaryOp::Negate,
+    UnaryOp::Sign,
+    UnaryOp::Sqrt,
+    UnaryOp::Rsqrt,
+    UnaryOp::Exp,
+    UnaryOp::Expm1,
+    UnaryOp::Log,
+    UnaryOp::Log1p,
+    UnaryOp::Tanh,
+    UnaryOp::Sin,
+    UnaryOp::Cos,
+    UnaryOp::Tan,
+];
+
+/// Binary ops defined on complex values.
+const COMPLEX_BINARY: [BinaryOp; 5] = [
+    BinaryOp::Add,
+    BinaryOp::Subtract,
+    BinaryOp::Multiply,
+    BinaryOp::Divide,
+    BinaryOp::Power,
+];
+
+/// A complex value of `dims`: `complex(re, im)` of two f32 (f64) values,
+/// or an existing complex value of that shape.
+fn complex_value(g: &mut Gen, cb: &mut Cb, part: ElementType, dims: &[i64]) -> InstrId {
+    let ps = ArrayShape::new(part, dims.to_vec()).unwrap_or_else(|_| scalar(part));
+    let ct = part.complex_of().unwrap_or(ElementType::C64);
+    let cs = ArrayShape::new(ct, ps.dims.clone()).unwrap_or_else(|_| scalar(ct));
+    let c = g.complex_candidates(cb, &cs);
+    if !c.is_empty() && g.coin() {
+        return g.pick(&c);
+    }
+    let re = g.value_of(cb, &ps);
+    let im = g.other_value_of(cb, &ps, re);
+    emit_array(g, cb, Op::Complex, vec![re, im], ct, ps.dims.clone())
+}
+
+/// `complex(re, im)`, a few complex ops (unary, binary, compare EQ/NE +
+/// select, convert between c64 and c128), then `last` (real, imag or abs)
+/// back to a real value, which the rest of the program may use.
+pub(super) fn complex_chain(g: &mut Gen, cb: &mut Cb, last: UnaryOp) {
+    let x = g.array_where(
+        cb,
+        |t| matches!(t, ElementType::F32 | ElementType::F64),
+        |g| g.pick(&[ElementType::F32, ElementType::F64]),
+        0,
+    );
+    let a = cb
+        .array(x)
+        .cloned()
+        .unwrap_or_else(|| scalar(ElementType::F32));
+    let mut part = a.element_type;
+    let dims = a.dims.clone();
+    let im = g.other_value_of(cb, &a, x);
+    let mut z = emit_array(
+        g,
+        cb,
+        Op::Complex,
+        vec![x, im],
+        part.complex_of().unwrap_or(ElementType::C64),
+        dims.clone(),
+    );
+    for _ in 0..g.range(0, 3) {
+        let ct = part.complex_of().unwrap_or(ElementType::C64);
+        z = match g.range(0, 4) {
+            0 => {
+                let u = g.pick(&COMPLEX_UNARY);
+                emit_array(g, cb, Op::Unary(u), vec![z], ct, dims.clone())
+            }
+            1 | 2 => {
+                let b = g.pick(&COMPLEX_BINARY);
+                let y = complex_value(g, cb, part, &dims);
+                let (l, r) = if g.coin() { (z, y) } else { (y, z) };
+                emit_array(g, cb, Op::Binary(b), vec![l, r], ct, dims.clone())
+            }
+            3 => {
+                let y = complex_value(g, cb, part, &dims);
+                let direction = if g.coin() {
+                    ComparisonDirection::Eq
+                } else {
+                    ComparisonDirection::Ne
+                };
+                let p = emit_array(
+                    g,
+                    cb,
+                    Op::Compare {
+                        direction,
+                        kind: None,
+                    },
+                    vec![z, y],
+                    ElementType::Pred,
+                    dims.clone(),
+                );
+                emit_array(g, cb, Op::Select, vec![p, z, y], ct, dims.clone())
+            }
+            _ => {
+                part = if part == ElementType::F32 {
+                    ElementType::F64
+                } else {
+                    ElementType::F32
+                };
+                let to = part.complex_of().unwrap_or(ElementType::C64);
+                emit_array(g, cb, Op::Convert, vec![z], to, dims.clone())
+            }
+        };
+    }
+    emit_array(g, cb, Op::Unary(last), vec![z], part, dims);
+}
+
+/// `fft` of a random type over 1 to 3 trailing dims (not in scalar
+/// computations), ending in a real value (`real` of a complex result).
+fn fft(g: &mut Gen, cb: &mut Cb) -> bool {
+    if g.scalar_mode {
+        return false;
+    }
+    let fft_type = g.pick(&FftType::ALL);
+    let x = g.array_where(
+        cb,
+        |t| matches!(t, ElementType::F32 | ElementType::F64),
+        |g| g.pick(&[ElementType::F32, ElementType::F64]),
+        1,
+    );
+    let a = cb
+        .array(x)
+        .cloned()
+        .unwrap_or_else(|| scalar(ElementType::F32));
+    let rank = a.rank();
+    if rank == 0 {
+        return false;
+    }
+    let part = a.element_type;
+    let ct = part.complex_of().unwrap_or(ElementType::C64);
+    let k = g.range(1, rank.min(3) as i64) as usize;
+    let mut fft_length: Vec<i64> = a.dims[rank - k..].to_vec();
+    let (input, in_dims) = match fft_type {
+        FftType::Rfft => (x, a.dims.clone()),
+        FftType::Fft | FftType::Ifft => {
+            let z = complex_value(g, cb, part, &a.dims);
+            (z, a.dims.clone())
+        }
+        FftType::Irfft => {
+            // The operand's last dim is n/2+1 for an n of 2m or 2m-1.
+            let h = a.dims[rank - 1];
+            let n = if h == 0 {
+                0
+            } else {
+                2 * (h - 1) + g.range(0, 1)
+            };
+            let n = if h > 0 { n.max(1) } else { 0 };
+            let half = if n == 0 { 0 } else { n / 2 + 1 };
+            if half != h {
+                return false;
+            }
+            fft_length[k - 1] = n;
+            let z = complex_value(g, cb, part, &a.dims);
+            (z, a.dims.clone())
+        }
+    };
+    let mut out_dims = in_dims;
+    let n = fft_length[k - 1];
+    let (out_ty, last) = match fft_type {
+        FftType::Rfft => {
+            out_dims[rank - 1] = if n == 0 { 0 } else { n / 2 + 1 };
+            (ct, true)
+        }
+        FftType::Irfft => {
+            out_dims[rank - 1] = n;
+            (part, false)
+        }
+        _ => (ct, true),
+    };
+    let op = Op::Fft {
+        fft_type,
+        fft_length,
+    };
+    let f = emit_array(g, cb, op, vec![input], out_ty, out_dims.clone());
+    if last {
+        let u = g.pick(&[UnaryOp::Real, UnaryOp::Imag, UnaryOp::Abs]);
+        emit_array(g, cb, Op::Unary(u), vec![f], part, out_dims);
+    }
+    true
+}
+
 /// The element-type class a unary op accepts.
 fn unary_type_ok(u: UnaryOp, t: ElementType) -> bool {
+    if matches!(u, UnaryOp::Real | UnaryOp::Imag) {
+        return t.is_float();
+    }
     if u.float_only() {
         return t.is_float();
     }
@@ -107,7 +303,7 @@ fn unary_type_ok(u: UnaryOp, t: ElementType) -> bool {
 }
 
 fn unary_type(g: &mut Gen, u: UnaryOp) -> ElementType {
-    if u.float_only() {
+    if u.float_only() || matches!(u, UnaryOp::Real | UnaryOp::Imag) {
         g.ty_float()
     } else if u.int_only() {
         g.ty_int()

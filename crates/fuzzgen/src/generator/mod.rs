@@ -291,11 +291,27 @@ impl<'a, 'b> Gen<'a, 'b> {
         cb.comp.push(Instruction::new(name, op, operands, shape))
     }
 
-    /// Existing values whose shape satisfies `ok`.
+    /// Existing values whose shape satisfies `ok`. Complex values (c64,
+    /// c128) are never offered: only the complex generators
+    /// (`math::complex_chain`, `math::fft`) use them, through
+    /// [`Gen::complex_candidates`], so no other op meets a type it does not
+    /// define.
     pub fn candidates(&self, cb: &Cb, ok: impl Fn(&Shape) -> bool) -> Vec<InstrId> {
+        let complex = |s: &Shape| s.leaves().iter().any(|a| a.element_type.is_complex());
         cb.comp
             .ids()
-            .filter(|&id| ok(cb.shape(id)))
+            .filter(|&id| !complex(cb.shape(id)) && ok(cb.shape(id)))
+            .filter(|&id| {
+                !self.scalar_mode || matches!(cb.shape(id), Shape::Array(a) if a.rank() == 0)
+            })
+            .collect()
+    }
+
+    /// Existing complex arrays of exactly `shape`'s type and dims.
+    pub fn complex_candidates(&self, cb: &Cb, shape: &ArrayShape) -> Vec<InstrId> {
+        cb.comp
+            .ids()
+            .filter(|&id| matches!(cb.shape(id), Shape::Array(a) if a.compatible(shape)))
             .filter(|&id| {
                 !self.scalar_mode || matches!(cb.shape(id), Shape::Array(a) if a.rank() == 0)
             })
@@ -481,6 +497,11 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     fn op_by_name(&mut self, cb: &mut Cb, name: &str) -> bool {
+        // real/imag: usually of a complex value (a small complex chain),
+        // sometimes of a float (the value itself / zero).
+        if matches!(name, "real" | "imag") && self.chance(2, 3) {
+            return math::by_name(self, cb, name);
+        }
         if let Some(u) = rxla_ir::UnaryOp::ALL.iter().find(|u| u.name() == name) {
             math::unary(self, cb, Some(*u));
             return true;

@@ -80,6 +80,16 @@ fn first_difference(a: &ArrayData, b: &ArrayData) -> Option<usize> {
         (ArrayData::F64(x), ArrayData::F64(y)) => pos(x, y, |p, q| {
             (p.is_nan() && q.is_nan()) || p.to_bits() == q.to_bits()
         }),
+        (ArrayData::C64(x), ArrayData::C64(y)) => pos(x, y, |p, q| {
+            [(p.re, q.re), (p.im, q.im)]
+                .iter()
+                .all(|(a, b)| (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits())
+        }),
+        (ArrayData::C128(x), ArrayData::C128(y)) => pos(x, y, |p, q| {
+            [(p.re, q.re), (p.im, q.im)]
+                .iter()
+                .all(|(a, b)| (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits())
+        }),
         (ArrayData::Token(_), ArrayData::Token(_)) => None,
         _ => Some(0),
     }

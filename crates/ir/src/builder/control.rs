@@ -6,7 +6,7 @@
 use super::{ComputationBuilder, Value};
 use crate::element_type::ElementType;
 use crate::error::{IrError, Result};
-use crate::ops::{CompId, FusionKind, Op, RngAlgorithm, RngDistribution};
+use crate::ops::{CompId, FftType, FusionKind, Op, RngAlgorithm, RngDistribution};
 use crate::shape::Shape;
 
 impl ComputationBuilder<'_> {
@@ -229,5 +229,24 @@ impl ComputationBuilder<'_> {
     /// their s32 indices, as a tuple.
     pub fn top_k(&mut self, x: Value, k: i64, largest: bool) -> Result<Value> {
         self.push("topk", Op::TopK { k, largest }, &[x], None)
+    }
+
+    /// `complex(re, im)`: c64 (c128) from two f32 (f64) arrays of equal
+    /// dims (no implicit broadcasting).
+    pub fn complex(&mut self, re: Value, im: Value) -> Result<Value> {
+        self.push("complex", Op::Complex, &[re, im], None)
+    }
+
+    /// `fft(x), fft_type=..., fft_length=...` over the trailing dims.
+    pub fn fft(&mut self, x: Value, fft_type: FftType, fft_length: &[i64]) -> Result<Value> {
+        self.push(
+            "fft",
+            Op::Fft {
+                fft_type,
+                fft_length: fft_length.to_vec(),
+            },
+            &[x],
+            None,
+        )
     }
 }

@@ -29,7 +29,7 @@ unary_calls! {
     round_nearest_afz => RoundNearestAfz, round_nearest_even => RoundNearestEven,
     sqrt => Sqrt, rsqrt => Rsqrt, cbrt => Cbrt, exp => Exp, expm1 => Expm1, log => Log,
     log1p => Log1p, logistic => Logistic, tanh => Tanh, sin => Sin, cos => Cos, tan => Tan,
-    is_finite => IsFinite, popcnt => Popcnt, clz => Clz, erf => Erf,
+    is_finite => IsFinite, popcnt => Popcnt, clz => Clz, erf => Erf, real => Real, imag => Imag,
 }
 
 macro_rules! binary_calls {

@@ -6,7 +6,7 @@
 use super::{array, ash, err, expect_count, make, window_output_dim};
 use crate::element_type::ElementType;
 use crate::error::Result;
-use crate::ops::{ConvDims, DotDims, Window};
+use crate::ops::{ConvDims, DotDims, FftType, Window};
 use crate::shape::{ArrayShape, Shape};
 
 /// The result element type: the declared (preferred) type when given,
@@ -15,7 +15,36 @@ fn result_type(
     lhs: &ArrayShape,
     rhs: &ArrayShape,
     declared: Option<&Shape>,
+    complex_ok: bool,
 ) -> Result<ElementType> {
+    let declared_ty = match declared {
+        Some(Shape::Array(d)) => Some(d.element_type),
+        _ => None,
+    };
+    let any_complex = lhs.element_type.is_complex()
+        || rhs.element_type.is_complex()
+        || declared_ty.is_some_and(|t| t.is_complex());
+    if any_complex {
+        if !complex_ok {
+            return err(format!(
+                "is not defined on complex operands, got {} and {}",
+                ash(lhs),
+                ash(rhs)
+            ));
+        }
+        // No mixed real/complex contractions: operands and result share
+        // one complex type.
+        let t = lhs.element_type;
+        if rhs.element_type != t || declared_ty.is_some_and(|d| d != t) {
+            return err(format!(
+                "complex operands and result must have one type, got {} and {}{}",
+                ash(lhs),
+                ash(rhs),
+                declared_ty.map_or(String::new(), |d| format!(" giving {d}"))
+            ));
+        }
+        return Ok(t);
+    }
     match declared {
         Some(Shape::Array(d)) if d.element_type != ElementType::Token => Ok(d.element_type),
         _ if lhs.element_type == rhs.element_type => Ok(lhs.element_type),
@@ -88,7 +117,7 @@ pub(super) fn dot(ops: &[&Shape], dims: &DotDims, declared: Option<&Shape>) -> R
             ));
         }
     }
-    let ty = result_type(l, r, declared)?;
+    let ty = result_type(l, r, declared, true)?;
     let mut out: Vec<i64> = dims.lhs_batch.iter().map(|&d| l.dims[d as usize]).collect();
     out.extend((0..l.rank()).filter(|&i| !lu[i]).map(|i| l.dims[i]));
     out.extend((0..r.rank()).filter(|&i| !ru[i]).map(|i| r.dims[i]));
@@ -184,7 +213,7 @@ pub(super) fn convolution(
             "kernel output features {k_out} are not a multiple of batch_group_count {batch_group_count}"
         ));
     }
-    let ty = result_type(l, r, declared)?;
+    let ty = result_type(l, r, declared, false)?;
     let mut out = vec![0i64; l.rank()];
     out[dn.output_batch as usize] = batch / batch_group_count;
     out[dn.output_feature as usize] = k_out;
@@ -201,4 +230,87 @@ pub(super) fn convolution(
         out[dn.output_spatial[i] as usize] = window_output_dim(input, w, i)?;
     }
     make(ty, out)
+}
+
+/// fft: `fft_length` (1 to 3 values) describes the trailing dims of the
+/// transform. FFT/IFFT: complex → same shape, the trailing dims equal to
+/// `fft_length`. RFFT: f32/f64 → c64/c128 whose last dim is
+/// `fft_length[-1]/2 + 1`. IRFFT: c64/c128 with that last dim → f32/f64
+/// whose last dim is `fft_length[-1]`. The other trailing dims equal
+/// `fft_length` (XLA's rules).
+pub(super) fn fft(ops: &[&Shape], fft_type: FftType, fft_length: &[i64]) -> Result<Shape> {
+    expect_count(ops, 1)?;
+    let a = array(ops[0], "the operand")?;
+    let n = fft_length.len();
+    if !(1..=3).contains(&n) {
+        return err(format!(
+            "fft_length must have 1 to 3 values, got {fft_length:?}"
+        ));
+    }
+    if a.rank() < n {
+        return err(format!(
+            "fft_length {fft_length:?} transforms {n} dims but the operand {} has rank {}",
+            ash(a),
+            a.rank()
+        ));
+    }
+    if let Some(&bad) = fft_length.iter().find(|&&x| x < 0) {
+        return err(format!(
+            "fft_length {fft_length:?} has a negative size {bad}"
+        ));
+    }
+    let t = a.element_type;
+    let lead = a.rank() - n;
+    let trailing = &a.dims[lead..];
+    let last = fft_length[n - 1];
+    let half = if last == 0 { 0 } else { last / 2 + 1 };
+    let mut dims = a.dims.clone();
+    let check = |want: &[i64], what: &str| -> Result<()> {
+        if trailing != want {
+            return err(format!(
+                "{} {} needs trailing dims {want:?} for fft_length {fft_length:?}{what}, got {trailing:?}",
+                fft_type.name(),
+                ash(a)
+            ));
+        }
+        Ok(())
+    };
+    let ty = match fft_type {
+        FftType::Fft | FftType::Ifft => {
+            if !t.is_complex() {
+                return err(format!(
+                    "{} expects a c64 or c128 operand, got {}",
+                    fft_type.name(),
+                    ash(a)
+                ));
+            }
+            check(fft_length, "")?;
+            t
+        }
+        FftType::Rfft => {
+            let Some(c) = t.complex_of() else {
+                return err(format!(
+                    "RFFT expects an f32 or f64 operand, got {}",
+                    ash(a)
+                ));
+            };
+            check(fft_length, "")?;
+            dims[a.rank() - 1] = half;
+            c
+        }
+        FftType::Irfft => {
+            let Some(r) = t.complex_component() else {
+                return err(format!(
+                    "IRFFT expects a c64 or c128 operand, got {}",
+                    ash(a)
+                ));
+            };
+            let mut want = fft_length.to_vec();
+            want[n - 1] = half;
+            check(&want, " (last dim fft_length/2+1)")?;
+            dims[a.rank() - 1] = last;
+            r
+        }
+    };
+    make(ty, dims)
 }

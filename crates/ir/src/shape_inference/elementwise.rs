@@ -8,7 +8,7 @@ use super::{array, ash, callee, comp_name, err, expect_count, make, need_declare
 use crate::element_type::ElementType;
 use crate::error::Result;
 use crate::module::Module;
-use crate::ops::{BinaryOp, CompId, ComparisonType, UnaryOp};
+use crate::ops::{BinaryOp, CompId, ComparisonDirection, ComparisonType, UnaryOp};
 use crate::shape::{ArrayShape, Shape};
 
 /// Unary elementwise op: same shape, or pred for is-finite.
@@ -16,6 +16,27 @@ pub(super) fn unary(ops: &[&Shape], u: UnaryOp) -> Result<Shape> {
     expect_count(ops, 1)?;
     let a = array(ops[0], "the operand")?;
     let t = a.element_type;
+    if t.is_complex() {
+        if !u.complex_ok() {
+            return err(format!(
+                "{} is not defined on complex operands, got {}",
+                u.name(),
+                ash(a)
+            ));
+        }
+        // real, imag and abs give the component type; the rest keep it.
+        let ty = match u {
+            UnaryOp::Real | UnaryOp::Imag | UnaryOp::Abs => t.complex_component().unwrap_or(t),
+            _ => t,
+        };
+        return make(ty, a.dims.clone());
+    }
+    if matches!(u, UnaryOp::Real | UnaryOp::Imag) && !t.is_float() {
+        return err(format!(
+            "expects a complex or floating-point operand, got {}",
+            ash(a)
+        ));
+    }
     if u.float_only() && !t.is_float() {
         return err(format!("expects a floating-point operand, got {}", ash(a)));
     }
@@ -98,13 +119,58 @@ pub(super) fn binary(ops: &[&Shape], b: BinaryOp) -> Result<Shape> {
     if b == BinaryOp::Atan2 && !t.is_float() {
         return err(format!("expects floating-point operands, got {}", ash(x)));
     }
+    if t.is_complex() && !b.complex_ok() {
+        return err(format!(
+            "{} is not defined on complex operands, got {}",
+            b.name(),
+            ash(x)
+        ));
+    }
     make(t, x.dims.clone())
 }
 
+/// complex(re, im): two f32 (f64) arrays of equal dims give c64 (c128).
+pub(super) fn complex(ops: &[&Shape]) -> Result<Shape> {
+    let (x, _) = same_shape(ops)?;
+    match x.element_type.complex_of() {
+        Some(t) => make(t, x.dims.clone()),
+        None => err(format!(
+            "expects f32 or f64 operands (real and imaginary parts), got {}",
+            ash(x)
+        )),
+    }
+}
+
 /// Compare: equal shapes and types, result pred.
-pub(super) fn compare(ops: &[&Shape], kind: Option<ComparisonType>) -> Result<Shape> {
+pub(super) fn compare(
+    ops: &[&Shape],
+    direction: ComparisonDirection,
+    kind: Option<ComparisonType>,
+) -> Result<Shape> {
     let (x, _) = same_shape(ops)?;
     let t = x.element_type;
+    if t.is_complex() {
+        // Complex numbers are not ordered: only EQ and NE, compared by
+        // value (FLOAT, the default).
+        if !matches!(direction, ComparisonDirection::Eq | ComparisonDirection::Ne) {
+            return err(format!(
+                "direction={} is not defined on complex operands (only EQ and NE), got {}",
+                direction.name(),
+                ash(x)
+            ));
+        }
+        if let Some(
+            k @ (ComparisonType::TotalOrder | ComparisonType::Signed | ComparisonType::Unsigned),
+        ) = kind
+        {
+            return err(format!(
+                "comparison type {} is not defined on complex operands, got {}",
+                k.name(),
+                ash(x)
+            ));
+        }
+        return make(ElementType::Pred, x.dims.clone());
+    }
     match kind {
         Some(k @ (ComparisonType::Float | ComparisonType::TotalOrder)) if !t.is_float() => {
             return err(format!(
@@ -166,6 +232,12 @@ pub(super) fn select(ops: &[&Shape]) -> Result<Shape> {
 pub(super) fn clamp(ops: &[&Shape]) -> Result<Shape> {
     expect_count(ops, 3)?;
     let x = array(ops[1], "the operand")?;
+    if x.element_type.is_complex() {
+        return err(format!(
+            "clamp is not defined on complex operands, got {}",
+            ash(x)
+        ));
+    }
     for (s, what) in [(ops[0], "min"), (ops[2], "max")] {
         let b = array(s, what)?;
         if b.element_type != x.element_type {
@@ -192,6 +264,15 @@ pub(super) fn convert(ops: &[&Shape], declared: Option<&Shape>) -> Result<Shape>
     let a = array(ops[0], "the operand")?;
     let d = need_declared(declared)?;
     let t = array(d, "the result")?.element_type;
+    if a.element_type.is_complex() && !t.is_complex() {
+        return err(format!(
+            "cannot convert complex {} to the real type {t} (use real, imag or abs)",
+            ash(a)
+        ));
+    }
+    if t.is_complex() && (a.element_type.is_token() || t.is_token()) {
+        return err(format!("cannot convert {} to {t}", ash(a)));
+    }
     make(t, a.dims.clone())
 }
 
@@ -206,6 +287,12 @@ pub(super) fn bitcast_convert(ops: &[&Shape], declared: Option<&Shape>) -> Resul
     if a.element_type.is_pred() != t.is_pred() {
         return err(format!(
             "cannot bitcast-convert between pred and another type ({} to {t})",
+            ash(a)
+        ));
+    }
+    if (a.element_type.is_complex() || t.is_complex()) && a.element_type != t {
+        return err(format!(
+            "cannot bitcast-convert between a complex and another type ({} to {t})",
             ash(a)
         ));
     }

@@ -91,7 +91,7 @@ fn dispatch(module: &Module, op: &Op, ops: &[&Shape], declared: Option<&Shape>) 
         } => reduction::select_and_scatter(module, ops, window, *select, *scatter),
         Op::Select => elementwise::select(ops),
         Op::Clamp => elementwise::clamp(ops),
-        Op::Compare { direction: _, kind } => elementwise::compare(ops, *kind),
+        Op::Compare { direction, kind } => elementwise::compare(ops, *direction, *kind),
         Op::Map {
             dimensions,
             to_apply,
@@ -127,6 +127,11 @@ fn dispatch(module: &Module, op: &Op, ops: &[&Shape], declared: Option<&Shape>) 
             mantissa_bits,
         } => elementwise::reduce_precision(ops, *exponent_bits, *mantissa_bits),
         Op::TopK { k, .. } => reduction::top_k(ops, *k),
+        Op::Complex => elementwise::complex(ops),
+        Op::Fft {
+            fft_type,
+            fft_length,
+        } => contraction::fft(ops, *fft_type, fft_length),
         Op::Unary(u) => elementwise::unary(ops, *u),
         Op::Binary(b) => elementwise::binary(ops, *b),
     }

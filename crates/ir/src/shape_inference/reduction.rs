@@ -248,6 +248,12 @@ pub(super) fn all_reduce(module: &Module, ops: &[&Shape], f: CompId) -> Result<S
 pub(super) fn top_k(ops: &[&Shape], k: i64) -> Result<Shape> {
     expect_count(ops, 1)?;
     let a = array(ops[0], "the operand")?;
+    if a.element_type.is_complex() {
+        return err(format!(
+            "topk needs ordered elements, complex is not ordered: {}",
+            ash(a)
+        ));
+    }
     let Some(&last) = a.dims.last() else {
         return err(format!("expects an operand of rank >= 1, got {}", ash(a)));
     };

@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::literal::{ArrayData, ArrayLiteral, Literal};
 use crate::shape::{ArrayShape, Shape};
 use half::{bf16, f16};
+use num_complex::{Complex32, Complex64};
 
 /// The error for an elided constant `{...}` read without
 /// [`super::ParseOptions::fill_elided_constants`].
@@ -68,6 +69,16 @@ impl ElidedFill {
             }
             ElementType::F32 => ArrayData::F32((0..n).map(|_| unit(&mut next) as f32).collect()),
             ElementType::F64 => ArrayData::F64((0..n).map(|_| unit(&mut next)).collect()),
+            ElementType::C64 => ArrayData::C64(
+                (0..n)
+                    .map(|_| crate::Complex32::new(unit(&mut next) as f32, unit(&mut next) as f32))
+                    .collect(),
+            ),
+            ElementType::C128 => ArrayData::C128(
+                (0..n)
+                    .map(|_| crate::Complex64::new(unit(&mut next), unit(&mut next)))
+                    .collect(),
+            ),
             ElementType::Pred => ArrayData::Pred((0..n).map(|_| next() & 1 == 1).collect()),
             ElementType::S8 => ArrayData::S8((0..n).map(|_| small_int(&mut next) as i8).collect()),
             ElementType::S16 => {
@@ -239,8 +250,43 @@ pub fn array_literal(c: &mut Cursor<'_>, shape: &ArrayShape) -> Result<ArrayLite
     })
 }
 
-/// Reads one element token and appends it to `data`.
+/// Reads one element and appends it to `data`: a token, or for complex
+/// types XLA's `(re, im)`.
 fn element(c: &mut Cursor<'_>, data: &mut ArrayData) -> Result<()> {
+    if let ArrayData::C64(_) | ArrayData::C128(_) = data {
+        let ty = data.element_type();
+        c.skip_ws()?;
+        c.expect(b'(', &format!("'(' starting a {ty} value (re, im)"))?;
+        let (at, re) = number(c, ty)?;
+        c.skip_ws()?;
+        c.expect(
+            b',',
+            &format!("',' between the parts of a {ty} value (re, im)"),
+        )?;
+        let (at2, im) = number(c, ty)?;
+        c.skip_ws()?;
+        c.expect(b')', &format!("')' closing a {ty} value (re, im)"))?;
+        match data {
+            ArrayData::C64(v) => {
+                let part = |at: usize, t: &str| {
+                    float32(t).ok_or_else(|| {
+                        c.error_at(at, format!("bad {ty} part {}: expected a number", quote(t)))
+                    })
+                };
+                v.push(Complex32::new(part(at, re)?, part(at2, im)?));
+            }
+            ArrayData::C128(v) => {
+                let part = |at: usize, t: &str| {
+                    float(t).ok_or_else(|| {
+                        c.error_at(at, format!("bad {ty} part {}: expected a number", quote(t)))
+                    })
+                };
+                v.push(Complex64::new(part(at, re)?, part(at2, im)?));
+            }
+            _ => {}
+        }
+        return Ok(());
+    }
     c.skip_ws()?;
     let start = c.pos;
     while matches!(c.peek(), Some(b) if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-' | b'_'))
@@ -285,9 +331,31 @@ fn element(c: &mut Cursor<'_>, data: &mut ArrayData) -> Result<()> {
         )),
         ArrayData::F32(v) => v.push(float32(tok).ok_or_else(|| bad("expected a number"))?),
         ArrayData::F64(v) => v.push(float(tok).ok_or_else(|| bad("expected a number"))?),
+        // Read above.
+        ArrayData::C64(_) | ArrayData::C128(_) => {}
         ArrayData::Token(n) => *n += 1,
     }
     Ok(())
+}
+
+/// The text of one number token (a part of a complex value) and where it
+/// starts.
+fn number<'a>(c: &mut Cursor<'a>, ty: ElementType) -> Result<(usize, &'a str)> {
+    c.skip_ws()?;
+    let start = c.pos;
+    while matches!(c.peek(), Some(b) if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-' | b'_'))
+    {
+        c.pos += 1;
+    }
+    let src: &'a str = c.src;
+    let tok = &src[start..c.pos];
+    if tok.is_empty() {
+        return Err(c.err(format!(
+            "expected a number in a {ty} value (re, im), got {}",
+            c.describe_next()
+        )));
+    }
+    Ok((start, tok))
 }
 
 fn special(tok: &str) -> Option<f64> {
@@ -365,6 +433,13 @@ mod tests {
         assert_eq!(rt("(s32[], f32[1])", "( 1, {2} )"), "(1, {2})");
         assert_eq!(rt("bf16[2]", "{0.5, -2}"), "{0.5, -2}");
         assert_eq!(rt("u8[1]", "{255}"), "{255}");
+        assert_eq!(rt("c64[2]", "{(1, 2), (3,-4.5)}"), "{(1, 2), (3, -4.5)}");
+        assert_eq!(rt("c128[]", "(1, 0)"), "(1, 0)");
+        assert_eq!(
+            rt("c64[2,1]", "{ {(inf, -nan)}, {(0, -0)} }"),
+            "{ {(inf, -nan)}, {(0, -0)} }"
+        );
+        assert_eq!(rt("(c64[], f32[])", "((1, 2), 3)"), "((1, 2), 3)");
     }
 
     #[test]
@@ -378,6 +453,9 @@ mod tests {
         assert!(err("f32[]", "abc").contains("expected a number"));
         assert!(err("f32[2]", "{1 2}").contains("expected ','"));
         assert!(err("f32[2]", "{1,").contains("unterminated"));
+        assert!(err("c64[]", "1").contains("'(' starting a c64 value"));
+        assert!(err("c64[]", "(1 2)").contains("','"));
+        assert!(err("c128[]", "(1, x)").contains("bad c128 part"));
         let big = parse_shape_str("f32[1099511627776,1024]").unwrap();
         assert!(parse_literal_str("{1}", &big).is_err());
     }

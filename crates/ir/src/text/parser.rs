@@ -15,8 +15,8 @@ use crate::error::Result;
 use crate::literal::Literal;
 use crate::module::{Computation, Instruction, Module};
 use crate::ops::{
-    BinaryOp, CompId, ComparisonDirection, ComparisonType, DotDims, FusionKind, GatherDims,
-    InstrId, Op, PadDim, RngAlgorithm, RngDistribution, ScatterDims, UnaryOp,
+    BinaryOp, CompId, ComparisonDirection, ComparisonType, DotDims, FftType, FusionKind,
+    GatherDims, InstrId, Op, PadDim, RngAlgorithm, RngDistribution, ScatterDims, UnaryOp,
 };
 use crate::shape::{ProgramShape, Shape};
 use std::collections::HashMap;
@@ -986,6 +986,20 @@ fn build_op(
             k: a.req_int("k")?,
             largest: a.flag("largest")?,
         },
+        "complex" => Op::Complex,
+        "fft" => {
+            let (t, at) = a.word("fft_type")?;
+            let Some(fft_type) = FftType::from_name(&t) else {
+                return Err(a.c.error_at(
+                    at,
+                    format!("unknown fft_type {} (FFT, IFFT, RFFT, IRFFT)", quote(&t)),
+                ));
+            };
+            Op::Fft {
+                fft_type,
+                fft_length: a.req_list("fft_length")?,
+            }
+        }
         other => {
             return Err(a
                 .c

@@ -353,6 +353,13 @@ fn typed_attrs(m: &Module, op: &Op, pred_selector: bool) -> Vec<(&'static str, S
             v.push(("exponent_bits", exponent_bits.to_string()));
             v.push(("mantissa_bits", mantissa_bits.to_string()));
         }
+        Op::Fft {
+            fft_type,
+            fft_length,
+        } => {
+            v.push(("fft_type", fft_type.name().to_string()));
+            v.push(("fft_length", fmt_list(fft_length)));
+        }
         Op::TopK { k, largest } => {
             v.push(("k", k.to_string()));
             v.push(("largest", largest.to_string()));
@@ -366,6 +373,7 @@ fn typed_attrs(m: &Module, op: &Op, pred_selector: bool) -> Vec<(&'static str, S
         | Op::Copy
         | Op::Convert
         | Op::BitcastConvert
+        | Op::Complex
         | Op::DynamicUpdateSlice
         | Op::Select
         | Op::Clamp

@@ -230,7 +230,8 @@ fn total_key(et: ElementType, b: &[u8]) -> i128 {
             let l = u(8) as i64;
             (l ^ ((((l >> 63) as u64) >> 1) as i64)) as i128
         }
-        ElementType::Token => 0,
+        // Shape inference rejects topk of complex values (not ordered).
+        ElementType::C64 | ElementType::C128 | ElementType::Token => 0,
     }
 }
 

@@ -5,7 +5,8 @@
 //! callees contain an inexact op counts as one). Inexact ops are those on
 //! floating-point values whose evaluation order or approximation may
 //! legitimately differ: reduce, reduce-window, select-and-scatter, dot,
-//! convolution (accumulating), and the transcendental functions. Everything
+//! convolution, fft (accumulating), and the transcendental functions
+//! (complex ones included; complex leaves compare part by part). Everything
 //! else — data movement, integer, pred, compare, and the IEEE-exact float
 //! ops (add, multiply, divide, sqrt, ...) — is exact. No I/O, no panics.
 
@@ -39,6 +40,7 @@ pub const ACCUMULATING: &[&str] = &[
     "select-and-scatter",
     "dot",
     "convolution",
+    "fft",
 ];
 
 /// How far a leaf may be from the evaluator's value.
@@ -92,6 +94,42 @@ pub const FEEDS_ITSELF: &[&str] = &[
     "all-reduce",
 ];
 
+/// Ops through which a value computed from an `fft` output is still
+/// compared (data movement and well-conditioned arithmetic). An fft's
+/// twiddle factors are irrational, so its outputs are inexact even on
+/// exact inputs, and a mathematically zero output comes out as a tiny
+/// value of either sign: any other op on it (rsqrt, divide, log, compare,
+/// convert to an integer, ...) is as ill-conditioned as it gets, and its
+/// leaves are not compared.
+pub const FFT_BENIGN: &[&str] = &[
+    "fft",
+    "real",
+    "imag",
+    "abs",
+    "negate",
+    "add",
+    "subtract",
+    "multiply",
+    "maximum",
+    "minimum",
+    "select",
+    "clamp",
+    "convert",
+    "copy",
+    "bitcast",
+    "reshape",
+    "transpose",
+    "broadcast",
+    "slice",
+    "dynamic-slice",
+    "concatenate",
+    "pad",
+    "reverse",
+    "tuple",
+    "get-tuple-element",
+    "complex",
+];
+
 /// Transcendentals whose condition number is unbounded on the generated
 /// values (periodic functions of large arguments, `x^y` with large `y`).
 pub const ILL_CONDITIONED: &[&str] = &["sine", "cosine", "tan", "power"];
@@ -140,9 +178,10 @@ pub enum LeafPolicy {
 /// The policy of every leaf of the ENTRY result, in `Literal::leaves` order.
 pub fn leaf_policies(module: &Module) -> Vec<LeafPolicy> {
     let sensitive = sensitive_computations(module);
-    let comp_inexact = computation_tolerances(module, &sensitive);
+    let ffts = fft_computations(module);
+    let comp_inexact = computation_tolerances(module, &sensitive, &ffts);
     let entry = module.entry_computation();
-    let taint = instruction_tolerances(entry, &comp_inexact, &sensitive);
+    let taint = instruction_tolerances(entry, &comp_inexact, &sensitive, &ffts);
     let mut out = Vec::new();
     push_leaves(entry, entry.root, &taint, &mut out);
     out
@@ -177,7 +216,11 @@ fn leaf_count(s: &Shape) -> usize {
 fn own_tolerance(comp: &Computation, id: InstrId) -> Option<Tolerance> {
     let instr = comp.get(id);
     let opcode = instr.opcode();
-    let float = |s: &Shape| s.leaves().iter().any(|a| a.element_type.is_float());
+    let float = |s: &Shape| {
+        s.leaves()
+            .iter()
+            .any(|a| a.element_type.is_float() || a.element_type.is_complex())
+    };
     let touches_float =
         float(&instr.shape) || instr.operands.iter().any(|&o| float(&comp.get(o).shape));
     if !touches_float {
@@ -234,18 +277,22 @@ fn unit_roundoff(et: ElementType) -> Option<f64> {
     Some(match et {
         ElementType::F16 => 2f64.powi(-10),
         ElementType::BF16 => 2f64.powi(-7),
-        ElementType::F32 => 2f64.powi(-23),
-        ElementType::F64 => 2f64.powi(-52),
+        ElementType::F32 | ElementType::C64 => 2f64.powi(-23),
+        ElementType::F64 | ElementType::C128 => 2f64.powi(-52),
         _ => return None,
     })
 }
 
 /// Per computation: the tolerance of its inexact ops (transitively through
 /// the computations it calls), or `None` when it is exact.
-fn computation_tolerances(module: &Module, sensitive: &[bool]) -> Vec<Option<Tolerance>> {
+fn computation_tolerances(
+    module: &Module,
+    sensitive: &[bool],
+    ffts: &[bool],
+) -> Vec<Option<Tolerance>> {
     per_computation_fixed_point(module, None, |comp, out| {
         let mut t: Option<Tolerance> = None;
-        for o in instruction_tolerances(comp, out, sensitive)
+        for o in instruction_tolerances(comp, out, sensitive, ffts)
             .into_iter()
             .flatten()
         {
@@ -265,6 +312,21 @@ fn sensitive_computations(module: &Module) -> Vec<bool> {
             let instr = comp.get(id);
             DISCONTINUOUS.contains(&instr.opcode())
                 || ILL_CONDITIONED.contains(&instr.opcode())
+                || instr
+                    .op
+                    .called_computations()
+                    .iter()
+                    .any(|c| out.get(c.0 as usize).copied().unwrap_or(false))
+        })
+    })
+}
+
+/// Per computation: whether it (or a computation it calls) has an fft.
+fn fft_computations(module: &Module) -> Vec<bool> {
+    per_computation_fixed_point(module, false, |comp, out| {
+        comp.ids().any(|id| {
+            let instr = comp.get(id);
+            instr.opcode() == "fft"
                 || instr
                     .op
                     .called_computations()
@@ -304,11 +366,25 @@ fn instruction_tolerances(
     comp: &Computation,
     comp_tol: &[Option<Tolerance>],
     sensitive: &[bool],
+    ffts: &[bool],
 ) -> Vec<Option<Tolerance>> {
     let mut taint: Vec<Option<Tolerance>> = vec![None; comp.len()];
+    // Values computed from an fft output (see FFT_BENIGN).
+    let mut from_fft = vec![false; comp.len()];
     for id in comp.ids() {
         let instr = comp.get(id);
         let mut t = own_tolerance(comp, id);
+        let fft_fed = instr
+            .operands
+            .iter()
+            .any(|o| from_fft.get(o.0 as usize).copied().unwrap_or(false));
+        from_fft[id.0 as usize] = instr.opcode() == "fft"
+            || fft_fed
+            || instr
+                .op
+                .called_computations()
+                .iter()
+                .any(|c| ffts.get(c.0 as usize).copied().unwrap_or(false));
         let fed = instr
             .operands
             .iter()
@@ -333,6 +409,12 @@ fn instruction_tolerances(
             .any(|c| sensitive.get(c.0 as usize).copied().unwrap_or(false));
         if fed
             && (DISCONTINUOUS.contains(&instr.opcode()) || sensitive_callee)
+            && let Some(t) = t.as_mut()
+        {
+            t.ill_conditioned = true;
+        }
+        if fft_fed
+            && !FFT_BENIGN.contains(&instr.opcode())
             && let Some(t) = t.as_mut()
         {
             t.ill_conditioned = true;
@@ -362,8 +444,8 @@ fn type_limits(d: &ArrayData) -> Option<(f64, f64, f64)> {
     Some(match d {
         ArrayData::F16(_) => (2f64.powi(-10), 2f64.powi(-14), 65504.0),
         ArrayData::BF16(_) => (2f64.powi(-7), 2f64.powi(-126), 3.3895313892515355e38),
-        ArrayData::F32(_) => (2f64.powi(-23), 2f64.powi(-126), f32::MAX as f64),
-        ArrayData::F64(_) => (2f64.powi(-52), 2f64.powi(-1022), f64::MAX),
+        ArrayData::F32(_) | ArrayData::C64(_) => (2f64.powi(-23), 2f64.powi(-126), f32::MAX as f64),
+        ArrayData::F64(_) | ArrayData::C128(_) => (2f64.powi(-52), 2f64.powi(-1022), f64::MAX),
         _ => return None,
     })
 }
@@ -391,6 +473,17 @@ fn floats(d: &ArrayData) -> Option<Vec<(f64, u64)>> {
         ArrayData::BF16(v) => v.iter().map(|x| (x.to_f64(), x.to_bits() as u64)).collect(),
         ArrayData::F32(v) => v.iter().map(|x| (*x as f64, x.to_bits() as u64)).collect(),
         ArrayData::F64(v) => v.iter().map(|x| (*x, x.to_bits())).collect(),
+        // Complex leaves compare part by part (re, im, re, im, ...).
+        ArrayData::C64(v) => v
+            .iter()
+            .flat_map(|z| [z.re, z.im])
+            .map(|x| (x as f64, x.to_bits() as u64))
+            .collect(),
+        ArrayData::C128(v) => v
+            .iter()
+            .flat_map(|z| [z.re, z.im])
+            .map(|x| (x, x.to_bits()))
+            .collect(),
         _ => return None,
     })
 }
