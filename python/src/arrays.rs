@@ -26,6 +26,8 @@ pub fn dtype_name(t: ElementType) -> Option<&'static str> {
         ElementType::BF16 => "bfloat16",
         ElementType::F32 => "float32",
         ElementType::F64 => "float64",
+        ElementType::C64 => "complex64",
+        ElementType::C128 => "complex128",
         ElementType::Token => return None,
     })
 }
@@ -46,6 +48,8 @@ pub fn element_type(name: &str) -> Option<ElementType> {
         ElementType::BF16,
         ElementType::F32,
         ElementType::F64,
+        ElementType::C64,
+        ElementType::C128,
     ]
     .into_iter()
     .find(|&t| dtype_name(t) == Some(name))

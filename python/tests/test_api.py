@@ -81,8 +81,10 @@ def test_argument_count_dtype_shape_errors(add_hlo):
         exe(x, x.astype(np.float64))
     with pytest.raises(ValueError, match=r"shape \[3, 2\], expected \[2, 3\]"):
         exe(x, np.ones((3, 2), np.float32))
-    with pytest.raises(TypeError, match="no HLO element type"):
+    with pytest.raises(TypeError, match="dtype complex64, expected float32"):
         exe(x, x.astype(np.complex64))
+    with pytest.raises(TypeError, match="no HLO element type"):
+        exe(x, np.zeros((2, 3), dtype="U1"))
     with pytest.raises(TypeError):
         exe(x, "not an array")
 
@@ -373,3 +375,22 @@ ENTRY e {
     during = [g for g, at in gaps if t0 <= at <= t1 + 0.05]
     assert during, "the watcher never ran"
     assert max(during) < 0.5 * (t1 - t0), (max(during), t1 - t0)
+
+
+def test_complex_arrays_in_and_out():
+    text = """HloModule c
+ENTRY e {
+  a = c64[3] parameter(0)
+  b = c64[3] parameter(1)
+  m = c64[3] multiply(a, b)
+  re = f32[3] real(m)
+  ROOT r = (c64[3], f32[3]) tuple(m, re)
+}
+"""
+    exe = rxla.compile(text)
+    a = np.array([1 + 2j, -0.5j, 3], dtype=np.complex64)
+    b = np.array([2 - 1j, 4 + 0j, 0.25 + 0.5j], dtype=np.complex64)
+    m, re = exe(a, b)
+    assert m.dtype == np.complex64 and re.dtype == np.float32
+    np.testing.assert_array_equal(m, a * b)
+    np.testing.assert_array_equal(re, (a * b).real)
