@@ -114,15 +114,19 @@ pub struct Emitter<'a, 'f> {
     /// Exp/tanh under a vectorized reduction may run in wide block
     /// routines (`crate::wide`; the host has them and the options allow).
     pub wide_reduce: bool,
+    /// Per scope: positions of unrolled windows (the clamped index and its
+    /// in-bounds flag), so a row's window steps, hoisted before its loop,
+    /// are computed once per row and not per element.
+    win_pos: Vec<HashMap<WinKey, (Value, Option<Value>)>>,
 }
 
 /// Elements per block of a reduction whose exp/tanh run in a wide routine
 /// (a multiple of 16: see `reduce_vec_loops`; 2 KiB of scratch each).
 const REDUCE_BLOCK: i64 = 512;
 
-/// Positions of an unrolled window along each dim, by (dim, offset): the
-/// clamped index and its in-bounds flag (`None`: always in bounds).
-pub type WindowPosCache = HashMap<(usize, i64), (Value, Option<Value>)>;
+/// A window position along one dim at a constant offset: (index value,
+/// stride, offset, dim size, bounds-checked, base dilation).
+type WinKey = (Value, i64, i64, i64, bool, i64);
 
 /// Windows of at most this many elements are unrolled (pooling).
 const MAX_UNROLLED_WINDOW: i64 = 16;
@@ -194,6 +198,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             interior: Vec::new(),
             blocked: HashMap::new(),
             wide_reduce: false,
+            win_pos: vec![HashMap::new()],
         }
     }
 
@@ -204,6 +209,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.consts_i.push(HashMap::new());
         self.consts_v.push(HashMap::new());
         self.addr_prefix.push(HashMap::new());
+        self.win_pos.push(HashMap::new());
     }
 
     pub fn pop_scope(&mut self) {
@@ -211,6 +217,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.consts_i.pop();
         self.consts_v.pop();
         self.addr_prefix.pop();
+        self.win_pos.pop();
     }
 
     /// `cond ? slow(em) : fast` as a branch around a rarely needed slow
@@ -422,6 +429,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
                     }
                 }
             }
+            Op::ReduceWindow { window, .. } if instr.operands.len() == 2 => {
+                self.hoist_window(c, id, window, idx, sym);
+            }
             Op::Broadcast { dimensions } => {
                 let Ok(cs) = sym.dims(shape.rank()) else {
                     return;
@@ -433,6 +443,61 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Before a row's loop: the positions of an unrolled window whose
+    /// moving dims are not the lanes' (pooling with lanes along the
+    /// features), and the address prefixes of an input operand there, so
+    /// the loop body reuses them instead of recomputing them per element.
+    fn hoist_window(
+        &mut self,
+        c: CompId,
+        id: InstrId,
+        window: &rxla_ir::Window,
+        idx: &[Value],
+        sym: &Sym,
+    ) {
+        let operand = self.module.comp(c).get(id).operands[0];
+        let Ok(os) = self.array_shape(c, operand) else {
+            return;
+        };
+        let Ok(cs) = sym.dims(os.rank()) else {
+            return;
+        };
+        if window.dims.len() != os.rank() || idx.len() != os.rank() {
+            return;
+        }
+        let moving: Vec<usize> = (0..os.rank())
+            .filter(|&d| window.dims[d].size != 1)
+            .collect();
+        let count: i64 = moving.iter().map(|&d| window.dims[d].size).product();
+        if moving.is_empty() || count > MAX_UNROLLED_WINDOW || moving.iter().any(|&d| cs[d] != 0) {
+            return;
+        }
+        let interior: Vec<usize> = self
+            .interior
+            .iter()
+            .filter(|(ic, ii, _)| *ic == c && *ii == id)
+            .map(|&(_, _, d)| d)
+            .collect();
+        let input = self.inputs.get(&(c, operand)).cloned();
+        let zero = self.iconst(0);
+        let ks = vec![zero; os.rank()];
+        let mut kc = vec![0i64; os.rank()];
+        for _ in 0..count {
+            let (_, oi) =
+                self.window_position_opt(window, &os.dims, idx, &ks, &interior, Some(&kc));
+            if let Some((base, shape)) = &input {
+                let _ = self.address(*base, shape, &oi);
+            }
+            for &d in moving.iter().rev() {
+                kc[d] += 1;
+                if kc[d] < window.dims[d].size {
+                    break;
+                }
+                kc[d] = 0;
+            }
         }
     }
 
@@ -1735,38 +1800,30 @@ impl<'a, 'f> Emitter<'a, 'f> {
             .collect();
         let extents: Vec<i64> = moving.iter().map(|&d| window.dims[d].size).collect();
         let zero = self.iconst(0);
-        let mut pos_cache = WindowPosCache::new();
-        let mut step =
-            |em: &mut Self, ks_moving: &[Value], kc_moving: Option<&[i64]>| -> Result<()> {
-                let mut ks = vec![zero; os.rank()];
-                for (&d, &k) in moving.iter().zip(ks_moving) {
-                    ks[d] = k;
+        let step = |em: &mut Self, ks_moving: &[Value], kc_moving: Option<&[i64]>| -> Result<()> {
+            let mut ks = vec![zero; os.rank()];
+            for (&d, &k) in moving.iter().zip(ks_moving) {
+                ks[d] = k;
+            }
+            let kc: Option<Vec<i64>> = kc_moving.map(|kcm| {
+                let mut kc = vec![0i64; os.rank()];
+                for (&d, &k) in moving.iter().zip(kcm) {
+                    kc[d] = k;
                 }
-                let kc: Option<Vec<i64>> = kc_moving.map(|kcm| {
-                    let mut kc = vec![0i64; os.rank()];
-                    for (&d, &k) in moving.iter().zip(kcm) {
-                        kc[d] = k;
-                    }
-                    kc
-                });
-                let (valid, oi) = em.window_position_opt(
-                    window,
-                    &os.dims,
-                    idx,
-                    &ks,
-                    &interior,
-                    kc.as_deref().map(|kc| (kc, &mut pos_cache)),
-                );
-                let v = em.emit(c, operand, &oi, operand_sym.as_ref())?;
-                let a = em.b.use_var(acc);
-                let r = em.inline(reducer, &[a, v], operand_sym.is_some())?;
-                let r = match valid {
-                    Some(valid) => em.b.ins().select(valid, r, a),
-                    None => r,
-                };
-                em.b.def_var(acc, r);
-                Ok(())
+                kc
+            });
+            let (valid, oi) =
+                em.window_position_opt(window, &os.dims, idx, &ks, &interior, kc.as_deref());
+            let v = em.emit(c, operand, &oi, operand_sym.as_ref())?;
+            let a = em.b.use_var(acc);
+            let r = em.inline(reducer, &[a, v], operand_sym.is_some())?;
+            let r = match valid {
+                Some(valid) => em.b.ins().select(valid, r, a),
+                None => r,
             };
+            em.b.def_var(acc, r);
+            Ok(())
+        };
         let count: i64 = extents.iter().product();
         if count <= MAX_UNROLLED_WINDOW {
             // Small windows (pooling): straight-line code, row-major order.
@@ -1816,21 +1873,25 @@ impl<'a, 'f> Emitter<'a, 'f> {
         idx: &[Value],
         ks: &[Value],
         interior: &[usize],
-        ks_const: Option<(&[i64], &mut WindowPosCache)>,
+        ks_const: Option<&[i64]>,
     ) -> (Option<Value>, Vec<Value>) {
         let mut valid: Option<Value> = None;
         let mut oi = Vec::with_capacity(ks.len().max(window.dims.len()));
-        let (kc, mut cache) = match ks_const {
-            Some((kc, cache)) => (Some(kc), Some(cache)),
-            None => (None, None),
-        };
+        let kc = ks_const;
         for (d, w) in window.dims.iter().enumerate() {
             // An unrolled window's position along `d` depends only on the
-            // offset: computed once per (dim, offset) for all its steps
-            // (Cranelift's mid-end is off, so nothing else shares them).
-            let key = kc.map(|kc| (d, kc[d] * w.window_dilation - w.pad_low));
-            if let (Some(key), Some(cache)) = (key, cache.as_deref()) {
-                if let Some(&(p, ok)) = cache.get(&key) {
+            // index and the offset: computed once per scope for all steps
+            // and elements that share them (Cranelift's mid-end is off, so
+            // nothing else would share them).
+            let unpadded = w.pad_low == 0 && w.pad_high == 0;
+            let checked = !(w.base_dilation == 1 && (unpadded || interior.contains(&d)));
+            let key = kc.map(|kc| {
+                let off = kc[d] * w.window_dilation - w.pad_low;
+                (idx[d], w.stride, off, dims[d], checked, w.base_dilation)
+            });
+            if let Some(key) = key {
+                let hit = self.win_pos.iter().rev().find_map(|m| m.get(&key).copied());
+                if let Some((p, ok)) = hit {
                     oi.push(p);
                     if let Some(ok) = ok {
                         valid = Some(match valid {
@@ -1847,8 +1908,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 self.b.ins().imul_imm_s(idx[d], w.stride)
             };
             let p = match key {
-                Some((_, 0)) => a,
-                Some((_, off)) => self.b.ins().iadd_imm_s(a, off),
+                Some((_, _, 0, _, _, _)) => a,
+                Some((_, _, off, _, _, _)) => self.b.ins().iadd_imm_s(a, off),
                 None => {
                     let k = self.b.ins().imul_imm_s(ks[d], w.window_dilation);
                     let p = self.b.ins().iadd(a, k);
@@ -1856,8 +1917,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 }
             };
             // A plain window dim (no padding or dilation) is always in bounds.
-            let unpadded = w.pad_low == 0 && w.pad_high == 0;
-            let (p, ok) = if w.base_dilation == 1 && (unpadded || interior.contains(&d)) {
+            let (p, ok) = if !checked {
                 (p, None)
             } else {
                 let ge = self
@@ -1878,8 +1938,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 let ok = self.b.ins().band(ok, lt);
                 (self.clamp_idx(q, 0, dims[d] - 1), Some(ok))
             };
-            if let (Some(key), Some(cache)) = (key, cache.as_deref_mut()) {
-                cache.insert(key, (p, ok));
+            if let (Some(key), Some(top)) = (key, self.win_pos.last_mut()) {
+                top.insert(key, (p, ok));
             }
             oi.push(p);
             if let Some(ok) = ok {
