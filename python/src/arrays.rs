@@ -34,25 +34,9 @@ pub fn dtype_name(t: ElementType) -> Option<&'static str> {
 
 /// The element type of a numpy dtype name.
 pub fn element_type(name: &str) -> Option<ElementType> {
-    [
-        ElementType::Pred,
-        ElementType::S8,
-        ElementType::S16,
-        ElementType::S32,
-        ElementType::S64,
-        ElementType::U8,
-        ElementType::U16,
-        ElementType::U32,
-        ElementType::U64,
-        ElementType::F16,
-        ElementType::BF16,
-        ElementType::F32,
-        ElementType::F64,
-        ElementType::C64,
-        ElementType::C128,
-    ]
-    .into_iter()
-    .find(|&t| dtype_name(t) == Some(name))
+    ElementType::ALL
+        .into_iter()
+        .find(|&t| dtype_name(t) == Some(name))
 }
 
 /// A checked view of an ndarray's memory. The array it came from must be

@@ -47,6 +47,30 @@ fn inputs(n: usize) -> Vec<f32> {
         .collect()
 }
 
+/// Runs `m` on `args` (one thread, no interpreter fallback) with the wide
+/// routines on or off: the result and how many kernels call a host
+/// function (a block routine).
+fn run_with(m: &rxla_ir::Module, args: &[Literal], wide_math: bool) -> (Literal, usize) {
+    let exe = compile(
+        m,
+        &CompileOptions {
+            threads: Some(1),
+            wide_math,
+            keep_clif: true,
+            allow_interpreter_fallback: false,
+            ..CompileOptions::default()
+        },
+    )
+    .expect("compiles");
+    let calls = exe
+        .stats()
+        .clif
+        .iter()
+        .filter(|(_, c)| c.contains("call"))
+        .count();
+    (exe.run(args).expect("runs"), calls)
+}
+
 #[test]
 fn wide_exp_and_tanh_equal_the_inline_code() {
     for (rows, cols) in [(3i64, 1001i64), (2, 3), (1, 16), (5, 256), (2, 517)] {
@@ -67,28 +91,9 @@ ENTRY e {{
         );
         let m = parse_module(&text, "w").expect("parses");
         let x = Literal::from_vec(&[rows, cols], inputs((rows * cols) as usize)).unwrap();
-        let run = |wide_math: bool| {
-            let exe = compile(
-                &m,
-                &CompileOptions {
-                    threads: Some(1),
-                    wide_math,
-                    keep_clif: true,
-                    allow_interpreter_fallback: false,
-                    ..CompileOptions::default()
-                },
-            )
-            .expect("compiles");
-            let calls = exe
-                .stats()
-                .clif
-                .iter()
-                .filter(|(_, c)| c.contains("call"))
-                .count();
-            (exe.run(std::slice::from_ref(&x)).expect("runs"), calls)
-        };
-        let (narrow, _) = run(false);
-        let (wide, calls) = run(true);
+        let args = std::slice::from_ref(&x);
+        let (narrow, _) = run_with(&m, args, false);
+        let (wide, calls) = run_with(&m, args, true);
         assert_eq!(bits(&wide), bits(&narrow), "{rows}x{cols}");
         if rxla_jit::wide::available() && cols >= 4 {
             assert!(calls > 0, "{rows}x{cols}: no block routine was called");
@@ -145,28 +150,8 @@ ENTRY e {{
             let mv =
                 Literal::from_vec(&[rows], (0..rows).map(|r| r as f32 * 0.5).collect()).unwrap();
             let args = [x, mv];
-            let run = |wide_math: bool| {
-                let exe = compile(
-                    &m,
-                    &CompileOptions {
-                        threads: Some(1),
-                        wide_math,
-                        keep_clif: true,
-                        allow_interpreter_fallback: false,
-                        ..CompileOptions::default()
-                    },
-                )
-                .expect("compiles");
-                let calls = exe
-                    .stats()
-                    .clif
-                    .iter()
-                    .filter(|(_, c)| c.contains("call"))
-                    .count();
-                (exe.run(&args).expect("runs"), calls)
-            };
-            let (narrow, _) = run(false);
-            let (wide, calls) = run(true);
+            let (narrow, _) = run_with(&m, &args, false);
+            let (wide, calls) = run_with(&m, &args, true);
             assert_eq!(bits(&wide), bits(&narrow), "{name} {rows}x{cols}");
             if rxla_jit::wide::available() && cols >= 16 {
                 assert!(

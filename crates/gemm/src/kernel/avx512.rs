@@ -23,6 +23,30 @@ pub(crate) fn available() -> bool {
     false
 }
 
+/// The `tile` instantiation for `rows` (1..=MR) rows of `V` vectors, A panel stride `AS`, packed or direct A:
+/// row counts dispatched to their own instantiation (no padding rows computed).
+#[cfg(target_arch = "x86_64")]
+macro_rules! by_rows {
+    ($rows:expr, $v:literal, $as:expr, $direct:literal) => {
+        match $rows {
+            1 => tile::<1, $v, $as, NR, $direct>,
+            2 => tile::<2, $v, $as, NR, $direct>,
+            3 => tile::<3, $v, $as, NR, $direct>,
+            4 => tile::<4, $v, $as, NR, $direct>,
+            5 => tile::<5, $v, $as, NR, $direct>,
+            6 => tile::<6, $v, $as, NR, $direct>,
+            7 => tile::<7, $v, $as, NR, $direct>,
+            8 => tile::<8, $v, $as, NR, $direct>,
+            9 => tile::<9, $v, $as, NR, $direct>,
+            10 => tile::<10, $v, $as, NR, $direct>,
+            11 => tile::<11, $v, $as, NR, $direct>,
+            12 => tile::<12, $v, $as, NR, $direct>,
+            13 => tile::<13, $v, $as, NR, $direct>,
+            _ => tile::<14, $v, $as, NR, $direct>,
+        }
+    };
+}
+
 /// See `KernelFn`.
 ///
 /// # Safety
@@ -63,28 +87,12 @@ pub(crate) unsafe fn edge(
     rows: usize,
     cols: usize,
 ) {
-    macro_rules! by_rows {
-        ($v:literal) => {
-            match rows {
-                1 => tile::<1, $v, MR, NR, false>,
-                2 => tile::<2, $v, MR, NR, false>,
-                3 => tile::<3, $v, MR, NR, false>,
-                4 => tile::<4, $v, MR, NR, false>,
-                5 => tile::<5, $v, MR, NR, false>,
-                6 => tile::<6, $v, MR, NR, false>,
-                7 => tile::<7, $v, MR, NR, false>,
-                8 => tile::<8, $v, MR, NR, false>,
-                9 => tile::<9, $v, MR, NR, false>,
-                10 => tile::<10, $v, MR, NR, false>,
-                11 => tile::<11, $v, MR, NR, false>,
-                12 => tile::<12, $v, MR, NR, false>,
-                13 => tile::<13, $v, MR, NR, false>,
-                _ => tile::<14, $v, MR, NR, false>,
-            }
-        };
-    }
     debug_assert!((1..=MR).contains(&rows) && (1..=NR).contains(&cols));
-    let f = if cols <= 16 { by_rows!(1) } else { by_rows!(2) };
+    let f = if cols <= 16 {
+        by_rows!(rows, 1, MR, false)
+    } else {
+        by_rows!(rows, 2, MR, false)
+    };
     // SAFETY: forwarded contract (rows x cols inside C, unit column stride); features checked by the dispatcher.
     unsafe { f(k, a, b, c, rsc, 1, alpha, beta, cols, 0) }
 }
@@ -132,28 +140,12 @@ pub(crate) unsafe fn direct_edge(
     rows: usize,
     cols: usize,
 ) {
-    macro_rules! by_rows {
-        ($v:literal) => {
-            match rows {
-                1 => tile::<1, $v, 1, NR, true>,
-                2 => tile::<2, $v, 1, NR, true>,
-                3 => tile::<3, $v, 1, NR, true>,
-                4 => tile::<4, $v, 1, NR, true>,
-                5 => tile::<5, $v, 1, NR, true>,
-                6 => tile::<6, $v, 1, NR, true>,
-                7 => tile::<7, $v, 1, NR, true>,
-                8 => tile::<8, $v, 1, NR, true>,
-                9 => tile::<9, $v, 1, NR, true>,
-                10 => tile::<10, $v, 1, NR, true>,
-                11 => tile::<11, $v, 1, NR, true>,
-                12 => tile::<12, $v, 1, NR, true>,
-                13 => tile::<13, $v, 1, NR, true>,
-                _ => tile::<14, $v, 1, NR, true>,
-            }
-        };
-    }
     debug_assert!((1..=MR).contains(&rows) && (1..=NR).contains(&cols));
-    let f = if cols <= 16 { by_rows!(1) } else { by_rows!(2) };
+    let f = if cols <= 16 {
+        by_rows!(rows, 1, 1, true)
+    } else {
+        by_rows!(rows, 2, 1, true)
+    };
     // SAFETY: forwarded contract (rows x cols inside C, unit column stride); features checked by the dispatcher.
     unsafe { f(k, a, b, c, rsc, 1, alpha, beta, cols, lda) }
 }
