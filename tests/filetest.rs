@@ -5,6 +5,8 @@
 //! // test: interp                      evaluate the module as written
 //! // test: jit                         compile it with the JIT (no interpreter
 //!                                      fallback) and check the run lines there
+//! // test: jit-fallback                the same with the interpreter fallback
+//!                                      allowed (ops without native code)
 //! // test: roundtrip                   print → parse → print is a fixed point
 //! // test: opt --passes=dce,cse        run passes; CHECK lines match the output
 //! // run: ({1, 2}, {3, 4}) == {4, 6}   args (shapes from the ENTRY) and the exact result
@@ -26,6 +28,9 @@ pub struct FileTest {
     pub interp: bool,
     /// Run lines are checked on the JIT too (every instruction native).
     pub jit: bool,
+    /// Run lines are checked on the JIT with the interpreter fallback
+    /// allowed.
+    pub jit_fallback: bool,
     pub roundtrip: bool,
     /// The pass pipeline of an `opt` test (`--passes=...` or `--pipeline=O1`).
     pub opt: Option<OptSpec>,
@@ -124,6 +129,7 @@ pub fn parse_filetest(source: &str) -> Result<FileTest, String> {
                     "interp" => t.interp = true,
                     "roundtrip" => t.roundtrip = true,
                     "jit" => t.jit = true,
+                    "jit-fallback" => t.jit_fallback = true,
                     "opt" => {
                         let arg = words.get(i + 1).copied().unwrap_or("");
                         t.opt = Some(if let Some(p) = arg.strip_prefix("--passes=") {
@@ -187,15 +193,16 @@ fn literals_close(a: &Literal, b: &Literal) -> Result<(), String> {
 enum Backend {
     Interp,
     Jit,
+    JitFallback,
 }
 
 fn execute(backend: Backend, module: &Module, args: &[Literal]) -> Result<Literal, String> {
     match backend {
         Backend::Interp => rxla_eval::evaluate(module, args, &rxla_eval::RunOptions::default())
             .map_err(|e| format!("evaluation failed: {e}")),
-        Backend::Jit => {
+        Backend::Jit | Backend::JitFallback => {
             let opts = rxla_jit::CompileOptions {
-                allow_interpreter_fallback: false,
+                allow_interpreter_fallback: matches!(backend, Backend::JitFallback),
                 ..rxla_jit::CompileOptions::default()
             };
             let exe = rxla_jit::compile(module, &opts).map_err(|e| format!("JIT compile: {e}"))?;
@@ -302,6 +309,13 @@ pub fn run_filetest(name: &str, source: &str) -> Result<(), String> {
         }
         check_runs_on(&t, &module, "jit", Backend::Jit).map_err(|e| format!("{name}: {e}"))?;
     }
+    if t.jit_fallback {
+        if t.runs.is_empty() {
+            return Err(format!("{name}: `test: jit-fallback` needs `run:` lines"));
+        }
+        check_runs_on(&t, &module, "jit-fallback", Backend::JitFallback)
+            .map_err(|e| format!("{name}: {e}"))?;
+    }
     let checked_text = match &t.opt {
         Some(spec) => {
             let optimized = crate::run_opt(&module, spec).map_err(|e| format!("{name}: {e}"))?;
@@ -315,7 +329,13 @@ pub fn run_filetest(name: &str, source: &str) -> Result<(), String> {
         filecheck::run_checks(&t.checks, &text)
             .map_err(|e| format!("{name}: {e}\n--- output ---\n{text}"))?;
     }
-    if !t.interp && !t.jit && !t.roundtrip && t.opt.is_none() && t.checks.is_empty() {
+    if !t.interp
+        && !t.jit
+        && !t.jit_fallback
+        && !t.roundtrip
+        && t.opt.is_none()
+        && t.checks.is_empty()
+    {
         return Err(format!(
             "{name}: declares no test (`// test: interp|jit|roundtrip|opt ...`)"
         ));

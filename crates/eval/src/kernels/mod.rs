@@ -9,6 +9,7 @@ pub mod conv;
 pub mod custom_call;
 pub mod dot;
 pub mod gather;
+pub mod linalg;
 pub mod numeric;
 pub mod reduce_window;
 pub mod rng;
