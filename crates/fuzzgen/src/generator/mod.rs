@@ -125,7 +125,7 @@ pub(crate) struct Gen<'a, 'b> {
     next_name: usize,
     next_comp: usize,
     /// Set while building a scalar body: every value is a scalar.
-    scalar_mode: bool,
+    pub(super) scalar_mode: bool,
 }
 
 impl Choices for Gen<'_, '_> {
