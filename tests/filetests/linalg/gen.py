@@ -6,7 +6,8 @@ cholesky_*.hlo and triangular_solve_*.hlo: every attribute combination,
 batched, f32 and f64; the triangle of `a` the op must not read holds
 garbage (and so does the diagonal for unit_diagonal). jax_*.hlo: modules
 as JAX 0.10.2 lowers jnp.linalg.cholesky and
-jax.scipy.linalg.solve_triangular on CPU (LAPACK custom calls), with the
+jax.scipy.linalg.solve_triangular and jnp.linalg.solve on CPU (LAPACK
+custom calls), with the
 values JAX (XLA:CPU) computes.
 """
 import os
@@ -149,6 +150,10 @@ def jax_files():
         emit(f"jax_solve_triangular_upper_t_{t}.hlo",
              f"jax.scipy.linalg.solve_triangular lower=False trans=1 unit_diagonal=True ({t})",
              lambda a, b: jsl.solve_triangular(a, b, lower=False, trans=1, unit_diagonal=True), (tri[0], b[0]), dt)
+        g = (rng.normal(size=(2, 3, 3)) + 2 * np.eye(3)).astype(dt)
+        rhs = rng.normal(size=(2, 3, 2)).astype(dt)
+        emit(f"jax_solve_{t}.hlo", f"jnp.linalg.solve ({t}, batch 2: getrf + trsm)",
+             jnp.linalg.solve, (g, rhs), dt)
         bt = rng.normal(size=(2, 2, 3)).astype(dt)
         emit(f"jax_lax_triangular_solve_right_{t}.hlo",
              f"lax.linalg.triangular_solve left_side=False lower=False transpose_a=True ({t})",

@@ -1,5 +1,6 @@
 //! `cholesky` and `triangular-solve`, and the LAPACK custom calls JAX emits
-//! for them on CPU (`lapack_{s,d}potrf_ffi`, `lapack_{s,d}trsm_ffi`).
+//! for them on CPU (`lapack_{s,d}potrf_ffi`, `lapack_{s,d}trsm_ffi`), and
+//! the LU factorization behind `jnp.linalg.solve` (`lapack_{s,d}getrf_ffi`).
 //!
 //! Every matrix is the trailing `[m, m]` (or `[m, n]`) of an array, batched
 //! over the leading dims. Values are read into f64, the arithmetic is done
@@ -26,11 +27,13 @@ use rxla_ir::{
 };
 
 /// The LAPACK targets the evaluator implements itself.
-pub const LAPACK_TARGETS: [&str; 4] = [
+pub const LAPACK_TARGETS: [&str; 6] = [
     "lapack_spotrf_ffi",
     "lapack_dpotrf_ffi",
     "lapack_strsm_ffi",
     "lapack_dtrsm_ffi",
+    "lapack_sgetrf_ffi",
+    "lapack_dgetrf_ffi",
 ];
 
 /// Whether `target` is one of [`LAPACK_TARGETS`].
@@ -117,6 +120,51 @@ fn write_factor(out: &mut [f64], l: &[f64], m: usize, lower: bool, failed: bool)
             }
         }
     }
+}
+
+/// LU with partial pivoting of one `m×n` row-major matrix in place
+/// (LAPACK's unblocked getf2: the pivot is the first largest `|a[i][j]|`,
+/// whole rows swapped, the column scaled by the pivot, the trailing block
+/// updated). Returns the 1-based pivot rows and info (1-based column of the
+/// first exact zero pivot, 0 if none).
+fn lu(a: &mut [f64], m: usize, n: usize) -> (Vec<i32>, i32) {
+    let k = m.min(n);
+    let mut ipiv = Vec::with_capacity(k);
+    let mut info = 0;
+    for j in 0..k {
+        // idamax: the first index of the largest magnitude (NaN never wins
+        // after the first).
+        let mut p = j;
+        let mut best = a[j * n + j].abs();
+        for i in j + 1..m {
+            let v = a[i * n + j].abs();
+            if v > best {
+                best = v;
+                p = i;
+            }
+        }
+        ipiv.push((p + 1) as i32);
+        if a[p * n + j] != 0.0 {
+            if p != j {
+                for c in 0..n {
+                    a.swap(j * n + c, p * n + c);
+                }
+            }
+            let d = a[j * n + j];
+            for i in j + 1..m {
+                a[i * n + j] /= d;
+            }
+        } else if info == 0 {
+            info = (j + 1) as i32;
+        }
+        for i in j + 1..m {
+            let l = a[i * n + j];
+            for c in j + 1..n {
+                a[i * n + c] -= l * a[j * n + c];
+            }
+        }
+    }
+    (ipiv, info)
 }
 
 /// `cholesky(a), lower=lower`.
@@ -327,6 +375,60 @@ pub fn lapack_call(
             Literal::Array(info),
         ]));
     }
+    if target.ends_with("getrf_ffi") {
+        let [a] = operands else {
+            return Err(EvalError::new(format!(
+                "{target} takes 1 operand, got {}",
+                operands.len()
+            )));
+        };
+        let (m, n, batch) = matrix_dims(&a.shape, "the getrf operand")?;
+        let k = m.min(n);
+        let leaf = |i: usize, ty: ElementType, count: usize| match result {
+            Shape::Tuple(t) => t.get(i).and_then(|s| match s {
+                Shape::Array(s)
+                    if s.element_type == ty && s.dims.iter().product::<i64>() as usize == count =>
+                {
+                    Some(s.clone())
+                }
+                _ => None,
+            }),
+            _ => None,
+        };
+        let (Some(lu_shape), Some(ipiv_shape), Some(info_shape), true) = (
+            leaf(0, want_ty, batch * m * n),
+            leaf(1, ElementType::S32, batch * k),
+            leaf(2, ElementType::S32, batch),
+            result.tuple_elements().is_some_and(|t| t.len() == 3),
+        ) else {
+            return Err(EvalError::new(format!(
+                "{target}: the result must be ({}, s32[batch dims, {k}], s32[batch dims]), got {result}",
+                a.shape
+            )));
+        };
+        let mut x = to_f64(a, "the getrf operand")?;
+        let mut ipiv = Vec::with_capacity(batch * k);
+        let mut info = Vec::with_capacity(batch);
+        for b in 0..batch {
+            let (p, i) = lu(&mut x[b * m * n..(b + 1) * m * n], m, n);
+            ipiv.extend(p);
+            info.push(i);
+        }
+        return Ok(Literal::Tuple(vec![
+            Literal::Array(ArrayLiteral {
+                shape: lu_shape,
+                data: from_f64(want_ty, x)?,
+            }),
+            Literal::Array(ArrayLiteral {
+                shape: ipiv_shape,
+                data: ArrayData::S32(ipiv),
+            }),
+            Literal::Array(ArrayLiteral {
+                shape: info_shape,
+                data: ArrayData::S32(info),
+            }),
+        ]));
+    }
     // trsm
     let [a, b] = operands else {
         return Err(EvalError::new(format!(
@@ -396,6 +498,17 @@ mod tests {
         let l = vals(&cholesky(&a, true).unwrap());
         assert!(l[0].is_nan() && l[2].is_nan() && l[3].is_nan());
         assert_eq!(l[1], 0.0);
+    }
+
+    #[test]
+    fn lu_pivots_like_lapack() {
+        // [[1,2],[3,4]]: pivot row 2; L = [[1,0],[1/3,1]], U = [[3,4],[0,2/3]].
+        let mut a = vec![1., 2., 3., 4.];
+        let (p, info) = lu(&mut a, 2, 2);
+        assert_eq!((p, info), (vec![2, 2], 0));
+        assert_eq!(a, vec![3., 4., 1. / 3., 2. - 4. / 3.]);
+        let mut z = vec![0., 1., 0., 1.];
+        assert_eq!(lu(&mut z, 2, 2).1, 1);
     }
 
     #[test]
