@@ -8,6 +8,7 @@
 
 mod control;
 mod data;
+mod linalg;
 mod math;
 
 use crate::values::{Choices, random_literal};
@@ -492,6 +493,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         data::by_name(self, cb, name)
             || math::by_name(self, cb, name)
             || control::by_name(self, cb, name)
+            || linalg::by_name(self, cb, name)
     }
 
     /// A scalar computation `(params...) -> results` (a tuple when several
