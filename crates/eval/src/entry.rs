@@ -15,6 +15,7 @@ pub fn check_custom_calls(module: &Module, opts: &RunOptions) -> Result<()> {
             if let Op::CustomCall { target, .. } = &instr.op
                 && !opts.custom_calls.contains(target)
                 && !crate::evaluator::is_builtin_custom_call(target)
+                && !crate::kernels::linalg::is_lapack_target(target)
             {
                 return Err(EvalError::new(format!(
                     "unknown custom-call target '{target}' in instruction {}",

@@ -609,10 +609,23 @@ impl<'a> Evaluator<'a> {
                     data::pred_scalar(r.as_array()?, "the TopK comparator result")
                 })
             }
+            Op::CustomCall { target, .. }
+                if !self.opts.custom_calls.contains(target)
+                    && kernels::linalg::is_lapack_target(target) =>
+            {
+                let config = instr.attr("backend_config").unwrap_or("");
+                kernels::linalg::lapack_call(target, config, &arrays(ops)?, &instr.shape)
+            }
             Op::CustomCall { target, .. } => {
                 let all = arrays(ops)?;
                 kernels::custom_call::call(&self.opts.custom_calls, target, &all, &instr.shape)
             }
+            Op::Cholesky { lower } => a(kernels::linalg::cholesky(arr(ops, 0)?, *lower)?),
+            Op::TriangularSolve(o) => a(kernels::linalg::triangular_solve(
+                arr(ops, 0)?,
+                arr(ops, 1)?,
+                o,
+            )?),
             Op::TopK { k, largest } => kernels::topk::top_k_builtin(arr(ops, 0)?, *k, *largest),
             Op::ReducePrecision {
                 exponent_bits,

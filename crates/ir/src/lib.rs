@@ -12,6 +12,7 @@ pub mod graph;
 pub mod index;
 pub mod layout;
 pub mod layout_verifier;
+pub mod linalg;
 pub mod literal;
 pub mod module;
 pub mod ops;
@@ -23,6 +24,7 @@ pub mod verifier;
 pub use element_type::ElementType;
 pub use error::{IrError, ParseError, Result};
 pub use layout::Layout;
+pub use linalg::{TransposeA, TriangularSolveOptions};
 pub use literal::{ArrayData, ArrayLiteral, Literal, NativeType};
 pub use module::{Computation, Instruction, Module};
 /// The complex element types of c64 and c128 data (re-exported so every

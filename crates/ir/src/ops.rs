@@ -704,6 +704,12 @@ pub enum Op {
     AfterAll,
     /// `opt-barrier(x)`.
     OptimizationBarrier,
+    /// `cholesky(a), lower=true`: the Cholesky factor of each matrix in
+    /// the trailing two dims (batched over the leading ones).
+    Cholesky { lower: bool },
+    /// `triangular-solve(a, b), left_side=.., lower=.., unit_diagonal=..,
+    /// transpose_a=..`: batched triangular solve; the result has b's shape.
+    TriangularSolve(crate::linalg::TriangularSolveOptions),
     /// `reduce-precision(x), exponent_bits=E, mantissa_bits=M`: rounds a
     /// float to the nearest value of a narrower float format (same type).
     ReducePrecision {
@@ -774,6 +780,8 @@ impl Op {
             Op::RngBitGenerator { .. } => "rng-bit-generator",
             Op::AfterAll => "after-all",
             Op::OptimizationBarrier => "opt-barrier",
+            Op::Cholesky { .. } => "cholesky",
+            Op::TriangularSolve(_) => "triangular-solve",
             Op::ReducePrecision { .. } => "reduce-precision",
             Op::TopK { .. } => "topk",
             Op::Complex => "complex",
@@ -829,6 +837,8 @@ impl Op {
             "rng-bit-generator",
             "after-all",
             "opt-barrier",
+            "cholesky",
+            "triangular-solve",
             "reduce-precision",
             "topk",
             "complex",

@@ -1406,3 +1406,36 @@ fn erf_reduce_precision_and_top_k_shapes() {
     assert!(b.erf(i).unwrap_err().to_string().contains("floating-point"));
     assert!(b.reduce_precision(i, 5, 10).is_err());
 }
+
+#[test]
+fn cholesky_and_triangular_solve_shapes() {
+    use rxla_ir::{ElementType, Shape, TransposeA, TriangularSolveOptions};
+    let mut mb = rxla_ir::builder::ModuleBuilder::new("m");
+    let mut b = mb.computation("main");
+    let f = |dims: Vec<i64>| Shape::array(ElementType::F64, dims).unwrap();
+    let a = b.parameter(0, f(vec![2, 3, 3]), "a").unwrap();
+    let rhs = b.parameter(1, f(vec![2, 3, 4]), "b").unwrap();
+    let rect = b.parameter(2, f(vec![2, 3, 4]), "r").unwrap();
+    let l = b.cholesky(a, true).unwrap();
+    assert_eq!(b.shape(l).unwrap().to_string(), "f64[2,3,3]{2,1,0}");
+    let err = b.cholesky(rect, false).unwrap_err().to_string();
+    assert!(err.contains("cholesky") && err.contains("square"), "{err}");
+    let mut o = TriangularSolveOptions {
+        transpose_a: TransposeA::Adjoint,
+        ..TriangularSolveOptions::default()
+    };
+    let x = b.triangular_solve(l, rhs, o).unwrap();
+    assert_eq!(b.shape(x).unwrap().to_string(), "f64[2,3,4]{2,1,0}");
+    // Right side: b must be [..., n, m].
+    o.left_side = false;
+    let err = b.triangular_solve(l, rhs, o).unwrap_err().to_string();
+    assert!(
+        err.contains("triangular-solve") && err.contains("shared dimension"),
+        "{err}"
+    );
+    let i = b
+        .parameter(3, Shape::array(ElementType::S32, vec![3, 3]).unwrap(), "i")
+        .unwrap();
+    let err = b.cholesky(i, true).unwrap_err().to_string();
+    assert!(err.contains("f32 or f64"), "{err}");
+}

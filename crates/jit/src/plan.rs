@@ -578,6 +578,13 @@ impl Planner<'_> {
                 if !all_arrays {
                     return Ok(Err("custom-call with tuple operands".into()));
                 }
+                if rxla_eval::kernels::linalg::is_lapack_target(target) {
+                    // The evaluator's builtin (kernels/linalg.rs) through
+                    // the interpreter fallback.
+                    return Ok(Err(format!(
+                        "LAPACK custom call {target} has no native code"
+                    )));
+                }
                 let mut topk = None;
                 if rxla_eval::evaluator::is_builtin_custom_call(target) {
                     let (Some(a), Some(outs), Some(&cmp)) =

@@ -10,6 +10,7 @@ pub mod custom_call;
 pub mod dot;
 pub mod fft;
 pub mod gather;
+pub mod linalg;
 pub mod numeric;
 pub mod reduce_window;
 pub mod rng;

@@ -8,6 +8,7 @@
 
 mod control;
 mod data;
+mod linalg;
 mod math;
 
 use crate::values::{Choices, random_literal};
@@ -125,7 +126,7 @@ pub(crate) struct Gen<'a, 'b> {
     next_name: usize,
     next_comp: usize,
     /// Set while building a scalar body: every value is a scalar.
-    scalar_mode: bool,
+    pub(super) scalar_mode: bool,
 }
 
 impl Choices for Gen<'_, '_> {
@@ -513,6 +514,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         data::by_name(self, cb, name)
             || math::by_name(self, cb, name)
             || control::by_name(self, cb, name)
+            || linalg::by_name(self, cb, name)
     }
 
     /// A scalar computation `(params...) -> results` (a tuple when several

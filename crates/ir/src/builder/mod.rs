@@ -22,6 +22,7 @@
 mod contraction;
 mod control;
 mod elementwise;
+mod linalg;
 mod reduction;
 mod shape_ops;
 

@@ -12,6 +12,7 @@ mod control;
 mod data_movement;
 mod elementwise;
 mod gather_scatter;
+mod linalg;
 mod reduction;
 
 pub(crate) use data_movement::check_permutation;
@@ -122,6 +123,8 @@ fn dispatch(module: &Module, op: &Op, ops: &[&Shape], declared: Option<&Shape>) 
             expect_count(ops, 1)?;
             Ok(ops[0].clone())
         }
+        Op::Cholesky { .. } => linalg::cholesky(ops),
+        Op::TriangularSolve(o) => linalg::triangular_solve(ops, o),
         Op::ReducePrecision {
             exponent_bits,
             mantissa_bits,

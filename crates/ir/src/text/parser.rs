@@ -978,6 +978,30 @@ fn build_op(
         }
         "after-all" => Op::AfterAll,
         "opt-barrier" => Op::OptimizationBarrier,
+        "cholesky" => Op::Cholesky {
+            lower: a.flag("lower")?,
+        },
+        "triangular-solve" => {
+            let left_side = a.flag("left_side")?;
+            let lower = a.flag("lower")?;
+            let unit_diagonal = a.flag("unit_diagonal")?;
+            let (t, at) = a.word("transpose_a")?;
+            let transpose_a = crate::linalg::TransposeA::from_name(&t).ok_or_else(|| {
+                a.c.error_at(
+                    at,
+                    format!(
+                        "unknown transpose_a {} (NO_TRANSPOSE, TRANSPOSE, ADJOINT)",
+                        quote(&t)
+                    ),
+                )
+            })?;
+            Op::TriangularSolve(crate::linalg::TriangularSolveOptions {
+                left_side,
+                lower,
+                unit_diagonal,
+                transpose_a,
+            })
+        }
         "reduce-precision" => Op::ReducePrecision {
             exponent_bits: a.req_int("exponent_bits")?,
             mantissa_bits: a.req_int("mantissa_bits")?,

@@ -364,6 +364,13 @@ fn typed_attrs(m: &Module, op: &Op, pred_selector: bool) -> Vec<(&'static str, S
             v.push(("k", k.to_string()));
             v.push(("largest", largest.to_string()));
         }
+        Op::Cholesky { lower } => v.push(("lower", lower.to_string())),
+        Op::TriangularSolve(o) => {
+            v.push(("left_side", o.left_side.to_string()));
+            v.push(("lower", o.lower.to_string()));
+            v.push(("unit_diagonal", o.unit_diagonal.to_string()));
+            v.push(("transpose_a", o.transpose_a.name().to_string()));
+        }
         Op::Rng { distribution } => v.push(("distribution", distribution.name().to_string())),
         Op::RngBitGenerator { algorithm } => v.push(("algorithm", algorithm.name().to_string())),
         Op::Parameter { .. }

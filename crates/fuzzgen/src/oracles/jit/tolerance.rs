@@ -77,10 +77,13 @@ pub struct Tolerance {
 /// the leaf ill-conditioned (not compared). Sorting is one too: near-ties
 /// swap places, and the sign of a NaN an accumulation made (its order
 /// decides it) moves that NaN from one end to the other in a total-order
-/// `topk`.
+/// `topk`. A cholesky pivot near zero flips between a factor and NaN, and
+/// a triangular solve divides by whatever pivot it is given.
 pub const DISCONTINUOUS: &[&str] = &[
     "sort",
     "topk",
+    "cholesky",
+    "triangular-solve",
     "remainder",
     "floor",
     "ceil",

@@ -1,0 +1,169 @@
+"""Writes the linalg filetests in this directory from numpy (f64) values.
+
+    /work/venv/bin/python tests/filetests/linalg/gen.py
+
+cholesky_*.hlo and triangular_solve_*.hlo: every attribute combination,
+batched, f32 and f64; the triangle of `a` the op must not read holds
+garbage (and so does the diagonal for unit_diagonal). jax_*.hlo: modules
+as JAX 0.10.2 lowers jnp.linalg.cholesky and
+jax.scipy.linalg.solve_triangular and jnp.linalg.solve on CPU (LAPACK
+custom calls), with the
+values JAX (XLA:CPU) computes.
+"""
+import os
+import itertools
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+rng = np.random.default_rng(22)
+
+
+def fmt(x, dt):
+    x = np.asarray(x, dtype=dt)
+    if x.ndim == 0:
+        v = x.item()
+        if np.isnan(v):
+            return "nan"
+        return repr(float(np.float32(v))) if dt == np.float32 else repr(float(v))
+    return "{ " + ", ".join(fmt(e, dt) for e in x) + " }"
+
+
+def shp(dt, dims):
+    t = "f32" if dt == np.float32 else "f64"
+    return f"{t}[{','.join(map(str, dims))}]"
+
+
+def spd(batch, m):
+    g = rng.normal(size=(batch, m, m))
+    return g @ np.swapaxes(g, -1, -2) + m * np.eye(m)
+
+
+def cholesky_file(dt):
+    t = "f32" if dt == np.float32 else "f64"
+    B, m = 2, 4
+    a = spd(B, m)
+    a = a.astype(dt).astype(np.float64)
+    lo = np.linalg.cholesky(a)
+    up = np.swapaxes(lo, -1, -2)
+    # Not positive definite (batch 1): the whole factor triangle is NaN.
+    bad = a.copy()
+    bad[1] = np.array([[1, 2, 0, 0], [2, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+    lo_bad = np.linalg.cholesky(bad[:1])
+    nan_lo = np.concatenate([lo_bad, np.where(np.tril(np.ones((1, m, m))) > 0, np.nan, 0.0)])
+    S = shp(dt, [B, m, m])
+    text = f"""// cholesky ({t}, batched): lower=true / lower=false of an SPD batch
+// (zeros in the triangle not computed), and a batch whose second matrix is
+// not positive definite (its factor triangle is NaN, the first is normal).
+// Values: numpy (gen.py), in f64 rounded to {t}.
+// test: interp, jit-fallback, roundtrip, opt --pipeline=O2
+// run: ({fmt(a, dt)}, {fmt(bad, dt)}) ~= ({fmt(lo, dt)}, {fmt(up, dt)}, {fmt(nan_lo, dt)})
+HloModule cholesky_{t}
+
+ENTRY main {{
+  a = {S}{{2,1,0}} parameter(0)
+  bad = {S}{{2,1,0}} parameter(1)
+  l = {S}{{2,1,0}} cholesky(a), lower=true
+  u = {S}{{2,1,0}} cholesky(a), lower=false
+  n = {S}{{2,1,0}} cholesky(bad), lower=true
+  ROOT t = ({S}{{2,1,0}}, {S}{{2,1,0}}, {S}{{2,1,0}}) tuple(l, u, n)
+}}
+"""
+    open(os.path.join(HERE, f"cholesky_{t}.hlo"), "w").write(text)
+
+
+def tri_file(dt, left):
+    t = "f32" if dt == np.float32 else "f64"
+    B, m, n = 2, 3, 2
+    a = rng.normal(size=(B, m, m)) + 4 * np.eye(m)
+    a = a.astype(dt).astype(np.float64)
+    b = rng.normal(size=(B, m, n) if left else (B, n, m)).astype(dt).astype(np.float64)
+    outs, lines = [], []
+    for k, (lower, unit, tr) in enumerate(itertools.product(
+            [True, False], [False, True], ["NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"])):
+        tri = np.tril(a) if lower else np.triu(a)
+        if unit:
+            tri = tri - np.einsum("bii->bi", tri)[..., None] * np.eye(m) + np.eye(m)
+        op = tri if tr == "NO_TRANSPOSE" else np.swapaxes(tri, -1, -2)
+        if left:
+            x = np.linalg.solve(op, b)
+        else:
+            x = np.swapaxes(np.linalg.solve(np.swapaxes(op, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+        outs.append(x)
+        bs = shp(dt, b.shape)
+        lines.append(
+            f"  x{k} = {bs}{{2,1,0}} triangular-solve(a, b), left_side={'true' if left else 'false'}, "
+            f"lower={'true' if lower else 'false'}, unit_diagonal={'true' if unit else 'false'}, transpose_a={tr}")
+    bs = shp(dt, b.shape)
+    side = "left" if left else "right"
+    body = "\n".join(lines)
+    tup = ", ".join([f"{bs}{{2,1,0}}"] * len(outs))
+    names = ", ".join(f"x{k}" for k in range(len(outs)))
+    exp = "(" + ", ".join(fmt(x, dt) for x in outs) + ")"
+    text = f"""// triangular-solve ({t}, batched, left_side={'true' if left else 'false'}): every
+// lower x unit_diagonal x transpose_a combination on one a whose other
+// triangle (and, for unit_diagonal, diagonal) the op must ignore.
+// Values: numpy.linalg.solve on the masked matrix (gen.py), f64 rounded to {t}.
+// test: interp, jit-fallback, roundtrip, opt --pipeline=O2
+// run: ({fmt(a, dt)}, {fmt(b, dt)}) ~= {exp}
+HloModule triangular_solve_{t}_{side}
+
+ENTRY main {{
+  a = {shp(dt, a.shape)}{{2,1,0}} parameter(0)
+  b = {bs}{{2,1,0}} parameter(1)
+{body}
+  ROOT t = ({tup}) tuple({names})
+}}
+"""
+    open(os.path.join(HERE, f"triangular_solve_{t}_{side}.hlo"), "w").write(text)
+
+
+def jax_files():
+    import jax
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    import jax.scipy.linalg as jsl
+
+    def emit(name, what, f, args, dt):
+        text = jax.jit(f).lower(*args).compiler_ir("hlo").as_hlo_text()
+        out = f(*args)
+        outs = out if isinstance(out, tuple) else (out,)
+        run_args = ", ".join(fmt(np.asarray(x), dt) for x in args)
+        exp = fmt(np.asarray(outs[0]), dt) if len(outs) == 1 else "(" + ", ".join(fmt(np.asarray(o), dt) for o in outs) + ")"
+        hdr = (f"// {what}, as JAX {jax.__version__} lowers it on CPU (LAPACK custom call),\n"
+               f"// with the values JAX (XLA:CPU) returns. Generated by gen.py.\n"
+               f"// test: interp, jit-fallback, opt --pipeline=O2\n"
+               f"// run: ({run_args}) ~= {exp}\n")
+        open(os.path.join(HERE, name), "w").write(hdr + text)
+
+    for dt in (np.float32, np.float64):
+        t = "f32" if dt == np.float32 else "f64"
+        a = spd(2, 3).astype(dt)
+        emit(f"jax_cholesky_{t}.hlo", f"jnp.linalg.cholesky ({t}, batch 2)", jnp.linalg.cholesky, (a,), dt)
+        # A non-positive-definite matrix: NaN in the lower triangle.
+        bad = np.array([[1, 2, 0], [2, 1, 0], [0, 0, 1]], dtype=dt)
+        emit(f"jax_cholesky_nan_{t}.hlo", f"jnp.linalg.cholesky of a non-PD matrix ({t})",
+             jnp.linalg.cholesky, (bad,), dt)
+        tri = (rng.normal(size=(2, 3, 3)) + 4 * np.eye(3)).astype(dt)
+        b = rng.normal(size=(2, 3, 2)).astype(dt)
+        emit(f"jax_solve_triangular_{t}.hlo", f"jax.scipy.linalg.solve_triangular lower=True ({t}, batch 2)",
+             lambda a, b: jsl.solve_triangular(a, b, lower=True), (tri, b), dt)
+        emit(f"jax_solve_triangular_upper_t_{t}.hlo",
+             f"jax.scipy.linalg.solve_triangular lower=False trans=1 unit_diagonal=True ({t})",
+             lambda a, b: jsl.solve_triangular(a, b, lower=False, trans=1, unit_diagonal=True), (tri[0], b[0]), dt)
+        g = (rng.normal(size=(2, 3, 3)) + 2 * np.eye(3)).astype(dt)
+        rhs = rng.normal(size=(2, 3, 2)).astype(dt)
+        emit(f"jax_solve_{t}.hlo", f"jnp.linalg.solve ({t}, batch 2: getrf + trsm)",
+             jnp.linalg.solve, (g, rhs), dt)
+        bt = rng.normal(size=(2, 2, 3)).astype(dt)
+        emit(f"jax_lax_triangular_solve_right_{t}.hlo",
+             f"lax.linalg.triangular_solve left_side=False lower=False transpose_a=True ({t})",
+             lambda a, b: jax.lax.linalg.triangular_solve(a, b, left_side=False, lower=False, transpose_a=True),
+             (tri, bt), dt)
+
+
+if __name__ == "__main__":
+    for dt in (np.float32, np.float64):
+        cholesky_file(dt)
+        tri_file(dt, True)
+        tri_file(dt, False)
+    jax_files()
