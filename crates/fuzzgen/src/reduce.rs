@@ -396,20 +396,31 @@ mod tests {
         let cfg = GenConfig::evaluable();
         let (m, _) = (0..500)
             .map(|s| (generate_from_seed(s, &cfg), s))
-            .find(|(m, _)| crate::opcodes_used(m).contains("dot") && m.instruction_count() > 10)
+            .find(|(m, _)| {
+                // A dot in ENTRY (one in a loop body the reducer may have
+                // to keep whole, as the generator's seeds move with every
+                // op it learns).
+                m.entry_computation()
+                    .instructions
+                    .iter()
+                    .any(|i| i.opcode() == "dot")
+                    && m.instruction_count() > 10
+            })
             .expect("some seed has a dot");
         let has_dot = |m: &Module| crate::opcodes_used(m).contains("dot");
         let (r, stats) = reduce(&m, has_dot, 5000).unwrap();
         verify_module(&r).unwrap();
         assert!(has_dot(&r));
-        assert!(stats.accepted > 0);
-        // At most 6: a dot used only as a call argument keeps the call and
-        // its two-parameter callee, since the reducer never changes the
-        // ENTRY's result shape (the seed found since the generator learnt
-        // complex ops and fft is such a module).
+        assert!(stats.accepted > 0, "{}", rxla_ir::print_module(&m));
+        // Much smaller than the input, and small: the reducer never
+        // changes the ENTRY's result shape, so a dot feeding a variadic
+        // reduce keeps the reduce, its operands and its 4-parameter
+        // reducer (12 instructions for the seed found since the generator
+        // learnt linalg ops).
         assert!(
-            r.instruction_count() <= 6,
-            "reduced to {} instructions:\n{}",
+            r.instruction_count() * 2 <= m.instruction_count() && r.instruction_count() <= 16,
+            "reduced {} to {} instructions:\n{}",
+            m.instruction_count(),
             r.instruction_count(),
             rxla_ir::print_module(&r)
         );
