@@ -53,6 +53,25 @@ pub unsafe extern "C" fn block_tanh(p: *mut f32, n: i64) -> i64 {
     n
 }
 
+/// Adds `p[0..n]` (`n` a multiple of 16) into the 16 partial sums
+/// `acc[0..16]`, element `j` into lane `j mod 16`, in order: exactly what
+/// the JIT's vectorized sum does with its four F32X4 accumulators (lane
+/// `4k + l` is accumulator `k`'s lane `l`), in 512-bit loads with a
+/// prefetch ahead (a row reduction streaming from memory). Registered as
+/// `rxla_block_sum`.
+///
+/// # Safety
+/// `p` points at `n` readable f32 values, `acc` at 16 writable ones;
+/// [`available`] returned true.
+pub unsafe extern "C" fn block_sum(p: *const f32, n: i64, acc: *mut f32) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: forwarded contract.
+    unsafe {
+        avx512::run_sum(p, n, acc)
+    };
+    n
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use std::arch::x86_64::*;
@@ -95,6 +114,28 @@ mod avx512 {
     }
     block_loop!(run_exp, exp16);
     block_loop!(run_tanh, tanh16);
+
+    /// See `block_sum`.
+    ///
+    /// # Safety
+    /// `p` holds `n` (a multiple of 16) readable values, `acc` 16 writable
+    /// ones; the host has avx512f.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn run_sum(p: *const f32, n: i64, acc: *mut f32) {
+        let n = n.max(0) as usize & !15;
+        // SAFETY (whole body): every access is within p[0..n] or acc[0..16];
+        // prefetches do not fault.
+        unsafe {
+            let mut z = _mm512_loadu_ps(acc);
+            let mut i = 0;
+            while i < n {
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(i + 256) as *const i8);
+                z = _mm512_add_ps(z, _mm512_loadu_ps(p.add(i)));
+                i += 16;
+            }
+            _mm512_storeu_ps(acc, z);
+        }
+    }
 
     #[inline(always)]
     unsafe fn c(v: f32) -> __m512 {

@@ -120,6 +120,9 @@ pub struct Emitter<'a, 'f> {
     win_pos: Vec<HashMap<WinKey, (Value, Option<Value>)>>,
 }
 
+/// Shortest row a sum streams through the wide routine (`rxla_block_sum`).
+const STREAM_SUM_MIN: i64 = 256;
+
 /// Elements per block of a reduction whose exp/tanh run in a wide routine
 /// (a multiple of 16: see `reduce_vec_loops`; 2 KiB of scratch each).
 const REDUCE_BLOCK: i64 = 512;
@@ -2176,7 +2179,52 @@ impl<'a, 'f> Emitter<'a, 'f> {
         } else {
             Vec::new()
         };
-        if wide.is_empty() || n < 16 {
+        // A sum of an input's rows streaming from memory: the whole vectors
+        // of 16 through the wide routine (512-bit loads, a prefetch ahead;
+        // the same lanes and order as the loop below), the rest as usual.
+        let streamed = (self.wide_reduce
+            && wide.is_empty()
+            && comb == Combiner::Add
+            && nan.is_none()
+            && n >= STREAM_SUM_MIN)
+            .then(|| self.inputs.get(&(c, operand)).cloned())
+            .flatten()
+            .filter(|(_, shape)| {
+                shape.element_type == ElementType::F32
+                    && !shape.layout.is_padded()
+                    && shape.layout.minor_to_major.first() == Some(&(m as i64))
+                    && shape.dims == os.dims
+            });
+        if let Some((base, shape)) = streamed {
+            let keep = self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                64,
+                6,
+            ));
+            let n16 = n / 16 * 16;
+            self.nest(&extents, &mut Vec::new(), &mut |em, vars| {
+                let mut oi = base_idx.to_vec();
+                for (&d, &v) in outer.iter().zip(vars) {
+                    oi[d] = v;
+                }
+                let mut oi0 = oi.clone();
+                oi0[m] = em.iconst(0);
+                let row = em.address(base, &shape, &oi0)?;
+                for (k, &v) in accs.iter().enumerate() {
+                    let x = em.b.use_var(v);
+                    em.b.ins().stack_store(I64, x, keep, 16 * k as i32);
+                }
+                let at = em.b.ins().stack_addr(I64, keep, 0);
+                let len = em.iconst(n16);
+                em.call("rxla_block_sum", &[row, len, at])?;
+                for (k, &v) in accs.iter().enumerate() {
+                    let x = em.b.ins().stack_load(I64, F32X4, keep, 16 * k as i32);
+                    em.b.def_var(v, x);
+                }
+                let (lo, hi) = (em.iconst(n16), em.iconst(n));
+                range(em, &oi, lo, hi)
+            })?;
+        } else if wide.is_empty() || n < 16 {
             self.nest(&extents, &mut Vec::new(), &mut |em, vars| {
                 let mut oi = base_idx.to_vec();
                 for (&d, &v) in outer.iter().zip(vars) {

@@ -245,6 +245,12 @@ pub fn all() -> Vec<Libcall> {
             I64
         ),
         lc!(
+            "rxla_block_sum",
+            crate::wide::block_sum as unsafe extern "C" fn(*const f32, i64, *mut f32) -> i64,
+            [I64, I64, I64],
+            I64
+        ),
+        lc!(
             "rxla_block_tanh",
             crate::wide::block_tanh as unsafe extern "C" fn(*mut f32, i64) -> i64,
             [I64, I64],
