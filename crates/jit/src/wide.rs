@@ -72,6 +72,31 @@ pub unsafe extern "C" fn block_sum(p: *const f32, n: i64, acc: *mut f32) -> i64 
     n
 }
 
+/// The max (`max == 1`) or min of `p[0..n]` (`n` a multiple of 16) into the
+/// 16 partial results `acc[0..16]` as the JIT's fast vectorized max/min
+/// does it (lane `j mod 16`, `v > acc ? v : acc` for max, `v < acc ? v :
+/// acc` for min: a NaN element is skipped), and `-1` into the four lanes
+/// of `nan` when some element was NaN (the JIT then redoes the row in the
+/// evaluator's order). Registered as `rxla_block_maxmin`.
+///
+/// # Safety
+/// `p` points at `n` readable f32 values, `acc` at 16 and `nan` at 4
+/// writable ones; [`available`] returned true.
+pub unsafe extern "C" fn block_maxmin(
+    p: *const f32,
+    n: i64,
+    acc: *mut f32,
+    nan: *mut i32,
+    max: i64,
+) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: forwarded contract.
+    unsafe {
+        avx512::run_maxmin(p, n, acc, nan, max != 0)
+    };
+    n
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use std::arch::x86_64::*;
@@ -114,6 +139,42 @@ mod avx512 {
     }
     block_loop!(run_exp, exp16);
     block_loop!(run_tanh, tanh16);
+
+    /// See `block_maxmin`.
+    ///
+    /// # Safety
+    /// `p` holds `n` (a multiple of 16) readable values, `acc` 16 and `nan`
+    /// 4 writable ones; the host has avx512f.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn run_maxmin(p: *const f32, n: i64, acc: *mut f32, nan: *mut i32, max: bool) {
+        let n = n.max(0) as usize & !15;
+        // SAFETY (whole body): every access is within p[0..n], acc[0..16]
+        // or nan[0..4]; prefetches do not fault.
+        unsafe {
+            let mut z = _mm512_loadu_ps(acc);
+            let mut bad: __mmask16 = 0;
+            let mut i = 0;
+            while i < n {
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(i + 256) as *const i8);
+                let v = _mm512_loadu_ps(p.add(i));
+                bad |= _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(v, v);
+                // `v > z ? v : z` (max) / `v < z ? v : z` (min): the
+                // second operand on NaN and on equal values, as the JIT.
+                z = if max {
+                    _mm512_max_ps(v, z)
+                } else {
+                    _mm512_min_ps(v, z)
+                };
+                i += 16;
+            }
+            _mm512_storeu_ps(acc, z);
+            if bad != 0 {
+                for k in 0..4 {
+                    *nan.add(k) = -1;
+                }
+            }
+        }
+    }
 
     /// See `block_sum`.
     ///

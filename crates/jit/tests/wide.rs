@@ -163,30 +163,34 @@ ENTRY e {{
     }
 }
 
-/// A row sum of an input streams its whole vectors of 16 through the wide
-/// routine (`rxla_block_sum`) with the same lanes and order as the F32X4
-/// loop: bit for bit the same sums, tails (n mod 16, n mod 4), specials
-/// (the non-finite redo) and a column-major input (not streamed) included.
+/// A row sum, max or min of an input streams its whole vectors of 16
+/// through the wide routines (`rxla_block_sum`, `rxla_block_maxmin`) with
+/// the same lanes and order as the F32X4 loop: bit for bit the same
+/// results, tails (n mod 16, n mod 4), specials (the non-finite and NaN
+/// redo) and a column-major input (not streamed) included.
 #[test]
 fn streamed_row_sums_equal_the_inline_loop() {
-    for (rows, cols, layout) in [
-        (3i64, 256i64, "1,0"),
-        (2, 1001, "1,0"),
-        (4, 4096, "1,0"),
-        (5, 259, "1,0"),
-        (3, 300, "0,1"),
+    for (rows, cols, layout, op, init) in [
+        (3i64, 256i64, "1,0", "add", "0.5"),
+        (2, 1001, "1,0", "add", "0.5"),
+        (4, 4096, "1,0", "add", "0.5"),
+        (5, 259, "1,0", "add", "0.5"),
+        (3, 300, "0,1", "add", "0.5"),
+        (4, 1001, "1,0", "maximum", "-inf"),
+        (3, 4096, "1,0", "minimum", "inf"),
+        (3, 300, "0,1", "maximum", "-inf"),
     ] {
         let text = format!(
             "HloModule s
-add {{
+red {{
   a = f32[] parameter(0)
   b = f32[] parameter(1)
-  ROOT r = f32[] add(a, b)
+  ROOT r = f32[] {op}(a, b)
 }}
 ENTRY e {{
   x = f32[{rows},{cols}]{{{layout}}} parameter(0)
-  z = f32[] constant(0.5)
-  ROOT r = f32[{rows}] reduce(x, z), dimensions={{1}}, to_apply=add
+  z = f32[] constant({init})
+  ROOT r = f32[{rows}] reduce(x, z), dimensions={{1}}, to_apply=red
 }}
 "
         );
@@ -203,9 +207,13 @@ ENTRY e {{
         let args = std::slice::from_ref(&x);
         let (narrow, _) = run_with(&m, args, false);
         let (wide, calls) = run_with(&m, args, true);
-        assert_eq!(bits(&wide), bits(&narrow), "{rows}x{cols} {{{layout}}}");
+        assert_eq!(
+            bits(&wide),
+            bits(&narrow),
+            "{op} {rows}x{cols} {{{layout}}}"
+        );
         if rxla_jit::wide::available() && layout == "1,0" {
-            assert!(calls > 0, "{rows}x{cols}: the row sum was not streamed");
+            assert!(calls > 0, "{op} {rows}x{cols}: the row was not streamed");
         }
     }
 }

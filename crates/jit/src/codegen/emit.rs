@@ -2184,8 +2184,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
         // the same lanes and order as the loop below), the rest as usual.
         let streamed = (self.wide_reduce
             && wide.is_empty()
-            && comb == Combiner::Add
-            && nan.is_none()
+            && (comb == Combiner::Add && nan.is_none()
+                || matches!(comb, Combiner::Max | Combiner::Min) && nan.is_some())
             && n >= STREAM_SUM_MIN)
             .then(|| self.inputs.get(&(c, operand)).cloned())
             .flatten()
@@ -2198,7 +2198,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         if let Some((base, shape)) = streamed {
             let keep = self.b.create_sized_stack_slot(StackSlotData::new(
                 StackSlotKind::ExplicitSlot,
-                64,
+                80,
                 6,
             ));
             let n16 = n / 16 * 16;
@@ -2216,7 +2216,21 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 }
                 let at = em.b.ins().stack_addr(I64, keep, 0);
                 let len = em.iconst(n16);
-                em.call("rxla_block_sum", &[row, len, at])?;
+                match nan {
+                    None => {
+                        em.call("rxla_block_sum", &[row, len, at])?;
+                    }
+                    Some(nv) => {
+                        // Max/min: the NaN lanes go through memory too.
+                        let x = em.b.use_var(nv);
+                        em.b.ins().stack_store(I64, x, keep, 64);
+                        let np = em.b.ins().stack_addr(I64, keep, 64);
+                        let is_max = em.iconst(i64::from(comb == Combiner::Max));
+                        em.call("rxla_block_maxmin", &[row, len, at, np, is_max])?;
+                        let x = em.b.ins().stack_load(I64, I32X4, keep, 64);
+                        em.b.def_var(nv, x);
+                    }
+                }
                 for (k, &v) in accs.iter().enumerate() {
                     let x = em.b.ins().stack_load(I64, F32X4, keep, 16 * k as i32);
                     em.b.def_var(v, x);

@@ -251,6 +251,13 @@ pub fn all() -> Vec<Libcall> {
             I64
         ),
         lc!(
+            "rxla_block_maxmin",
+            crate::wide::block_maxmin
+                as unsafe extern "C" fn(*const f32, i64, *mut f32, *mut i32, i64) -> i64,
+            [I64, I64, I64, I64, I64],
+            I64
+        ),
+        lc!(
             "rxla_block_tanh",
             crate::wide::block_tanh as unsafe extern "C" fn(*mut f32, i64) -> i64,
             [I64, I64],

@@ -68,6 +68,12 @@ pub struct Tolerance {
     /// convolution, fuzz seed 213709); finite results are not compared
     /// against each other there.
     pub absorbing: bool,
+    /// An fft feeds the leaf: its error bound is relative to the largest
+    /// value of the transform, not to each element (an output that
+    /// cancels to about 0 carries an absolute error of the order of
+    /// n·u·max; fuzz seed 6340715: -6144 against 0 in a transform of
+    /// values near 1e19).
+    pub normwise: bool,
 }
 
 /// Exact float ops that are discontinuous (or periodic) in an operand: a
@@ -176,6 +182,7 @@ impl Tolerance {
         self.ill_conditioned |= other.ill_conditioned;
         self.op_u = self.op_u.max(other.op_u);
         self.absorbing |= other.absorbing;
+        self.normwise |= other.normwise;
     }
 }
 
@@ -255,6 +262,7 @@ fn own_tolerance(comp: &Computation, id: InstrId) -> Option<Tolerance> {
             ill_conditioned: false,
             op_u,
             absorbing: false,
+            normwise: false,
         });
     }
     if ACCUMULATING.contains(&opcode) {
@@ -280,6 +288,7 @@ fn own_tolerance(comp: &Computation, id: InstrId) -> Option<Tolerance> {
             ill_conditioned: false,
             op_u,
             absorbing: false,
+            normwise: false,
         });
     }
     None
@@ -458,6 +467,11 @@ fn instruction_tolerances(
         {
             t.ill_conditioned = true;
         }
+        if from_fft[id.0 as usize]
+            && let Some(t) = t.as_mut()
+        {
+            t.normwise = true;
+        }
         // A loop whose body is inexact feeds itself an inexact value from
         // the second trip on, whatever its init: `tan` iterated in the
         // body is a chain of ill-conditioned ops (tan(tan(tan(x)))). So
@@ -574,10 +588,22 @@ pub fn close(want: &ArrayLiteral, got: &ArrayLiteral, t: &Tolerance) -> Option<R
     // be a finite value when FMA or another order kept them in range (seed
     // 9041296: a convolution of ±3.4e38 inputs, then `minimum`).
     let infinite = t.accumulate > 0 && w.iter().chain(&g).any(|(v, _)| v.is_infinite());
+    // Normwise (after an fft): each element against the leaf's largest
+    // finite magnitude.
+    let scale = if t.normwise {
+        w.iter()
+            .map(|(v, _)| v.abs())
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max)
+    } else {
+        0.0
+    };
     for (i, ((wv, wb), (gv, gb))) in w.iter().zip(&g).enumerate() {
         let ok = wb == gb
             || (wv.is_nan() && gv.is_nan())
-            || (wv.is_finite() && gv.is_finite() && (gv - wv).abs() <= rtol * wv.abs() + atol)
+            || (wv.is_finite()
+                && gv.is_finite()
+                && (gv - wv).abs() <= rtol * wv.abs().max(scale) + atol)
             || (absorbing && wv.is_finite() && gv.is_finite())
             || (overflowed
                 && wv.is_finite()
@@ -629,6 +655,7 @@ mod tests {
             ill_conditioned: false,
             op_u: 2f64.powi(-23),
             absorbing: false,
+            normwise: false,
         }
     }
 
@@ -641,6 +668,7 @@ mod tests {
             ill_conditioned: false,
             op_u: 0.0,
             absorbing: false,
+            normwise: false,
         };
         assert!((t.rtol(2f64.powi(-23)) - 8e-4).abs() < 1e-12);
         let want = leaf(vec![1.0, f32::NAN, 1e-30, f32::MAX, f32::INFINITY]);
@@ -684,6 +712,7 @@ mod tests {
             ill_conditioned: false,
             op_u: 2f64.powi(-23),
             absorbing: false,
+            normwise: false,
         });
         assert_eq!(p, vec![acc.clone(), LeafPolicy::Exact, acc]);
     }
@@ -747,6 +776,35 @@ mod tests {
         let p = leaf_policies(&m);
         assert!(matches!(&p[0], LeafPolicy::Tolerance(t) if t.ill_conditioned));
         assert_eq!(p[1], LeafPolicy::Exact);
+    }
+
+    /// Found by `rxla fuzz --oracle jit` (seed 6340715, reduced): the
+    /// imaginary part of an fft of values near 1e19 cancels to about 0;
+    /// -6144 against 0 is within the transform's error bound, which is
+    /// relative to its largest value. Without the fft the same pair fails.
+    #[test]
+    fn fft_outputs_compare_normwise() {
+        let text = "HloModule m\nENTRY e {\n  p = u64[3,4] parameter(0)\n  x = f64[3,4] convert(p)\n  i = f64[3,4] iota(), iota_dimension=0\n  c = c128[3,4] complex(x, i)\n  f = c128[3,4] fft(c), fft_type=FFT, fft_length={3,4}\n  ROOT im = f64[3,4] imag(f)\n}\n";
+        let m = rxla_ir::parse_module(text, "t").unwrap();
+        let p = leaf_policies(&m);
+        let LeafPolicy::Tolerance(t) = &p[0] else {
+            panic!("{p:?}")
+        };
+        assert!(t.normwise, "{t:?}");
+        let want = match Literal::vec1(vec![-6144.0f64, 3.0e19]) {
+            Literal::Array(a) => a,
+            Literal::Tuple(_) => unreachable!(),
+        };
+        let got = match Literal::vec1(vec![0.0f64, 3.0e19]) {
+            Literal::Array(a) => a,
+            Literal::Tuple(_) => unreachable!(),
+        };
+        assert_eq!(close(&want, &got, t), Some(Ok(())));
+        let elementwise = Tolerance {
+            normwise: false,
+            ..t.clone()
+        };
+        assert!(matches!(close(&want, &got, &elementwise), Some(Err(_))));
     }
 
     /// Found by `rxla fuzz --oracle jit` (seed 213709, reduced): a
