@@ -687,33 +687,15 @@ ENTRY e {
     /// copied (a stencil would compute it at every offset).
     #[test]
     fn cheap_shared_producer_is_copied_into_each_reader() {
-        let (m, text) = fused(
-            "HloModule ls
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  x = f32[8,16] parameter(0)
-  ninf = f32[] constant(-inf)
-  mx = f32[8] reduce(x, ninf), dimensions={1}, to_apply=max
-  bm = f32[8,16] broadcast(mx), dimensions={0}
-  d = f32[8,16] subtract(x, bm)
-  ex = f32[8,16] exponential(d)
-  zero = f32[] constant(0)
-  sm = f32[8] reduce(ex, zero), dimensions={1}, to_apply=add
-  lg = f32[8] log(sm)
-  bl = f32[8,16] broadcast(lg), dimensions={0}
-  ROOT r = f32[8,16] subtract(d, bl)
-}
-",
+        // SOFTMAX with the output `d - log(sum)` instead of `ex / sum`.
+        let tail =
+            "  bs = f32[8,16] broadcast(sm), dimensions={0}\n  ROOT r = f32[8,16] divide(ex, bs)";
+        assert!(SOFTMAX.contains(tail));
+        let log_softmax = SOFTMAX.replace(
+            tail,
+            "  lg = f32[8] log(sm)\n  bl = f32[8,16] broadcast(lg), dimensions={0}\n  ROOT r = f32[8,16] subtract(d, bl)",
         );
+        let (m, text) = fused(&log_softmax);
         let e = m.entry_computation();
         let ops: Vec<&str> = e.instructions.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(ops, vec!["x", "mx", "lg", "r"], "{text}");
