@@ -217,3 +217,70 @@ ENTRY e {{
         }
     }
 }
+
+/// Divides, and the adds, subtracts and multiplies that feed a wide node,
+/// run per row block in 512-bit vectors (`rxla_block_div` and friends):
+/// IEEE operations, so bit for bit the inline code's results — for a
+/// row-invariant operand (a broadcast, passed as one value), an input row
+/// read in place, a computed operand filled into a block, a wide node that
+/// is the root (written straight into the output) or read by the root,
+/// and row tails (n mod 16, n mod 4, rows longer than a block).
+#[test]
+fn wide_arithmetic_equals_the_inline_code() {
+    let bodies = [
+        // Softmax's last two steps: exp(x - max), then the divide by the
+        // row sum (an input row over a broadcast), both roots.
+        "  s = f32[{R},{C}] subtract(x, mb)\n  ROOT r = f32[{R},{C}] exponential(s)",
+        "  ROOT r = f32[{R},{C}] divide(x, mb)",
+        // Two input rows; a broadcast numerator (1 / x).
+        "  ROOT r = f32[{R},{C}] divide(x, y)",
+        "  ROOT r = f32[{R},{C}] divide(mb, x)",
+        // A computed numerator and divisor; the divide not the root.
+        "  n = f32[{R},{C}] negate(x)\n  a = f32[{R},{C}] abs(y)\n  q = f32[{R},{C}] divide(n, a)\n  ROOT r = f32[{R},{C}] add(q, x)",
+        // A chain: tanh((x * y + mb) / y) + 1.
+        "  p = f32[{R},{C}] multiply(x, y)\n  s = f32[{R},{C}] add(p, mb)\n  q = f32[{R},{C}] divide(s, y)\n  t = f32[{R},{C}] tanh(q)\n  one = f32[] constant(1)\n  ob = f32[{R},{C}] broadcast(one), dimensions={}\n  ROOT r = f32[{R},{C}] add(t, ob)",
+    ];
+    for (rows, cols) in [
+        (3i64, 1001i64),
+        (2, 3),
+        (1, 16),
+        (5, 256),
+        (2, 517),
+        (3, 37),
+    ] {
+        for body in bodies {
+            let body = body
+                .replace("{R}", &rows.to_string())
+                .replace("{C}", &cols.to_string());
+            let text = format!(
+                "HloModule w
+ENTRY e {{
+  x = f32[{rows},{cols}] parameter(0)
+  y = f32[{rows},{cols}] parameter(1)
+  m = f32[{rows}] parameter(2)
+  mb = f32[{rows},{cols}] broadcast(m), dimensions={{0}}
+{body}
+}}
+"
+            );
+            let m = parse_module(&text, "w").expect("parses");
+            let n = (rows * cols) as usize;
+            let x = Literal::from_vec(&[rows, cols], inputs(n)).unwrap();
+            let mut ys = inputs(n + 7);
+            ys.drain(..7);
+            let y = Literal::from_vec(&[rows, cols], ys).unwrap();
+            let mv = Literal::from_vec(&[rows], (0..rows).map(|r| r as f32 * 0.5 - 0.25).collect())
+                .unwrap();
+            let args = [x, y, mv];
+            let (narrow, _) = run_with(&m, &args, false);
+            let (wide, calls) = run_with(&m, &args, true);
+            assert_eq!(bits(&wide), bits(&narrow), "{rows}x{cols}: {body}");
+            if rxla_jit::wide::available() && cols >= 4 {
+                assert!(
+                    calls > 0,
+                    "{rows}x{cols}: {body}: no block routine was called"
+                );
+            }
+        }
+    }
+}

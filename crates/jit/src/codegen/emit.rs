@@ -2175,7 +2175,10 @@ impl<'a, 'f> Emitter<'a, 'f> {
             let bound = &self.bound;
             let is_input =
                 |id: InstrId| inputs.contains_key(&(c, id)) || bound.contains_key(&(c, id));
-            super::kernel::wide_nodes(self.module.comp(c), operand, &os.dims, &is_input)
+            super::kernel::wide_nodes(self.module.comp(c), operand, &os.dims, &is_input, false)
+                .into_iter()
+                .map(|w| (w.id, w.operands[0], w.routine))
+                .collect()
         } else {
             Vec::new()
         };
@@ -2315,7 +2318,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                         };
                         em.for_range(j0, vhi, 4, |em, j| store(em, j, Some(&sym)))?;
                         em.for_range(vhi, j1, 1, |em, j| store(em, j, None))?;
-                        em.call(routine, &[slot, len])?;
+                        em.call(routine, &[slot, slot, len])?;
                         em.blocked.insert((c, t), (base, m));
                     }
                     for (k, &(v, ty)) in vars.iter().enumerate() {

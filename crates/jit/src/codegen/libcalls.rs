@@ -240,8 +240,36 @@ pub fn all() -> Vec<Libcall> {
     vec![
         lc!(
             "rxla_block_exp",
-            crate::wide::block_exp as unsafe extern "C" fn(*mut f32, i64) -> i64,
-            [I64, I64],
+            crate::wide::block_exp as unsafe extern "C" fn(*mut f32, *const f32, i64) -> i64,
+            [I64, I64, I64],
+            I64
+        ),
+        lc!(
+            "rxla_block_add",
+            crate::wide::block_add
+                as unsafe extern "C" fn(*mut f32, *const f32, i64, *const f32, i64, i64) -> i64,
+            [I64, I64, I64, I64, I64, I64],
+            I64
+        ),
+        lc!(
+            "rxla_block_sub",
+            crate::wide::block_sub
+                as unsafe extern "C" fn(*mut f32, *const f32, i64, *const f32, i64, i64) -> i64,
+            [I64, I64, I64, I64, I64, I64],
+            I64
+        ),
+        lc!(
+            "rxla_block_mul",
+            crate::wide::block_mul
+                as unsafe extern "C" fn(*mut f32, *const f32, i64, *const f32, i64, i64) -> i64,
+            [I64, I64, I64, I64, I64, I64],
+            I64
+        ),
+        lc!(
+            "rxla_block_div",
+            crate::wide::block_div
+                as unsafe extern "C" fn(*mut f32, *const f32, i64, *const f32, i64, i64) -> i64,
+            [I64, I64, I64, I64, I64, I64],
             I64
         ),
         lc!(
@@ -259,8 +287,8 @@ pub fn all() -> Vec<Libcall> {
         ),
         lc!(
             "rxla_block_tanh",
-            crate::wide::block_tanh as unsafe extern "C" fn(*mut f32, i64) -> i64,
-            [I64, I64],
+            crate::wide::block_tanh as unsafe extern "C" fn(*mut f32, *const f32, i64) -> i64,
+            [I64, I64, I64],
             I64
         ),
         lc!("ceilf", rx_ceilf as extern "C" fn(f32) -> f32, [F32], F32),
