@@ -284,3 +284,63 @@ ENTRY e {{
         }
     }
 }
+
+/// Under a reduction too: `sum(x / y)` and `max(exp(x * y - m))` run their
+/// divide, multiply, subtract and exp a block at a time, with the same
+/// accumulation order as the inline loop.
+#[test]
+fn wide_arithmetic_under_reductions_equals_the_inline_code() {
+    for (rows, cols) in [(3i64, 1001i64), (2, 20), (4, 512), (2, 37)] {
+        for (name, init, body) in [
+            ("add", "0", "  q = f32[{R},{C}] divide(x, y)"),
+            (
+                "maximum",
+                "-inf",
+                "  p = f32[{R},{C}] multiply(x, y)\n  s = f32[{R},{C}] subtract(p, mb)\n  q = f32[{R},{C}] exponential(s)",
+            ),
+        ] {
+            let body = body
+                .replace("{R}", &rows.to_string())
+                .replace("{C}", &cols.to_string());
+            let text = format!(
+                "HloModule w
+red {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] {name}(a, b)
+}}
+ENTRY e {{
+  x = f32[{rows},{cols}] parameter(0)
+  y = f32[{rows},{cols}] parameter(1)
+  m = f32[{rows}] parameter(2)
+  mb = f32[{rows},{cols}] broadcast(m), dimensions={{0}}
+{body}
+  z = f32[] constant({init})
+  ROOT r = f32[{rows}] reduce(q, z), dimensions={{1}}, to_apply=red
+}}
+"
+            );
+            let m = parse_module(&text, "w").expect("parses");
+            let n = (rows * cols) as usize;
+            let x = Literal::from_vec(&[rows, cols], inputs(n)).unwrap();
+            let ys: Vec<f32> = inputs(n + 3)
+                .into_iter()
+                .skip(3)
+                .map(|v| v * 0.01)
+                .collect();
+            let y = Literal::from_vec(&[rows, cols], ys).unwrap();
+            let mv =
+                Literal::from_vec(&[rows], (0..rows).map(|r| r as f32 * 0.5).collect()).unwrap();
+            let args = [x, y, mv];
+            let (narrow, _) = run_with(&m, &args, false);
+            let (wide, calls) = run_with(&m, &args, true);
+            assert_eq!(bits(&wide), bits(&narrow), "{name} {rows}x{cols}");
+            if rxla_jit::wide::available() && cols >= 16 {
+                assert!(
+                    calls > 0,
+                    "{name} {rows}x{cols}: no block routine was called"
+                );
+            }
+        }
+    }
+}

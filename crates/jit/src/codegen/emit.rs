@@ -2175,10 +2175,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             let bound = &self.bound;
             let is_input =
                 |id: InstrId| inputs.contains_key(&(c, id)) || bound.contains_key(&(c, id));
-            super::kernel::wide_nodes(self.module.comp(c), operand, &os.dims, &is_input, false)
-                .into_iter()
-                .map(|w| (w.id, w.operands[0], w.routine))
-                .collect()
+            super::blocks::wide_nodes(self.module.comp(c), operand, &os.dims, &is_input, true)
         } else {
             Vec::new()
         };
@@ -2254,21 +2251,10 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 range(em, &oi, lo, hi)
             })?;
         } else {
-            // Exp/tanh under the reduction a block at a time by a wide
-            // routine (bit-identical to the inline code): each one's
-            // operand into scratch, the routine over it in place, then the
-            // block's accumulation reading it from there.
-            let slots: Vec<Value> = wide
-                .iter()
-                .map(|_| {
-                    let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-                        StackSlotKind::ExplicitSlot,
-                        (REDUCE_BLOCK * 4) as u32,
-                        6,
-                    ));
-                    self.b.ins().stack_addr(I64, slot, 0)
-                })
-                .collect();
+            // The wide nodes under the reduction a block at a time
+            // (`blocks`; bit-identical to the inline code), then the
+            // block's accumulation reading their results from there.
+            let slots = super::blocks::BlockSlots::new(self, &wide, false, REDUCE_BLOCK);
             // The accumulators go to memory around the fill loops and the
             // calls (which clobber every vector register): left live
             // across them, the register allocator kept them on the stack
@@ -2297,30 +2283,15 @@ impl<'a, 'f> Emitter<'a, 'f> {
                     }
                     let end = em.b.ins().iadd_imm_s(j0, REDUCE_BLOCK);
                     let j1 = em.b.ins().smin(end, hi);
-                    let len = em.b.ins().isub(j1, j0);
-                    let len4 = em.b.ins().band_imm_s(len, !3);
-                    let vhi = em.b.ins().iadd(j0, len4);
-                    let shift = em.b.ins().ishl_imm_s(j0, 2);
-                    for (&(t, arg, routine), &slot) in wide.iter().zip(&slots) {
-                        let mut oi0 = oi.clone();
-                        oi0[m] = j0;
-                        em.hoist(c, arg, &oi0, &sym);
-                        let base = em.b.ins().isub(slot, shift);
-                        let flags = MemFlagsData::new().with_notrap();
-                        let store = |em: &mut Self, j: Value, lanes: Option<&Sym>| {
-                            let mut oi2 = oi.clone();
-                            oi2[m] = j;
-                            let v = em.emit(c, arg, &oi2, lanes)?;
-                            let off = em.b.ins().ishl_imm_s(j, 2);
-                            let a = em.b.ins().iadd(base, off);
-                            em.b.ins().store(flags, v, a, 0);
-                            Ok::<_, JitError>(())
-                        };
-                        em.for_range(j0, vhi, 4, |em, j| store(em, j, Some(&sym)))?;
-                        em.for_range(vhi, j1, 1, |em, j| store(em, j, None))?;
-                        em.call(routine, &[slot, slot, len])?;
-                        em.blocked.insert((c, t), (base, m));
-                    }
+                    let mut oi0 = oi.clone();
+                    let row = super::blocks::BlockRow {
+                        comp: c,
+                        dims: &os.dims,
+                        d: m,
+                        j0,
+                        j1,
+                    };
+                    super::blocks::run_blocks(em, &row, &wide, &slots, &mut oi0, None)?;
                     for (k, &(v, ty)) in vars.iter().enumerate() {
                         let x = em.b.ins().stack_load(I64, ty, keep, 16 * k as i32);
                         em.b.def_var(v, x);
@@ -2329,8 +2300,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
                     oi0[m] = j0;
                     em.hoist(c, operand, &oi0, &sym);
                     let r = range(em, &oi, j0, j1);
-                    for &(t, _, _) in &wide {
-                        em.blocked.remove(&(c, t));
+                    for w in &wide {
+                        em.blocked.remove(&(c, w.id));
                     }
                     r
                 })

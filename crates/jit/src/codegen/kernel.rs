@@ -6,6 +6,7 @@
 //! dimensions when both are large, for transposed reads). Stores go to
 //! the single output buffer.
 
+use super::blocks::{BlockRow, BlockSlots, WideNode, run_blocks, wide_nodes};
 use super::emit::{Emitter, Sym};
 use super::rowcheck::RowCheck;
 use super::{Jit, KernelSpec, scalar};
@@ -230,41 +231,14 @@ impl Nest<'_> {
         if self.blocks.is_empty() {
             return self.vector_loops(em, idx, lo, hi);
         }
-        // Blocks of BLOCK outputs: each wide node's operands into scratch
-        // blocks (vector loop and scalar tail; an operand that is an input
-        // row is read in place), the routine over them, then the row's own
-        // loops reading the results from there. A wide node that is the
-        // root writes straight into the output row, and the row's own
-        // loops are not needed.
+        // Blocks of BLOCK outputs: the wide nodes a block at a time (see
+        // `blocks`), then the row's own loops reading their results; a wide
+        // root writes straight into the output row, and the row's own loops
+        // are not needed.
         let rank = self.order.len();
         let d = self.order[rank - 1];
-        let c = self.spec.comp;
-        let last = self.blocks.len() - 1;
-        let root_direct = self.blocks[last].id == self.spec.root;
-        let slot = |em: &mut Emitter| {
-            let slot =
-                em.b.create_sized_stack_slot(cranelift_codegen::ir::StackSlotData::new(
-                    cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-                    (BLOCK * 4) as u32,
-                    6,
-                ));
-            em.b.ins().stack_addr(I64, slot, 0)
-        };
-        // Per node: its result block, and a second block for a divisor.
-        let slots: Vec<(Option<Value>, Option<Value>)> = self
-            .blocks
-            .iter()
-            .enumerate()
-            .map(|(k, node)| {
-                let own = (!(root_direct && k == last)).then(|| slot(em));
-                let second = (node.operands.len() == 2).then(|| slot(em));
-                (own, second)
-            })
-            .collect();
-        let mut unit = vec![0i64; rank];
-        unit[d] = 1;
-        let sym = Sym::Dims(unit);
-        // The output row at index 0 of `d`: the root's block goes there.
+        let root_direct = self.blocks.last().is_some_and(|w| w.id == self.spec.root);
+        let slots = BlockSlots::new(em, &self.blocks, root_direct, BLOCK);
         let out_row = if root_direct {
             let mut i0 = idx.clone();
             i0[d] = em.iconst(0);
@@ -275,88 +249,14 @@ impl Nest<'_> {
         em.for_range(lo, hi, BLOCK, |em, j0| {
             let end = em.b.ins().iadd_imm_s(j0, BLOCK);
             let j1 = em.b.ins().smin(end, hi);
-            let len = em.b.ins().isub(j1, j0);
-            let len4 = em.b.ins().band_imm_s(len, !3);
-            let vhi = em.b.ins().iadd(j0, len4);
-            let shift = em.b.ins().ishl_imm_s(j0, 2);
-            for (node, &(own, second)) in self.blocks.iter().zip(&slots) {
-                // `base + 4·j` addresses element `j` of the node's result.
-                let base = match (own, out_row) {
-                    (Some(own), _) => em.b.ins().isub(own, shift),
-                    (None, Some(row)) => row,
-                    (None, None) => unreachable!("only the root's block has no slot"),
-                };
-                // Per operand: its block's address and step (1, or 0 for a
-                // value the whole row shares).
-                let mut ptrs = Vec::new();
-                for (k, &operand) in node.operands.iter().enumerate() {
-                    idx[d] = j0;
-                    if let Some(&(ob, _)) = em.blocked.get(&(c, operand)) {
-                        // Another wide node's block, computed just before.
-                        let p = em.b.ins().iadd(ob, shift);
-                        ptrs.push((p, 1));
-                        continue;
-                    }
-                    let binary = node.operands.len() == 2;
-                    if binary && row_invariant(em.module.comp(c), operand, d, 4) {
-                        let v = em.emit(c, operand, idx, None)?;
-                        let one = em.b.create_sized_stack_slot(
-                            cranelift_codegen::ir::StackSlotData::new(
-                                cranelift_codegen::ir::StackSlotKind::ExplicitSlot,
-                                4,
-                                2,
-                            ),
-                        );
-                        em.b.ins().stack_store(I64, v, one, 0);
-                        let p = em.b.ins().stack_addr(I64, one, 0);
-                        ptrs.push((p, 0));
-                        continue;
-                    }
-                    if binary && let Some(p) = self.input_row(em, operand, idx)? {
-                        ptrs.push((p, 1));
-                        continue;
-                    }
-                    // The first operand fills the result block (the routine
-                    // runs in place), a divisor its own block.
-                    let fill = if k == 0 {
-                        base
-                    } else {
-                        let s = second.expect("a divisor block");
-                        em.b.ins().isub(s, shift)
-                    };
-                    em.hoist(c, operand, idx, &sym);
-                    let flags = MemFlagsData::new().with_notrap();
-                    em.for_range(j0, vhi, 4, |em, j| {
-                        idx[d] = j;
-                        let v = em.emit(c, operand, idx, Some(&sym))?;
-                        let off = em.b.ins().ishl_imm_s(j, 2);
-                        let a = em.b.ins().iadd(fill, off);
-                        em.b.ins().store(flags, v, a, 0);
-                        Ok(())
-                    })?;
-                    em.for_range(vhi, j1, 1, |em, j| {
-                        idx[d] = j;
-                        let v = em.emit(c, operand, idx, None)?;
-                        let off = em.b.ins().ishl_imm_s(j, 2);
-                        let a = em.b.ins().iadd(fill, off);
-                        em.b.ins().store(flags, v, a, 0);
-                        Ok(())
-                    })?;
-                    ptrs.push((em.b.ins().iadd(fill, shift), 1));
-                }
-                let dst = em.b.ins().iadd(base, shift);
-                match *ptrs.as_slice() {
-                    [(src, _)] => {
-                        em.call(node.routine, &[dst, src, len])?;
-                    }
-                    [(a, sa), (b, sb)] => {
-                        let (sa, sb) = (em.iconst(sa), em.iconst(sb));
-                        em.call(node.routine, &[dst, a, sa, b, sb, len])?;
-                    }
-                    _ => return Err(JitError::codegen("a wide node of another arity")),
-                }
-                em.blocked.insert((c, node.id), (base, d));
-            }
+            let row = BlockRow {
+                comp: self.spec.comp,
+                dims: &self.out.dims,
+                d,
+                j0,
+                j1,
+            };
+            run_blocks(em, &row, &self.blocks, &slots, idx, out_row)?;
             let r = if root_direct {
                 Ok(())
             } else {
@@ -365,29 +265,6 @@ impl Nest<'_> {
             em.blocked.clear();
             r
         })
-    }
-
-    /// When `operand` is an f32 input of the kernel with the output's dims
-    /// whose physically minor dimension is the row's (read at the row's own
-    /// index, contiguously), the address of its element at `idx`.
-    fn input_row(
-        &self,
-        em: &mut Emitter,
-        operand: InstrId,
-        idx: &[Value],
-    ) -> Result<Option<Value>> {
-        let d = self.order[self.order.len() - 1];
-        let Some((base, shape)) = em.inputs.get(&(self.spec.comp, operand)).cloned() else {
-            return Ok(None);
-        };
-        let direct = shape.element_type == ElementType::F32
-            && !shape.layout.is_padded()
-            && shape.dims == self.out.dims
-            && shape.layout.minor_to_major.first() == Some(&(d as i64));
-        if !direct {
-            return Ok(None);
-        }
-        em.address(base, &shape, idx).map(Some)
     }
 
     /// Vector loops over `lo..hi` of the contiguous dimension, then a
@@ -633,22 +510,6 @@ fn window_interior(
     (!poisoned && !windows.is_empty() && a < b).then_some((a, b, windows))
 }
 
-/// Whether `id` has one value along dimension `d` of its shape (a
-/// broadcast that does not map `d`, or elementwise ops of such values, up
-/// to `depth` levels), so a row block can use one value for all of it.
-fn row_invariant(comp: &rxla_ir::Computation, id: InstrId, d: usize, depth: usize) -> bool {
-    use rxla_ir::Op;
-    let i = comp.get(id);
-    match &i.op {
-        Op::Broadcast { dimensions } => !dimensions.contains(&(d as i64)),
-        op if op.is_elementwise() && depth > 0 && !i.operands.is_empty() => i
-            .operands
-            .iter()
-            .all(|&o| row_invariant(comp, o, d, depth - 1)),
-        _ => false,
-    }
-}
-
 /// The values of the kernel that a wide routine can compute per row block
 /// (see [`wide_nodes`]).
 fn blockable(module: &Module, spec: &KernelSpec, out: &ArrayShape) -> Vec<WideNode> {
@@ -662,82 +523,11 @@ fn blockable(module: &Module, spec: &KernelSpec, out: &ArrayShape) -> Vec<WideNo
     )
 }
 
-/// An instruction a wide block routine computes a block at a time.
-#[derive(Clone, Debug)]
-pub(super) struct WideNode {
-    pub id: InstrId,
-    /// One operand (the routine runs in place: `routine(p, n)`) or two
-    /// (`routine(dst, a, b, n)`).
-    pub operands: Vec<InstrId>,
-    pub routine: &'static str,
-}
-
-/// The f32 exp and tanh instructions (and divides, with `binary`) under
-/// `root` (down to `is_input`) whose every use reads them at `root`'s own
-/// index (`root` itself, or elementwise ops of the same `dims` that are
-/// read so), in dependency order, each with its operands and the wide
-/// routine that computes it.
-pub(super) fn wide_nodes(
-    comp: &rxla_ir::Computation,
-    root: InstrId,
-    dims: &[i64],
-    is_input: &dyn Fn(InstrId) -> bool,
-    binary: bool,
-) -> Vec<WideNode> {
-    use rxla_ir::{BinaryOp, Op, UnaryOp};
-    use std::collections::HashSet;
-    let (ids, users) = kernel_users(comp, root, is_input);
-    let same = |id: InstrId| comp.get(id).shape.dims() == dims;
-    let mut at_root: HashSet<InstrId> = HashSet::new();
-    let mut found = Vec::new();
-    for &id in &ids {
-        let ok = id == root && same(id)
-            || same(id)
-                && users.get(&id).is_some_and(|us| {
-                    us.iter()
-                        .all(|u| at_root.contains(u) && comp.get(*u).op.is_elementwise())
-                });
-        if !ok || is_input(id) {
-            continue;
-        }
-        at_root.insert(id);
-        let i = comp.get(id);
-        let f32_ = i
-            .shape
-            .as_array()
-            .is_ok_and(|a| a.element_type == rxla_ir::ElementType::F32);
-        // Cheap arithmetic only as an operand of another wide node (its
-        // block is then read in place, not refilled by inline code).
-        let feeds_wide = || {
-            users.get(&id).is_some_and(|us| {
-                us.iter()
-                    .all(|u| found.iter().any(|w: &WideNode| w.id == *u))
-            })
-        };
-        let routine = match i.op {
-            Op::Unary(UnaryOp::Exp) if f32_ => "rxla_block_exp",
-            Op::Unary(UnaryOp::Tanh) if f32_ => "rxla_block_tanh",
-            Op::Binary(BinaryOp::Divide) if f32_ && binary => "rxla_block_div",
-            Op::Binary(BinaryOp::Add) if f32_ && binary && feeds_wide() => "rxla_block_add",
-            Op::Binary(BinaryOp::Subtract) if f32_ && binary && feeds_wide() => "rxla_block_sub",
-            Op::Binary(BinaryOp::Multiply) if f32_ && binary && feeds_wide() => "rxla_block_mul",
-            _ => continue,
-        };
-        found.push(WideNode {
-            id,
-            operands: i.operands.clone(),
-            routine,
-        });
-    }
-    found.reverse();
-    found
-}
-
 /// The kernel's instructions from `root` down to (and including) those
 /// `is_input` names, users before operands, and each one's users inside
 /// the kernel.
 #[allow(clippy::type_complexity)]
-fn kernel_users(
+pub(super) fn kernel_users(
     comp: &rxla_ir::Computation,
     root: InstrId,
     is_input: &dyn Fn(InstrId) -> bool,

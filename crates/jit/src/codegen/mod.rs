@@ -7,6 +7,7 @@
 
 pub mod approx;
 pub mod bitcast;
+pub mod blocks;
 pub mod conv;
 pub mod emit;
 pub mod kernel;

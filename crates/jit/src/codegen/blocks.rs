@@ -1,0 +1,271 @@
+//! Wide row blocks: the instructions of a kernel that run a block of a row
+//! at a time through a wide routine (`crate::wide`: 512-bit exp, tanh,
+//! divide, and the add/subtract/multiply that feed them) instead of inline
+//! F32X4 code.
+//!
+//! [`wide_nodes`] picks them (plan of one kernel or one reduction);
+//! [`run_blocks`] emits, for one block `j0..j1` of the contiguous
+//! dimension, each node's operands into scratch blocks (an input row is
+//! read in place, a row-invariant value passed as one value, another wide
+//! node's block read where it is) and the routine call, then records where
+//! each result lives in `Emitter::blocked` so the rest of the expression
+//! reads it from there. The routines compute what the inline code computes,
+//! bit for bit; this module must not change any value, only where the
+//! work runs. Callers own the loop over blocks and clear `blocked` after
+//! each block.
+
+use super::emit::{Emitter, Sym};
+use super::kernel::kernel_users;
+use crate::error::{JitError, Result};
+use cranelift_codegen::ir::types::I64;
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value};
+use rxla_ir::{CompId, ElementType, InstrId};
+
+/// An instruction a wide block routine computes a block at a time.
+#[derive(Clone, Debug)]
+pub(super) struct WideNode {
+    pub id: InstrId,
+    /// One operand (`routine(dst, src, n)`) or two
+    /// (`routine(dst, a, step_a, b, step_b, n)`).
+    pub operands: Vec<InstrId>,
+    pub routine: &'static str,
+}
+
+/// The f32 exp and tanh instructions (and, with `binary`, divides and the
+/// adds, subtracts and multiplies whose every user is a wide node) under
+/// `root` (down to `is_input`) whose every use reads them at `root`'s own
+/// index (`root` itself, or elementwise ops of the same `dims` that are
+/// read so), in dependency order.
+pub(super) fn wide_nodes(
+    comp: &rxla_ir::Computation,
+    root: InstrId,
+    dims: &[i64],
+    is_input: &dyn Fn(InstrId) -> bool,
+    binary: bool,
+) -> Vec<WideNode> {
+    use rxla_ir::{BinaryOp, Op, UnaryOp};
+    use std::collections::HashSet;
+    let (ids, users) = kernel_users(comp, root, is_input);
+    let same = |id: InstrId| comp.get(id).shape.dims() == dims;
+    let mut at_root: HashSet<InstrId> = HashSet::new();
+    let mut found: Vec<WideNode> = Vec::new();
+    for &id in &ids {
+        let ok = id == root && same(id)
+            || same(id)
+                && users.get(&id).is_some_and(|us| {
+                    us.iter()
+                        .all(|u| at_root.contains(u) && comp.get(*u).op.is_elementwise())
+                });
+        if !ok || is_input(id) {
+            continue;
+        }
+        at_root.insert(id);
+        let i = comp.get(id);
+        let f32_ = i
+            .shape
+            .as_array()
+            .is_ok_and(|a| a.element_type == ElementType::F32);
+        // Cheap arithmetic only as an operand of other wide nodes (its
+        // block is then read in place, not refilled by inline code).
+        let feeds_wide = || {
+            users
+                .get(&id)
+                .is_some_and(|us| us.iter().all(|u| found.iter().any(|w| w.id == *u)))
+        };
+        let routine = match i.op {
+            Op::Unary(UnaryOp::Exp) if f32_ => "rxla_block_exp",
+            Op::Unary(UnaryOp::Tanh) if f32_ => "rxla_block_tanh",
+            Op::Binary(BinaryOp::Divide) if f32_ && binary => "rxla_block_div",
+            Op::Binary(BinaryOp::Add) if f32_ && binary && feeds_wide() => "rxla_block_add",
+            Op::Binary(BinaryOp::Subtract) if f32_ && binary && feeds_wide() => "rxla_block_sub",
+            Op::Binary(BinaryOp::Multiply) if f32_ && binary && feeds_wide() => "rxla_block_mul",
+            _ => continue,
+        };
+        found.push(WideNode {
+            id,
+            operands: i.operands.clone(),
+            routine,
+        });
+    }
+    found.reverse();
+    found
+}
+
+/// Whether `id` has one value along dimension `d` of its shape (a
+/// broadcast that does not map `d`, or elementwise ops of such values, up
+/// to `depth` levels), so a row block can use one value for all of it.
+fn row_invariant(comp: &rxla_ir::Computation, id: InstrId, d: usize, depth: usize) -> bool {
+    use rxla_ir::Op;
+    let i = comp.get(id);
+    match &i.op {
+        Op::Broadcast { dimensions } => !dimensions.contains(&(d as i64)),
+        op if op.is_elementwise() && depth > 0 && !i.operands.is_empty() => i
+            .operands
+            .iter()
+            .all(|&o| row_invariant(comp, o, d, depth - 1)),
+        _ => false,
+    }
+}
+
+/// The scratch blocks of a kernel's wide nodes, allocated once per kernel:
+/// per node, its result block (none when it is written straight into the
+/// output row) and a block for a second operand.
+pub(super) struct BlockSlots {
+    slots: Vec<(Option<Value>, Option<Value>)>,
+}
+
+impl BlockSlots {
+    /// Blocks of `block` f32 values for `nodes`; with `root_direct` the
+    /// last node writes into the output row and gets no result block.
+    pub fn new(em: &mut Emitter, nodes: &[WideNode], root_direct: bool, block: i64) -> Self {
+        let slot = |em: &mut Emitter| {
+            let s = em.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                (block * 4) as u32,
+                6,
+            ));
+            em.b.ins().stack_addr(I64, s, 0)
+        };
+        let last = nodes.len().saturating_sub(1);
+        let slots = nodes
+            .iter()
+            .enumerate()
+            .map(|(k, node)| {
+                let own = (!(root_direct && k == last)).then(|| slot(em));
+                let second = (node.operands.len() == 2).then(|| slot(em));
+                (own, second)
+            })
+            .collect();
+        BlockSlots { slots }
+    }
+}
+
+/// One block of a row: elements `j0..j1` of dimension `d` of values with
+/// dims `dims` in computation `comp`.
+pub(super) struct BlockRow<'a> {
+    pub comp: CompId,
+    pub dims: &'a [i64],
+    pub d: usize,
+    pub j0: Value,
+    pub j1: Value,
+}
+
+/// Computes `nodes` over the block `row` (the other indices in `idx`) and
+/// records each result's block in `em.blocked`; with `out_row` (the output
+/// row's address at index 0 of `d`) the last node is written there.
+pub(super) fn run_blocks(
+    em: &mut Emitter,
+    row: &BlockRow,
+    nodes: &[WideNode],
+    slots: &BlockSlots,
+    idx: &mut [Value],
+    out_row: Option<Value>,
+) -> Result<()> {
+    let (c, d, j0, j1) = (row.comp, row.d, row.j0, row.j1);
+    let mut unit = vec![0i64; idx.len()];
+    unit[d] = 1;
+    let sym = Sym::Dims(unit);
+    let len = em.b.ins().isub(j1, j0);
+    let len4 = em.b.ins().band_imm_s(len, !3);
+    let vhi = em.b.ins().iadd(j0, len4);
+    let shift = em.b.ins().ishl_imm_s(j0, 2);
+    for (node, &(own, second)) in nodes.iter().zip(&slots.slots) {
+        // `base + 4·j` addresses element `j` of the node's result.
+        let base = match (own, out_row) {
+            (Some(own), _) => em.b.ins().isub(own, shift),
+            (None, Some(out)) => out,
+            (None, None) => return Err(JitError::codegen("a wide node without a block")),
+        };
+        // Per operand: its block's address and step (1, or 0 for a value
+        // the whole row shares).
+        let mut ptrs = Vec::new();
+        for (k, &operand) in node.operands.iter().enumerate() {
+            idx[d] = j0;
+            if let Some(&(ob, _)) = em.blocked.get(&(c, operand)) {
+                // Another wide node's block, computed just before.
+                let p = em.b.ins().iadd(ob, shift);
+                ptrs.push((p, 1));
+                continue;
+            }
+            let binary = node.operands.len() == 2;
+            if binary && row_invariant(em.module.comp(c), operand, d, 4) {
+                let v = em.emit(c, operand, idx, None)?;
+                let one = em.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    4,
+                    2,
+                ));
+                em.b.ins().stack_store(I64, v, one, 0);
+                let p = em.b.ins().stack_addr(I64, one, 0);
+                ptrs.push((p, 0));
+                continue;
+            }
+            if binary && let Some(p) = input_row(em, row, operand, idx)? {
+                ptrs.push((p, 1));
+                continue;
+            }
+            // Filled by inline code: the first operand into the result
+            // block (the routine may run in place), a second into its own.
+            let fill = if k == 0 {
+                base
+            } else {
+                let s = second.ok_or_else(|| JitError::codegen("no block for an operand"))?;
+                em.b.ins().isub(s, shift)
+            };
+            em.hoist(c, operand, idx, &sym);
+            let flags = MemFlagsData::new().with_notrap();
+            em.for_range(j0, vhi, 4, |em, j| {
+                idx[d] = j;
+                let v = em.emit(c, operand, idx, Some(&sym))?;
+                let off = em.b.ins().ishl_imm_s(j, 2);
+                let a = em.b.ins().iadd(fill, off);
+                em.b.ins().store(flags, v, a, 0);
+                Ok(())
+            })?;
+            em.for_range(vhi, j1, 1, |em, j| {
+                idx[d] = j;
+                let v = em.emit(c, operand, idx, None)?;
+                let off = em.b.ins().ishl_imm_s(j, 2);
+                let a = em.b.ins().iadd(fill, off);
+                em.b.ins().store(flags, v, a, 0);
+                Ok(())
+            })?;
+            ptrs.push((em.b.ins().iadd(fill, shift), 1));
+        }
+        let dst = em.b.ins().iadd(base, shift);
+        match *ptrs.as_slice() {
+            [(src, _)] => {
+                em.call(node.routine, &[dst, src, len])?;
+            }
+            [(a, sa), (b, sb)] => {
+                let (sa, sb) = (em.iconst(sa), em.iconst(sb));
+                em.call(node.routine, &[dst, a, sa, b, sb, len])?;
+            }
+            _ => return Err(JitError::codegen("a wide node of another arity")),
+        }
+        em.blocked.insert((c, node.id), (base, d));
+    }
+    Ok(())
+}
+
+/// When `operand` is an f32 input of the kernel with the row's dims whose
+/// physically minor dimension is the row's (read at the row's own index,
+/// contiguously), the address of its element at `idx`.
+fn input_row(
+    em: &mut Emitter,
+    row: &BlockRow,
+    operand: InstrId,
+    idx: &[Value],
+) -> Result<Option<Value>> {
+    let Some((base, shape)) = em.inputs.get(&(row.comp, operand)).cloned() else {
+        return Ok(None);
+    };
+    let direct = shape.element_type == ElementType::F32
+        && !shape.layout.is_padded()
+        && shape.dims == row.dims
+        && shape.layout.minor_to_major.first() == Some(&(row.d as i64));
+    if !direct {
+        return Ok(None);
+    }
+    em.address(base, &shape, idx).map(Some)
+}
