@@ -221,6 +221,38 @@ fn pack_b_block<B: PackB>(
     nt: usize,
 ) {
     let panel = kcb * nr;
+    // Whole panels in one pass over B's rows where the operand can (row-major B), one share of them per
+    // thread; the partial last panel as usual.
+    let whole = ncb / nr;
+    if whole > 1 {
+        let per = if nt == 1 { whole } else { whole.div_ceil(nt) };
+        let done = std::sync::atomic::AtomicBool::new(true);
+        let run = |(t, dst): (usize, &mut [f32])| {
+            let panels = dst.len() / panel;
+            if !b.pack_b_panels(pc, kcb, jc + t * per * nr, panels, nr, dst) {
+                done.store(false, std::sync::atomic::Ordering::Relaxed);
+            }
+        };
+        let area = &mut bbuf[..whole * panel];
+        if nt == 1 {
+            area.chunks_mut(per * panel).enumerate().for_each(run);
+        } else {
+            area.par_chunks_mut(per * panel).enumerate().for_each(run);
+        }
+        if done.into_inner() {
+            if whole * nr < ncb {
+                b.pack_b(
+                    pc,
+                    kcb,
+                    jc + whole * nr,
+                    ncb - whole * nr,
+                    nr,
+                    &mut bbuf[whole * panel..][..panel],
+                );
+            }
+            return;
+        }
+    }
     let pack = |(q, dst): (usize, &mut [f32])| {
         let j = q * nr;
         b.pack_b(pc, kcb, jc + j, nr.min(ncb - j), nr, dst);

@@ -23,6 +23,21 @@ pub(crate) trait PackA: Sync {
 /// `dst[p * nr + j]` (zeros for `j >= cols`).
 pub(crate) trait PackB: Sync {
     fn pack_b(&self, p0: usize, kc: usize, j0: usize, cols: usize, nr: usize, dst: &mut [f32]);
+
+    /// Packs the whole micro-panels of columns `j0..j0 + panels·nr` (panel `q` into
+    /// `dst[q·kc·nr..]`, as `pack_b` lays one out) in one pass when the operand can do better than panel after
+    /// panel; returns false (and writes nothing) otherwise.
+    fn pack_b_panels(
+        &self,
+        _p0: usize,
+        _kc: usize,
+        _j0: usize,
+        _panels: usize,
+        _nr: usize,
+        _dst: &mut [f32],
+    ) -> bool {
+        false
+    }
 }
 
 /// A read-only operand addressed as `ptr[rows.at(i) + cols.at(j)]`: used as A (rows = M, cols = K) or as B
@@ -154,7 +169,60 @@ unsafe fn copy_rows<const N: usize>(src: impl Fn(usize) -> *const f32, dst: &mut
     }
 }
 
+/// `dst[q·kc·N + p·N + j] = row(p)[q·N + j]`: each row's `panels·N` values read front to back, dealt out in
+/// fixed-size copies (inline vector moves, not a memcpy call each).
+///
+/// # Safety
+/// `row(p)` points at `panels·N` readable values for every `p < kc`; `dst` holds `panels·kc·N`.
+unsafe fn deal_rows<const N: usize>(
+    row: impl Fn(usize) -> *const f32,
+    kc: usize,
+    panels: usize,
+    dst: &mut [f32],
+) {
+    for p in 0..kc {
+        let r = row(p);
+        for q in 0..panels {
+            let d: &mut [f32; N] = (&mut dst[q * kc * N + p * N..][..N])
+                .try_into()
+                .expect("N values");
+            // SAFETY: the caller's contract.
+            *d = unsafe { std::ptr::read_unaligned(r.add(q * N) as *const [f32; N]) };
+        }
+    }
+}
+
 impl PackB for Operand {
+    /// Row-major B: each row segment `j0..j0 + panels·nr` is read once, front to back, and dealt out to the
+    /// panels (panel after panel would read `kc` rows a page apart for every panel: TLB and 4 KiB-alias misses).
+    fn pack_b_panels(
+        &self,
+        p0: usize,
+        kc: usize,
+        j0: usize,
+        panels: usize,
+        nr: usize,
+        dst: &mut [f32],
+    ) -> bool {
+        let Offsets::Strided(1) = self.cols else {
+            return false;
+        };
+        if nr != 16 && nr != 32 {
+            return false;
+        }
+        let dst = &mut dst[..panels * kc * nr];
+        let rows = |p: usize| self.ptr.wrapping_offset(self.rows.at(p0 + p) + j0 as isize);
+        // SAFETY: rows p0..p0+kc, columns j0..j0+panels·nr are inside the operand (whole panels only).
+        unsafe {
+            if nr == 16 {
+                deal_rows::<16>(rows, kc, panels, dst);
+            } else {
+                deal_rows::<32>(rows, kc, panels, dst);
+            }
+        }
+        true
+    }
+
     fn pack_b(&self, p0: usize, kc: usize, j0: usize, cols: usize, nr: usize, dst: &mut [f32]) {
         let dst = &mut dst[..kc * nr];
         match (&self.rows, &self.cols) {
