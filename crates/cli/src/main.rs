@@ -20,6 +20,7 @@ mod npy;
 mod opt;
 mod reduce;
 mod run;
+mod test;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -65,6 +66,8 @@ enum Command {
     Fuzz(fuzz::FuzzArgs),
     /// Shrink a failing module while the failure persists.
     Reduce(reduce::ReduceArgs),
+    /// Run `.hlo` filetests (`// test:`, `// run:`, `// CHECK:` lines).
+    Test(test::TestArgs),
 }
 
 /// The outcome of a subcommand: success, or an error already formatted for
@@ -109,6 +112,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run::run(a),
         Command::Fuzz(a) => fuzz::run(a),
         Command::Reduce(a) => reduce::run(a),
+        Command::Test(a) => test::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,256 @@
+//! Reads a filetest's directives (`// test:`, `// run:`, `// error:`,
+//! `// tolerance:` and the FileCheck lines) into a [`FileTest`]. Parsing
+//! only: nothing here runs a module.
+
+use crate::filecheck;
+
+/// What one filetest asks for.
+#[derive(Debug, Default)]
+pub struct FileTest {
+    /// The kinds declared by `// test:` lines, in order.
+    pub kinds: Vec<Kind>,
+    pub runs: Vec<RunLine>,
+    pub checks: Vec<(usize, filecheck::Check)>,
+    /// `// error:` lines: parsing or verifying must fail with a message
+    /// containing each of these texts (line number, text).
+    pub errors: Vec<(usize, String)>,
+    /// The tolerance of `~=` run lines (`// tolerance: rtol=… atol=…`).
+    pub tolerance: Tolerance,
+}
+
+impl FileTest {
+    pub fn has(&self, kind: &Kind) -> bool {
+        self.kinds.iter().any(|k| k == kind)
+    }
+
+    /// The pass pipeline of the `opt` kind, if declared.
+    pub fn opt(&self) -> Option<&OptSpec> {
+        self.kinds.iter().find_map(|k| match k {
+            Kind::Opt(spec) => Some(spec),
+            _ => None,
+        })
+    }
+}
+
+/// One subtest kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// print → parse → print is a fixed point.
+    Roundtrip,
+    /// Run lines on the reference evaluator.
+    Interp,
+    /// Run lines on the JIT, every instruction native.
+    Jit,
+    /// Run lines on the JIT with the interpreter fallback allowed.
+    JitFallback,
+    /// Passes; CHECK lines match the output and run lines are checked on it.
+    Opt(OptSpec),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum OptSpec {
+    Passes(String),
+    Pipeline(String),
+}
+
+impl std::fmt::Display for OptSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OptSpec::Passes(p) => write!(f, "--passes={p}"),
+            OptSpec::Pipeline(p) => write!(f, "--pipeline={p}"),
+        }
+    }
+}
+
+/// Relative and absolute tolerance of `~=` comparisons.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tolerance {
+    pub rtol: f64,
+    pub atol: f64,
+}
+
+impl Default for Tolerance {
+    fn default() -> Self {
+        Tolerance {
+            rtol: 1e-5,
+            atol: 1e-6,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct RunLine {
+    pub line: usize,
+    pub args: Vec<String>,
+    pub expected: String,
+    pub approx: bool,
+}
+
+/// Splits `s` at top-level commas (outside (), {}, []).
+pub fn split_top_level(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for ch in s.chars() {
+        match ch {
+            '(' | '{' | '[' => depth += 1,
+            ')' | '}' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+fn parse_run(line: usize, body: &str) -> Result<RunLine, String> {
+    let (lhs, rhs, approx) = if let Some((l, r)) = body.split_once("~=") {
+        (l, r, true)
+    } else if let Some((l, r)) = body.split_once("==") {
+        (l, r, false)
+    } else {
+        return Err(format!(
+            "line {line}: run line needs `== expected` or `~= expected`"
+        ));
+    };
+    let lhs = lhs.trim();
+    let inner = lhs
+        .strip_prefix('(')
+        .and_then(|x| x.strip_suffix(')'))
+        .ok_or_else(|| format!("line {line}: run arguments must be in parentheses: {lhs}"))?;
+    Ok(RunLine {
+        line,
+        args: split_top_level(inner),
+        expected: rhs.trim().to_string(),
+        approx,
+    })
+}
+
+fn parse_tolerance(line: usize, body: &str) -> Result<Tolerance, String> {
+    let mut t = Tolerance::default();
+    for word in body.split_whitespace() {
+        let (key, value) = word
+            .split_once('=')
+            .ok_or_else(|| format!("line {line}: tolerance wants `rtol=X atol=Y`, got {word:?}"))?;
+        let v: f64 = value
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| format!("line {line}: {key} must be a number >= 0, got {value:?}"))?;
+        match key {
+            "rtol" => t.rtol = v,
+            "atol" => t.atol = v,
+            _ => {
+                return Err(format!(
+                    "line {line}: unknown tolerance {key:?} (rtol, atol)"
+                ));
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// Reads the directives of a filetest.
+pub fn parse_filetest(source: &str) -> Result<FileTest, String> {
+    let mut t = FileTest {
+        checks: filecheck::parse_checks(source),
+        ..FileTest::default()
+    };
+    for (no, raw) in source.lines().enumerate() {
+        let line = no + 1;
+        let Some(c) = raw.trim_start().strip_prefix("//") else {
+            continue;
+        };
+        let c = c.trim();
+        if let Some(rest) = c.strip_prefix("test:") {
+            // Kinds are separated by commas or spaces; an `opt` kind takes
+            // the following `--passes=...`/`--pipeline=...` word (whose own
+            // commas separate passes).
+            let words: Vec<&str> = rest
+                .split_whitespace()
+                .map(|w| w.trim_end_matches(','))
+                .filter(|w| !w.is_empty())
+                .collect();
+            let mut i = 0;
+            while i < words.len() {
+                let kind = match words[i] {
+                    "interp" => Kind::Interp,
+                    "roundtrip" => Kind::Roundtrip,
+                    "jit" => Kind::Jit,
+                    "jit-fallback" => Kind::JitFallback,
+                    "opt" => {
+                        let arg = words.get(i + 1).copied().unwrap_or("");
+                        Kind::Opt(if let Some(p) = arg.strip_prefix("--passes=") {
+                            i += 1;
+                            OptSpec::Passes(p.to_string())
+                        } else if let Some(p) = arg.strip_prefix("--pipeline=") {
+                            i += 1;
+                            OptSpec::Pipeline(p.to_string())
+                        } else {
+                            OptSpec::Pipeline("O1".to_string())
+                        })
+                    }
+                    other => return Err(format!("line {line}: unknown test kind {other:?}")),
+                };
+                if matches!(kind, Kind::Opt(_)) && t.opt().is_some() {
+                    return Err(format!("line {line}: a second `opt` kind"));
+                }
+                t.kinds.push(kind);
+                i += 1;
+            }
+        } else if let Some(rest) = c.strip_prefix("run:") {
+            t.runs.push(parse_run(line, rest.trim())?);
+        } else if let Some(rest) = c.strip_prefix("error:") {
+            t.errors.push((line, rest.trim().to_string()));
+        } else if let Some(rest) = c.strip_prefix("tolerance:") {
+            t.tolerance = parse_tolerance(line, rest)?;
+        }
+    }
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_runs_and_tolerance() {
+        let t = parse_filetest(
+            "// test: interp, jit opt --passes=dce,cse\n// tolerance: rtol=1e-3 atol=0\n// run: ({1, 2}, 3) == {4}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            t.kinds,
+            vec![
+                Kind::Interp,
+                Kind::Jit,
+                Kind::Opt(OptSpec::Passes("dce,cse".into()))
+            ]
+        );
+        assert_eq!(t.runs[0].args, vec!["{1, 2}".to_string(), "3".to_string()]);
+        assert_eq!(
+            t.tolerance,
+            Tolerance {
+                rtol: 1e-3,
+                atol: 0.0
+            }
+        );
+    }
+
+    #[test]
+    fn bad_directives_are_errors_with_the_line() {
+        let e = parse_filetest("\n// test: interp, frob\n").unwrap_err();
+        assert!(e.starts_with("line 2:") && e.contains("frob"), "{e}");
+        let e = parse_filetest("// tolerance: rtol=abc\n").unwrap_err();
+        assert!(e.contains("rtol must be a number"), "{e}");
+        let e = parse_filetest("// run: 1, 2 == 3\n").unwrap_err();
+        assert!(e.contains("parentheses"), "{e}");
+    }
+}
