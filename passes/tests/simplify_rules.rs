@@ -586,6 +586,60 @@ fn generate(rule: &str, r: &mut Rng) -> Option<String> {
                 ),
             ])
         }
+        "slice-of-pad" => loop {
+            // A 1-D pad (edges may be negative, interior 0..2) and a slice
+            // that reads only operand elements (or, half the time, any
+            // slice: the rule must decline when it touches padding).
+            let n = r.range(1, 5);
+            let (lo, hi, it) = (r.range(0, 3) - 1, r.range(0, 3) - 1, r.range(0, 2));
+            let m = n + (n - 1) * it + lo + hi;
+            if m < 1 {
+                continue;
+            }
+            let (start, stride) = if r.coin() {
+                let k = r.range(0, n - 1);
+                (lo + k * (it + 1), (it + 1) * r.range(1, 2))
+            } else {
+                (r.range(0, m - 1), r.range(1, 2))
+            };
+            if start < 0 || start >= m {
+                continue;
+            }
+            let limit = r.range(start + 1, m);
+            let len = (limit - start + stride - 1) / stride;
+            let ty = r.pick(&NUMERIC);
+            break module(&[
+                format!("p0 = {ty}[{n}] parameter(0)"),
+                format!("v = {ty}[] parameter(1)"),
+                format!("a = {ty}[{m}] pad(p0, v), padding={lo}_{hi}_{it}"),
+                format!("r = {ty}[{len}] slice(a), slice={{[{start}:{limit}:{stride}]}}"),
+            ]);
+        },
+        "concatenate-flatten" | "concatenate-flatten-3" => {
+            let (a, b, c) = (r.range(1, 3), r.range(1, 3), r.range(1, 3));
+            let ty = r.pick(&NUMERIC);
+            let mut lines = vec![
+                format!("p0 = {ty}[2,{a}] parameter(0)"),
+                format!("p1 = {ty}[2,{b}] parameter(1)"),
+                format!("p2 = {ty}[2,{c}] parameter(2)"),
+                format!(
+                    "i = {ty}[2,{}] concatenate(p0, p1), dimensions={{1}}",
+                    a + b
+                ),
+            ];
+            if rule == "concatenate-flatten" {
+                lines.push(format!(
+                    "r = {ty}[2,{}] concatenate(p2, i), dimensions={{1}}",
+                    a + b + c
+                ));
+            } else {
+                lines.push(format!(
+                    "r = {ty}[2,{}] concatenate(p2, i, p1), dimensions={{1}}",
+                    a + 2 * b + c
+                ));
+            }
+            module(&lines)
+        }
         "pad-pad" => {
             let n = r.range(1, 4);
             let (l1, h1, i1) = (r.range(0, 2), r.range(0, 2), r.range(0, 2));

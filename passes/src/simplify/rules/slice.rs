@@ -4,7 +4,9 @@
 //! difference, reverse of size-1 dims removed, a slice lying inside one operand of a concatenate → a slice of
 //! that operand, concatenate of one operand removed, all-zero pad removed,
 //! pad∘pad with the same padding value merged when the outer pad has no
-//! interior padding and neither has negative edges.
+//! interior padding and neither has negative edges, a slice that reads only
+//! a pad's operand → a slice of the operand (the exact operand: removed),
+//! concatenate of a concatenate along the same dimension flattened.
 
 use super::{RuleDef, add, add_attr, at, get, sh};
 use crate::simplify::analysis::HloGraph;
@@ -194,6 +196,71 @@ pub fn rules() -> Vec<RuleDef> {
                 .all(|&p| p == (0, 0, 0))
                 .then(|| get(s, "?x"))?
         }),
+        RuleDef::new(
+            "slice-of-pad",
+            f,
+            "(slice ?s (pad ?c ?x ?v))",
+            |eg, m, s| {
+                let (st, _, sr) = slice_attr(eg, s, "?s")?;
+                let cfg = pad_attr(eg, s, "?c")?;
+                let x = sh(eg, s, "?x")?;
+                let out = eg[m].data.shape.clone()?.dims;
+                let n = out.len();
+                if cfg.len() != n || x.rank() != n || st.len() != n || sr.len() != n {
+                    return None;
+                }
+                let (mut starts, mut limits, mut strides) = (vec![], vec![], vec![]);
+                for i in 0..n {
+                    let (lo, _, interior) = cfg[i];
+                    if out[i] == 0 {
+                        return None;
+                    }
+                    // Operand element k sits at lo + k·(interior + 1): every
+                    // selected position st + t·sr must be one of those.
+                    let step = interior.checked_add(1)?;
+                    let first = st[i].checked_sub(lo)?;
+                    let stride = if out[i] == 1 { step } else { sr[i] };
+                    if first < 0 || first % step != 0 || stride % step != 0 {
+                        return None;
+                    }
+                    let (k0, kr) = (first / step, stride / step);
+                    let last = k0.checked_add((out[i] - 1).checked_mul(kr)?)?;
+                    if last >= x.dims[i] {
+                        return None;
+                    }
+                    starts.push(k0);
+                    limits.push(last + 1);
+                    strides.push(if out[i] == 1 { 1 } else { kr });
+                }
+                let xid = get(s, "?x")?;
+                let whole =
+                    (0..n).all(|i| starts[i] == 0 && limits[i] == x.dims[i] && strides[i] == 1);
+                if whole {
+                    return Some(xid);
+                }
+                let a = add_attr(
+                    eg,
+                    Attr::Slice {
+                        starts,
+                        limits,
+                        strides,
+                    },
+                );
+                add(eg, Hlo::Slice([a, xid]))
+            },
+        ),
+        RuleDef::new(
+            "concatenate-flatten",
+            f,
+            "(concatenate ?d ?a ?b)",
+            flatten_concatenate,
+        ),
+        RuleDef::new(
+            "concatenate-flatten-3",
+            f,
+            "(concatenate ?d ?a ?b ?c)",
+            flatten_concatenate,
+        ),
         RuleDef::new("pad-pad", f, "(pad ?c (pad ?e ?x ?v) ?v)", |eg, _, s| {
             let outer = pad_attr(eg, s, "?c")?;
             let inner = pad_attr(eg, s, "?e")?;
@@ -215,4 +282,42 @@ pub fn rules() -> Vec<RuleDef> {
 
 fn keep_x(_: &mut HloGraph, _: egg::Id, s: &Subst) -> Option<egg::Id> {
     get(s, "?x")
+}
+
+/// `concatenate(…, concatenate(…), …)` along one dimension → one
+/// concatenate of all the leaves (operands `?a`, `?b` and maybe `?c`).
+fn flatten_concatenate(eg: &mut HloGraph, _: egg::Id, s: &Subst) -> Option<egg::Id> {
+    let dim = match at(eg, s, "?d")? {
+        Attr::Ints(d) if d.len() == 1 => d[0],
+        _ => return None,
+    };
+    let ops: Vec<egg::Id> = ["?a", "?b", "?c"]
+        .iter()
+        .filter_map(|v| get(s, v))
+        .collect();
+    let mut leaves = Vec::new();
+    let mut flattened = false;
+    for x in ops {
+        let inner = eg[x].nodes.iter().find_map(|n| match n {
+            Hlo::Concatenate(ids) if ids.len() >= 2 => match super::attr_of(eg, ids[0]) {
+                Some(Attr::Ints(d)) if d.len() == 1 && d[0] == dim => Some(ids[1..].to_vec()),
+                _ => None,
+            },
+            _ => None,
+        });
+        match inner {
+            Some(ids) => {
+                flattened = true;
+                leaves.extend(ids);
+            }
+            None => leaves.push(x),
+        }
+    }
+    if !flattened {
+        return None;
+    }
+    let a = add_attr(eg, Attr::Ints(vec![dim]));
+    let mut ids = vec![a];
+    ids.extend(leaves);
+    add(eg, Hlo::Concatenate(ids.into_boxed_slice()))
 }
