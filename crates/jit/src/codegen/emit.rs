@@ -2175,7 +2175,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             let bound = &self.bound;
             let is_input =
                 |id: InstrId| inputs.contains_key(&(c, id)) || bound.contains_key(&(c, id));
-            super::blocks::wide_nodes(self.module.comp(c), operand, &os.dims, &is_input, true)
+            super::blocks::wide_nodes(self.module.comp(c), operand, &os.dims, m, &is_input, true)
         } else {
             Vec::new()
         };

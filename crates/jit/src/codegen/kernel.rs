@@ -514,10 +514,12 @@ fn window_interior(
 /// (see [`wide_nodes`]).
 fn blockable(module: &Module, spec: &KernelSpec, out: &ArrayShape) -> Vec<WideNode> {
     let is_input = |id: InstrId| spec.inputs.iter().any(|(i, _)| *i == id);
+    let d = out.layout.minor_to_major.first().map_or(0, |&d| d as usize);
     wide_nodes(
         module.comp(spec.comp),
         spec.root,
         &out.dims,
+        d,
         &is_input,
         true,
     )
