@@ -54,6 +54,21 @@ pub unsafe extern "C" fn block_tanh(dst: *mut f32, src: *const f32, n: i64) -> i
     n
 }
 
+/// `dst[i] = logistic(src[i])` for `i < n`: `1 / (1 + exp(-x))` with the
+/// exponential in f64 (the inline code's `approx::exp::logistic`).
+/// Registered as `rxla_block_logistic`.
+///
+/// # Safety
+/// As for [`block_exp`].
+pub unsafe extern "C" fn block_logistic(dst: *mut f32, src: *const f32, n: i64) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: forwarded contract.
+    unsafe {
+        avx512::run_logistic(dst, src, n)
+    };
+    n
+}
+
 /// `dst[i] = a[i·sa] ∘ b[i·sb]` for `i < n`, `∘` one IEEE operation (so
 /// bit-identical to the JIT's inline F32X4 code), 16 lanes at a time; `sa`
 /// and `sb` are each 0 (one value for the whole block) or 1. Division gains
@@ -243,6 +258,7 @@ mod avx512 {
     binary_loop!(run_div, _mm512_div_ps);
 
     block_loop!(run_tanh, tanh16);
+    block_loop!(run_logistic, logistic16);
 
     /// See `block_maxmin`.
     ///
@@ -420,6 +436,63 @@ mod avx512 {
             let q = _mm512_div_ps(e, d);
             let sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(i32::MIN));
             _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(q), sign))
+        }
+    }
+
+    /// `approx::pow::exp_d` on 8 f64 lanes: clamp to [-200, 200], n =
+    /// nearest(t·log2 e), r = t − n·ln 2 (one FMA), the degree-11 Taylor
+    /// polynomial by Horner, times 2^n built in the exponent bits.
+    #[inline(always)]
+    unsafe fn exp_d8(t: __m512d) -> __m512d {
+        unsafe {
+            let lo = _mm512_set1_pd(-200.0);
+            let hi = _mm512_set1_pd(200.0);
+            let below = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(t, lo);
+            let t = _mm512_mask_blend_pd(below, t, lo);
+            let above = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(t, hi);
+            let t = _mm512_mask_blend_pd(above, t, hi);
+            let u = _mm512_mul_pd(t, _mm512_set1_pd(std::f64::consts::LOG2_E));
+            let n = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(u);
+            let r = _mm512_fmadd_pd(n, _mm512_set1_pd(-std::f64::consts::LN_2), t);
+            let mut coeffs = [0.0f64; 12];
+            let mut f = 1.0f64;
+            for (i, slot) in coeffs.iter_mut().rev().enumerate() {
+                if i > 0 {
+                    f *= i as f64;
+                }
+                *slot = 1.0 / f;
+            }
+            let mut p = _mm512_set1_pd(coeffs[0]);
+            for &k in &coeffs[1..] {
+                p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(k));
+            }
+            let nm = _mm512_add_pd(n, _mm512_set1_pd(6_755_399_441_055_744.0));
+            let eb = _mm512_add_epi64(_mm512_castpd_si512(nm), _mm512_set1_epi64(1023));
+            let sc = _mm512_castsi512_pd(_mm512_slli_epi64::<52>(eb));
+            _mm512_mul_pd(p, sc)
+        }
+    }
+
+    /// `approx::exp::logistic`: -x widened to f64, `exp_d`, rounded to
+    /// f32 once, then `1 / (1 + e)` in f32.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn logistic16(x: __m512) -> __m512 {
+        unsafe {
+            let sign = _mm512_set1_epi32(i32::MIN);
+            let nx = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), sign));
+            let lo = _mm512_cvtps_pd(_mm512_castps512_ps256(nx));
+            let hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(
+                _mm512_castps_pd(nx),
+            )));
+            let el = _mm512_cvtpd_ps(exp_d8(lo));
+            let eh = _mm512_cvtpd_ps(exp_d8(hi));
+            let e = _mm512_castpd_ps(_mm512_insertf64x4::<1>(
+                _mm512_castps_pd(_mm512_castps256_ps512(el)),
+                _mm256_castps_pd(eh),
+            ));
+            let one = _mm512_set1_ps(1.0);
+            _mm512_div_ps(one, _mm512_add_ps(one, e))
         }
     }
 }

@@ -1,4 +1,5 @@
-//! Wide block routines (`rxla_jit::wide`, AVX-512): f32 exp and tanh at a
+//! Wide block routines (`rxla_jit::wide`, AVX-512): f32 exp, tanh and
+//! logistic (and divides, and the arithmetic feeding them) at a
 //! row's own index are computed per row block in 512-bit vectors, by the
 //! same algorithm as the inline F32X4 code — so the results are bit for
 //! bit those of the inline code, specials (NaN, ±inf, overflow, denormal
@@ -72,7 +73,7 @@ fn run_with(m: &rxla_ir::Module, args: &[Literal], wide_math: bool) -> (Literal,
 }
 
 #[test]
-fn wide_exp_and_tanh_equal_the_inline_code() {
+fn wide_exp_tanh_and_logistic_equal_the_inline_code() {
     for (rows, cols) in [(3i64, 1001i64), (2, 3), (1, 16), (5, 256), (2, 517)] {
         let text = format!(
             "HloModule w
@@ -85,7 +86,11 @@ ENTRY e {{
   t = f32[{rows},{cols}] tanh(m)
   u = f32[{rows},{cols}] tanh(x)
   a = f32[{rows},{cols}] add(t, u)
-  ROOT r = f32[{rows},{cols}] add(a, e)
+  g = f32[{rows},{cols}] logistic(x)
+  k = f32[{rows},{cols}] logistic(m)
+  gk = f32[{rows},{cols}] add(g, k)
+  b = f32[{rows},{cols}] add(a, gk)
+  ROOT r = f32[{rows},{cols}] add(b, e)
 }}
 "
         );

@@ -31,7 +31,7 @@ pub(super) struct WideNode {
     pub routine: &'static str,
 }
 
-/// The f32 exp and tanh instructions (and, with `binary`, divides and the
+/// The f32 exp, tanh and logistic instructions (and, with `binary`, divides and the
 /// adds, subtracts and multiplies that feed one, see below) under
 /// `root` (down to `is_input`) whose every use reads them at `root`'s own
 /// index (`root` itself, or elementwise ops of the same `dims` that are
@@ -73,8 +73,12 @@ pub(super) fn wide_nodes(
         // the expensive node's fill loop: one pass for the whole chain
         // beats a routine call per op (GELU's tanh argument: 1.6 vs 2.2 ms
         // over 4 Mi elements).
-        let expensive =
-            |r: &str| matches!(r, "rxla_block_exp" | "rxla_block_tanh" | "rxla_block_div");
+        let expensive = |r: &str| {
+            matches!(
+                r,
+                "rxla_block_exp" | "rxla_block_tanh" | "rxla_block_logistic" | "rxla_block_div"
+            )
+        };
         let feeds_wide = || {
             users.get(&id).is_some_and(|us| {
                 us.iter()
@@ -88,6 +92,7 @@ pub(super) fn wide_nodes(
         let routine = match i.op {
             Op::Unary(UnaryOp::Exp) if f32_ => "rxla_block_exp",
             Op::Unary(UnaryOp::Tanh) if f32_ => "rxla_block_tanh",
+            Op::Unary(UnaryOp::Logistic) if f32_ => "rxla_block_logistic",
             Op::Binary(BinaryOp::Divide) if f32_ && binary => "rxla_block_div",
             Op::Binary(BinaryOp::Add) if f32_ && binary && feeds_wide() => "rxla_block_add",
             Op::Binary(BinaryOp::Subtract) if f32_ && binary && feeds_wide() => "rxla_block_sub",
