@@ -69,6 +69,20 @@ pub unsafe extern "C" fn block_logistic(dst: *mut f32, src: *const f32, n: i64) 
     n
 }
 
+/// `dst[i] = erf(src[i])` for `i < n` (the inline code's
+/// `approx::erf::erf`). Registered as `rxla_block_erf`.
+///
+/// # Safety
+/// As for [`block_exp`].
+pub unsafe extern "C" fn block_erf(dst: *mut f32, src: *const f32, n: i64) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: forwarded contract.
+    unsafe {
+        avx512::run_erf(dst, src, n)
+    };
+    n
+}
+
 /// `dst[i] = a[i·sa] ∘ b[i·sb]` for `i < n`, `∘` one IEEE operation (so
 /// bit-identical to the JIT's inline F32X4 code), 16 lanes at a time; `sa`
 /// and `sb` are each 0 (one value for the whole block) or 1. Division gains
@@ -259,6 +273,7 @@ mod avx512 {
 
     block_loop!(run_tanh, tanh16);
     block_loop!(run_logistic, logistic16);
+    block_loop!(run_erf, erf16);
 
     /// See `block_maxmin`.
     ///
@@ -493,6 +508,46 @@ mod avx512 {
             ));
             let one = _mm512_set1_ps(1.0);
             _mm512_div_ps(one, _mm512_add_ps(one, e))
+        }
+    }
+
+    /// `approx::erf::erf`: x·P(x²) below 1; 1 − exp(−x²)·g(|x|) up to
+    /// 3.92 (g in two pieces chosen per lane, exp(−x²) corrected by the
+    /// FMA-exact low part of x²), ±1 beyond; NaN stays NaN.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn erf16(x: __m512) -> __m512 {
+        use crate::codegen::approx::erf::{G1, G2, SMALL};
+        unsafe {
+            let sign = _mm512_set1_epi32(i32::MIN);
+            let ax = _mm512_abs_ps(x);
+            let z = _mm512_mul_ps(x, x);
+            let small = _mm512_mul_ps(x, horner(z, &SMALL));
+            let second = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(ax, c(2.0));
+            let ctr = _mm512_mask_blend_ps(second, c(1.5), c(2.96));
+            let t = _mm512_sub_ps(ax, ctr);
+            let mut g = _mm512_mask_blend_ps(second, c(G1[0]), c(G2[0]));
+            for i in 1..9 {
+                let k = _mm512_mask_blend_ps(second, c(G1[i]), c(G2[i]));
+                g = _mm512_fmadd_ps(g, t, k);
+            }
+            let hi = _mm512_mul_ps(ax, ax);
+            let nhi = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(hi), sign));
+            let lo = _mm512_fmadd_ps(ax, ax, nhi);
+            let e = exp16(nhi);
+            let e = _mm512_sub_ps(e, _mm512_mul_ps(e, lo));
+            let one = c(1.0);
+            let big = _mm512_sub_ps(one, _mm512_mul_ps(e, g));
+            let sat = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(ax, c(3.92));
+            let big = _mm512_mask_blend_ps(sat, big, one);
+            // copysign(big, x): big's magnitude, x's sign.
+            let mag = _mm512_andnot_si512(sign, _mm512_castps_si512(big));
+            let sx = _mm512_and_si512(_mm512_castps_si512(x), sign);
+            let big = _mm512_castsi512_ps(_mm512_or_si512(mag, sx));
+            let m = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(ax, one);
+            let r = _mm512_mask_blend_ps(m, big, small);
+            let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+            _mm512_mask_blend_ps(nan, r, x)
         }
     }
 }

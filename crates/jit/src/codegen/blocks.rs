@@ -31,7 +31,7 @@ pub(super) struct WideNode {
     pub routine: &'static str,
 }
 
-/// The f32 exp, tanh and logistic instructions (and, with `binary`, divides and the
+/// The f32 exp, tanh, logistic and erf instructions (and, with `binary`, divides and the
 /// adds, subtracts and multiplies that feed one, see below) under
 /// `root` (down to `is_input`) whose every use reads them at `root`'s own
 /// index (`root` itself, or elementwise ops of the same `dims` that are
@@ -76,7 +76,11 @@ pub(super) fn wide_nodes(
         let expensive = |r: &str| {
             matches!(
                 r,
-                "rxla_block_exp" | "rxla_block_tanh" | "rxla_block_logistic" | "rxla_block_div"
+                "rxla_block_exp"
+                    | "rxla_block_tanh"
+                    | "rxla_block_logistic"
+                    | "rxla_block_erf"
+                    | "rxla_block_div"
             )
         };
         let feeds_wide = || {
@@ -93,6 +97,7 @@ pub(super) fn wide_nodes(
             Op::Unary(UnaryOp::Exp) if f32_ => "rxla_block_exp",
             Op::Unary(UnaryOp::Tanh) if f32_ => "rxla_block_tanh",
             Op::Unary(UnaryOp::Logistic) if f32_ => "rxla_block_logistic",
+            Op::Unary(UnaryOp::Erf) if f32_ => "rxla_block_erf",
             Op::Binary(BinaryOp::Divide) if f32_ && binary => "rxla_block_div",
             Op::Binary(BinaryOp::Add) if f32_ && binary && feeds_wide() => "rxla_block_add",
             Op::Binary(BinaryOp::Subtract) if f32_ && binary && feeds_wide() => "rxla_block_sub",

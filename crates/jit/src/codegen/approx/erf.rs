@@ -11,7 +11,17 @@ use crate::codegen::emit::Emitter;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{InstBuilder, Value};
 
-const G1: [f32; 9] = [
+/// erf(x)/x as a polynomial in x² for |x| < 1.
+pub(crate) const SMALL: [f32; 7] = [
+    7.875874871388078e-05,
+    -0.000801686430349946,
+    0.005189087241888046,
+    -0.02685421146452427,
+    0.11283594369888306,
+    -0.3761262595653534,
+    1.1283791065216064,
+];
+pub(crate) const G1: [f32; 9] = [
     0.00023661853629164398,
     -0.0007043126388452947,
     0.001883612829260528,
@@ -22,7 +32,7 @@ const G1: [f32; 9] = [
     -0.1636229008436203,
     0.32158541679382324,
 ];
-const G2: [f32; 9] = [
+pub(crate) const G2: [f32; 9] = [
     6.3269308157032356e-06,
     -2.574519021436572e-05,
     8.91629679244943e-05,
@@ -39,19 +49,7 @@ pub fn erf(em: &mut Emitter, x: Value) -> Value {
     let ax = super::abs(em, x);
     // Small: x·P(x²).
     let z = em.b.ins().fmul(x, x);
-    let p = horner(
-        em,
-        z,
-        &[
-            7.875874871388078e-05,
-            -0.000801686430349946,
-            0.005189087241888046,
-            -0.02685421146452427,
-            0.11283594369888306,
-            -0.3761262595653534,
-            1.1283791065216064,
-        ],
-    );
+    let p = horner(em, z, &SMALL);
     let small = em.b.ins().fmul(x, p);
     // Large: 1 − exp(−x²)·g(|x|).
     let two = c(em, 2.0);

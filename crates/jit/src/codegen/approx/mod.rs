@@ -16,7 +16,7 @@
 #![allow(clippy::excessive_precision)]
 
 mod atan;
-mod erf;
+pub(crate) mod erf;
 pub(crate) mod exp;
 mod log;
 mod pow;
