@@ -83,6 +83,20 @@ pub unsafe extern "C" fn block_erf(dst: *mut f32, src: *const f32, n: i64) -> i6
     n
 }
 
+/// `dst[i] = ln(src[i])` for `i < n` (the inline code's
+/// `approx::log::log`). Registered as `rxla_block_log`.
+///
+/// # Safety
+/// As for [`block_exp`].
+pub unsafe extern "C" fn block_log(dst: *mut f32, src: *const f32, n: i64) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: forwarded contract.
+    unsafe {
+        avx512::run_log(dst, src, n)
+    };
+    n
+}
+
 /// `dst[i] = a[i·sa] ∘ b[i·sb]` for `i < n`, `∘` one IEEE operation (so
 /// bit-identical to the JIT's inline F32X4 code), 16 lanes at a time; `sa`
 /// and `sb` are each 0 (one value for the whole block) or 1. Division gains
@@ -274,6 +288,7 @@ mod avx512 {
     block_loop!(run_tanh, tanh16);
     block_loop!(run_logistic, logistic16);
     block_loop!(run_erf, erf16);
+    block_loop!(run_log, log16);
 
     /// See `block_maxmin`.
     ///
@@ -548,6 +563,52 @@ mod avx512 {
             let r = _mm512_mask_blend_ps(m, big, small);
             let nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
             _mm512_mask_blend_ps(nan, r, x)
+        }
+    }
+
+    /// `approx::log::log`: fdlibm's method (x = 2^k·m, m in [√½, √2),
+    /// s = f/(2+f), degree-4 R), denormals scaled by 2^23 first, special
+    /// values selected at the end.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn log16(x: __m512) -> __m512 {
+        use crate::codegen::approx::INVALID_NAN;
+        use crate::codegen::approx::log::{LN2_HI, LN2_LO};
+        unsafe {
+            let tiny = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, c(f32::MIN_POSITIVE));
+            let xa = _mm512_mask_blend_ps(tiny, x, _mm512_mul_ps(x, c(8_388_608.0)));
+            let kadj = _mm512_mask_blend_epi32(tiny, _mm512_set1_epi32(0), _mm512_set1_epi32(-23));
+            // core(xa, kadj)
+            let ix = _mm512_add_epi32(
+                _mm512_castps_si512(xa),
+                _mm512_set1_epi32(0x3f80_0000 - 0x3f35_04f3),
+            );
+            let k = _mm512_sub_epi32(_mm512_srai_epi32::<23>(ix), _mm512_set1_epi32(127));
+            let k = _mm512_add_epi32(k, kadj);
+            let m = _mm512_and_si512(ix, _mm512_set1_epi32(0x007f_ffff));
+            let m = _mm512_castsi512_ps(_mm512_add_epi32(m, _mm512_set1_epi32(0x3f35_04f3)));
+            let f = _mm512_sub_ps(m, c(1.0));
+            let s = _mm512_div_ps(f, _mm512_add_ps(f, c(2.0)));
+            let z = _mm512_mul_ps(s, s);
+            let w = _mm512_mul_ps(z, z);
+            let t1 = _mm512_mul_ps(w, _mm512_fmadd_ps(w, c(0.242_790_79), c(0.400_009_72)));
+            let t2 = _mm512_fmadd_ps(w, c(0.284_987_87), c(f32::from_bits(0x3f2a_aaaa)));
+            let r = _mm512_fmadd_ps(z, t2, t1);
+            let hfsq = _mm512_mul_ps(_mm512_mul_ps(c(0.5), f), f);
+            let dk = _mm512_cvtepi32_ps(k);
+            let small = _mm512_mul_ps(dk, c(LN2_LO));
+            let a = _mm512_fmadd_ps(s, _mm512_add_ps(hfsq, r), small);
+            let a = _mm512_add_ps(_mm512_sub_ps(a, hfsq), f);
+            let y = _mm512_fmadd_ps(dk, c(LN2_HI), a);
+            // specials(x, y)
+            let isinf = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, c(f32::INFINITY));
+            let y = _mm512_mask_blend_ps(isinf, y, c(f32::INFINITY));
+            let isz = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, c(0.0));
+            let y = _mm512_mask_blend_ps(isz, y, c(f32::NEG_INFINITY));
+            let neg = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, c(0.0));
+            let y = _mm512_mask_blend_ps(neg, y, c(INVALID_NAN));
+            let un = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+            _mm512_mask_blend_ps(un, y, x)
         }
     }
 }

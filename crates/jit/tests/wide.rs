@@ -1,5 +1,5 @@
 //! Wide block routines (`rxla_jit::wide`, AVX-512): f32 exp, tanh,
-//! logistic and erf (and divides, and the arithmetic feeding them) at a
+//! logistic, erf and log (and divides, and the arithmetic feeding them) at a
 //! row's own index are computed per row block in 512-bit vectors, by the
 //! same algorithm as the inline F32X4 code — so the results are bit for
 //! bit those of the inline code, specials (NaN, ±inf, overflow, denormal
@@ -28,6 +28,7 @@ fn inputs(n: usize) -> Vec<f32> {
         -103.9,
         1e-30,
         -1e-40,
+        3e-41,
         20.5,
         -9.0,
         86.0,
@@ -73,7 +74,7 @@ fn run_with(m: &rxla_ir::Module, args: &[Literal], wide_math: bool) -> (Literal,
 }
 
 #[test]
-fn wide_exp_tanh_logistic_and_erf_equal_the_inline_code() {
+fn wide_transcendentals_equal_the_inline_code() {
     for (rows, cols) in [(3i64, 1001i64), (2, 3), (1, 16), (5, 256), (2, 517)] {
         let text = format!(
             "HloModule w
@@ -92,7 +93,9 @@ ENTRY e {{
   q = f32[{rows},{cols}] erf(m)
   fq = f32[{rows},{cols}] add(f, q)
   gk0 = f32[{rows},{cols}] add(g, k)
-  gk = f32[{rows},{cols}] add(gk0, fq)
+  l = f32[{rows},{cols}] log(x)
+  lq = f32[{rows},{cols}] add(fq, l)
+  gk = f32[{rows},{cols}] add(gk0, lq)
   b = f32[{rows},{cols}] add(a, gk)
   ROOT r = f32[{rows},{cols}] add(b, e)
 }}

@@ -31,7 +31,7 @@ pub(super) struct WideNode {
     pub routine: &'static str,
 }
 
-/// The f32 exp, tanh, logistic and erf instructions (and, with `binary`, divides and the
+/// The f32 exp, tanh, logistic, erf and log instructions (and, with `binary`, divides and the
 /// adds, subtracts and multiplies that feed one, see below) under
 /// `root` (down to `is_input`) whose every use reads them at `root`'s own
 /// index (`root` itself, or elementwise ops of the same `dims` that are
@@ -80,6 +80,7 @@ pub(super) fn wide_nodes(
                     | "rxla_block_tanh"
                     | "rxla_block_logistic"
                     | "rxla_block_erf"
+                    | "rxla_block_log"
                     | "rxla_block_div"
             )
         };
@@ -98,6 +99,7 @@ pub(super) fn wide_nodes(
             Op::Unary(UnaryOp::Tanh) if f32_ => "rxla_block_tanh",
             Op::Unary(UnaryOp::Logistic) if f32_ => "rxla_block_logistic",
             Op::Unary(UnaryOp::Erf) if f32_ => "rxla_block_erf",
+            Op::Unary(UnaryOp::Log) if f32_ => "rxla_block_log",
             Op::Binary(BinaryOp::Divide) if f32_ && binary => "rxla_block_div",
             Op::Binary(BinaryOp::Add) if f32_ && binary && feeds_wide() => "rxla_block_add",
             Op::Binary(BinaryOp::Subtract) if f32_ && binary && feeds_wide() => "rxla_block_sub",

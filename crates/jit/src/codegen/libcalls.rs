@@ -298,6 +298,12 @@ pub fn all() -> Vec<Libcall> {
             I64
         ),
         lc!(
+            "rxla_block_log",
+            crate::wide::block_log as unsafe extern "C" fn(*mut f32, *const f32, i64) -> i64,
+            [I64, I64, I64],
+            I64
+        ),
+        lc!(
             "rxla_block_tanh",
             crate::wide::block_tanh as unsafe extern "C" fn(*mut f32, *const f32, i64) -> i64,
             [I64, I64, I64],

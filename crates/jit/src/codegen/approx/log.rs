@@ -10,8 +10,8 @@ use crate::codegen::emit::Emitter;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{InstBuilder, Value};
 
-const LN2_HI: f32 = 6.931_381_2e-1; // 0x3f317180
-const LN2_LO: f32 = 9.058_000_6e-6; // 0x3717f7d1
+pub(crate) const LN2_HI: f32 = 6.931_381_2e-1; // 0x3f317180
+pub(crate) const LN2_LO: f32 = 9.058_000_6e-6; // 0x3717f7d1
 
 /// log(m·2^k) for positive normal `x` plus `corr` (added among the small
 /// terms); `kadj` is added to the exponent.

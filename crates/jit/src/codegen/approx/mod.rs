@@ -18,7 +18,7 @@
 mod atan;
 pub(crate) mod erf;
 pub(crate) mod exp;
-mod log;
+pub(crate) mod log;
 mod pow;
 mod trig;
 
@@ -37,7 +37,7 @@ pub(super) fn le() -> MemFlagsData {
 /// on this host, which is what the evaluator's libm returns: x86's
 /// default NaN has the sign bit set. Total-order consumers (sort, topk,
 /// TOTALORDER compares) see the sign, so it must match bit for bit.
-pub(super) const INVALID_NAN: f32 = if cfg!(target_arch = "x86_64") {
+pub(crate) const INVALID_NAN: f32 = if cfg!(target_arch = "x86_64") {
     f32::from_bits(0xffc0_0000)
 } else {
     f32::from_bits(0x7fc0_0000)
