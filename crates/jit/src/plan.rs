@@ -1075,10 +1075,7 @@ impl Planner<'_> {
             // One replica (`run_with`): the value itself. Replicated runs
             // (`run_replicated`) fold the contributions with the reducer
             // compiled as a scalar kernel per leaf type.
-            Op::AllReduce {
-                to_apply,
-                replica_groups,
-            } => {
+            Op::AllReduce { to_apply, attrs } => {
                 let from: Vec<_> = instr
                     .operands
                     .iter()
@@ -1095,7 +1092,7 @@ impl Planner<'_> {
                     step: Box::new(AllReduceStep {
                         leaves,
                         reducers,
-                        groups: replica_groups.clone(),
+                        groups: attrs.replica_groups.groups().unwrap_or_default(),
                         name: instr.name.clone(),
                         site: rxla_eval::collectives::all_reduce_site(
                             self.module,
@@ -1108,6 +1105,13 @@ impl Planner<'_> {
                         leaves_from(&from, &instr.shape, false).unwrap_or(Step::Tuple),
                     ),
                 }
+            }
+            // The other collectives run on the host through the
+            // evaluator: as a 1×1 device here (single-device runs);
+            // multi-device runs evaluate the whole module
+            // (`Executable::run_replicated`).
+            op if op.is_collective() => {
+                self.fallback(cid, id, "collective (single-device semantics)")?
             }
             _ => {
                 let mut inputs: Vec<InstrId> = Vec::new();
