@@ -387,3 +387,53 @@ fn static_shape_errors() {
         assert!(e.contains("t.hlo:"), "no position: {e}");
     }
 }
+
+/// The shard_map cases of `corpus_jax/collectives` (XLA:CPU's per-device
+/// programs after SPMD partitioning, 4 partitions): every device's
+/// outputs equal XLA's, on the evaluator and the JIT.
+#[test]
+fn jax_shard_map_cases_match_xla() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus_jax/collectives");
+    let mut n = 0;
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "hlo"))
+        .collect();
+    names.sort();
+    for hlo in names {
+        let name = hlo.display().to_string();
+        let text = std::fs::read_to_string(&hlo).unwrap();
+        let m = parse_module(&text, &name).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(m.num_partitions(), 4, "{name}");
+        let case = rxla_eval::json::read_json(hlo.with_extension("json").to_str().unwrap()).unwrap();
+        let devices = case["devices"].as_u64().unwrap() as usize;
+        let lits = |key: &str| -> Vec<Vec<Literal>> {
+            (0..devices)
+                .map(|d| {
+                    case[key][d]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|v| rxla_eval::json::literal_from_json(v).unwrap())
+                        .collect()
+                })
+                .collect()
+        };
+        let args = lits("inputs");
+        let want = lits("outputs");
+        let ev = evaluate_replicated(&m, &args, &opts(1, 4)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let exe = rxla_jit::compile(&m, &rxla_jit::CompileOptions::default()).unwrap();
+        let jt = exe
+            .run_replicated(&args, &opts(1, 4))
+            .unwrap_or_else(|e| panic!("{name}: jit: {e}"));
+        for d in 0..devices {
+            let flat = |l: &Literal| -> Vec<f32> { f32s(l) };
+            let w: Vec<f32> = want[d].iter().flat_map(f32s).collect();
+            assert_eq!(flat(&ev[d]), w, "{name}: device {d} (evaluator)");
+            assert_eq!(flat(&jt[d]), w, "{name}: device {d} (jit)");
+        }
+        n += 1;
+    }
+    assert!(n >= 2, "only {n} cases");
+}
