@@ -50,7 +50,8 @@ fn per_device(n: usize, f: impl Fn(usize) -> Vec<f32>) -> Vec<Vec<Literal>> {
     (0..n).map(|d| vec![Literal::vec1(f(d))]).collect()
 }
 
-const ADD: &str = "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n";
+const ADD: &str =
+    "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n";
 
 #[test]
 fn all_gather_list_and_iota_groups() {
@@ -208,7 +209,12 @@ fn all_reduce_group_modes_on_a_2x2_grid() {
         vec![vec![10.]; 4]
     );
     assert_eq!(
-        run(&t("channel_id=1, replica_groups={{0},{1}}"), 2, 2, args.clone()),
+        run(
+            &t("channel_id=1, replica_groups={{0},{1}}"),
+            2,
+            2,
+            args.clone()
+        ),
         vec![vec![3.], vec![3.], vec![7.], vec![7.]]
     );
     // Flattened ids: global device ids.
@@ -269,14 +275,27 @@ fn single_device_semantics() {
     let jt = exe.run(&args).unwrap();
     assert_eq!(ev.to_text(), jt.to_text());
     assert!(ev.to_text().contains("1.5, -2"), "{}", ev.to_text());
-    assert!(exe.stats().collectives.starts_with("evaluator"), "{}", exe.stats().collectives);
+    assert!(
+        exe.stats().collectives.starts_with("evaluator"),
+        "{}",
+        exe.stats().collectives
+    );
     // And through the optimizing pipeline: nothing folded away.
     let registry = rxla_passes::Registry::standard();
     let mut pm = rxla_passes::PassManager::named("O2", &registry).unwrap();
     let mut opt = m.clone();
     pm.run(&mut opt).unwrap_or_else(|e| panic!("O2: {e}"));
     let kept = rxla_ir::print_module(&opt);
-    for op in ["all-reduce(", "all-gather(", "reduce-scatter(", "all-to-all(", "collective-broadcast(", "collective-permute(", "replica-id(", "partition-id("] {
+    for op in [
+        "all-reduce(",
+        "all-gather(",
+        "reduce-scatter(",
+        "all-to-all(",
+        "collective-broadcast(",
+        "collective-permute(",
+        "replica-id(",
+        "partition-id(",
+    ] {
         assert!(kept.contains(op), "O2 removed {op}: {kept}");
     }
     let ev2 = evaluate(&opt, &args, &RunOptions::default()).unwrap();
@@ -306,7 +325,10 @@ fn errors_name_the_instruction() {
     // A replica in no group.
     let text = "HloModule m\nENTRY e {\n  x = f32[1] parameter(0)\n  ROOT ag.6 = f32[2] all-gather(x), replica_groups={{0,1}}, dimensions={0}\n}\n";
     let e = err_of(text, 3, 1, per_device(3, |_| vec![0.]));
-    assert!(e.contains("ag.6") && e.contains("replica 2 is in no replica group"), "{e}");
+    assert!(
+        e.contains("ag.6") && e.contains("replica 2 is in no replica group"),
+        "{e}"
+    );
     // The declared result does not match the real group size.
     let text = "HloModule m\nENTRY e {\n  x = f32[1] parameter(0)\n  ROOT ag.7 = f32[2] all-gather(x), replica_groups={}, dimensions={0}\n}\n";
     let e = err_of(text, 3, 1, per_device(3, |_| vec![0.]));
@@ -320,27 +342,42 @@ fn errors_name_the_instruction() {
     // Permute: a target twice.
     let text = "HloModule m\nENTRY e {\n  x = f32[1] parameter(0)\n  ROOT cp.9 = f32[1] collective-permute(x), source_target_pairs={{0,1},{1,1}}\n}\n";
     let e = err_of(text, 2, 1, per_device(2, |_| vec![0.]));
-    assert!(e.contains("cp.9") && e.contains("target more than once"), "{e}");
+    assert!(
+        e.contains("cp.9") && e.contains("target more than once"),
+        "{e}"
+    );
     // Wrong device counts.
     let text = "HloModule m, replica_count=2, num_partitions=2\nENTRY e {\n  x = f32[1] parameter(0)\n  ROOT r = u32[] replica-id()\n}\n";
     let e = err_of(text, 4, 1, per_device(4, |_| vec![0.]));
     assert!(e.contains("replica_count=2"), "{e}");
-    let e = evaluate_replicated(&parse(text), &per_device(3, |_| vec![0.]), &RunOptions::default())
-        .unwrap_err()
-        .to_string();
+    let e = evaluate_replicated(
+        &parse(text),
+        &per_device(3, |_| vec![0.]),
+        &RunOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("3 argument list"), "{e}");
-    let e = evaluate(&parse(text), &[Literal::vec1(vec![0f32])], &RunOptions {
-        replica_count: Some(1),
-        ..RunOptions::default()
-    })
+    let e = evaluate(
+        &parse(text),
+        &[Literal::vec1(vec![0f32])],
+        &RunOptions {
+            replica_count: Some(1),
+            ..RunOptions::default()
+        },
+    )
     .unwrap_err()
     .to_string();
     assert!(e.contains("2 partitions"), "{e}");
     // One device, a group naming replica 1.
     let text = "HloModule m\nENTRY e {\n  x = f32[1] parameter(0)\n  ROOT b.3 = f32[1] collective-broadcast(x), replica_groups={{0,1}}\n}\n";
-    let e = evaluate(&parse(text), &[Literal::vec1(vec![0f32])], &RunOptions::default())
-        .unwrap_err()
-        .to_string();
+    let e = evaluate(
+        &parse(text),
+        &[Literal::vec1(vec![0f32])],
+        &RunOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("b.3") && e.contains("replica 1"), "{e}");
 }
 
@@ -406,7 +443,8 @@ fn jax_shard_map_cases_match_xla() {
         let text = std::fs::read_to_string(&hlo).unwrap();
         let m = parse_module(&text, &name).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(m.num_partitions(), 4, "{name}");
-        let case = rxla_eval::json::read_json(hlo.with_extension("json").to_str().unwrap()).unwrap();
+        let case =
+            rxla_eval::json::read_json(hlo.with_extension("json").to_str().unwrap()).unwrap();
         let devices = case["devices"].as_u64().unwrap() as usize;
         let lits = |key: &str| -> Vec<Vec<Literal>> {
             (0..devices)
@@ -422,7 +460,8 @@ fn jax_shard_map_cases_match_xla() {
         };
         let args = lits("inputs");
         let want = lits("outputs");
-        let ev = evaluate_replicated(&m, &args, &opts(1, 4)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let ev =
+            evaluate_replicated(&m, &args, &opts(1, 4)).unwrap_or_else(|e| panic!("{name}: {e}"));
         let exe = rxla_jit::compile(&m, &rxla_jit::CompileOptions::default()).unwrap();
         let jt = exe
             .run_replicated(&args, &opts(1, 4))

@@ -85,8 +85,8 @@ pub fn check_module(module: &Module, grid: DeviceGrid) -> Result<()> {
         for instr in &comp.instructions {
             let fail = |e: rxla_ir::IrError| EvalError::new(format!("{}: {e}", instr.name));
             if let Some(attrs) = instr.op.collective_attrs() {
-                let mode = GroupMode::of(attrs, instr.op.has_global_device_ids_attr())
-                    .map_err(fail)?;
+                let mode =
+                    GroupMode::of(attrs, instr.op.has_global_device_ids_attr()).map_err(fail)?;
                 grid.device_groups(&attrs.replica_groups, mode)
                     .map_err(fail)?;
             }

@@ -251,14 +251,12 @@ pub fn evaluate_replicated(
             .into_iter()
             .enumerate()
             .map(|(id, h)| match h {
-                Ok(h) => h
-                    .join()
-                    .unwrap_or_else(|_| {
-                        Err(EvalError::new(format!(
-                            "{} panicked",
-                            device_label(grid, id)
-                        )))
-                    }),
+                Ok(h) => h.join().unwrap_or_else(|_| {
+                    Err(EvalError::new(format!(
+                        "{} panicked",
+                        device_label(grid, id)
+                    )))
+                }),
                 Err(e) => Err(EvalError::new(format!(
                     "{}: cannot start its thread: {e}",
                     device_label(grid, id)

@@ -137,7 +137,10 @@ impl IotaGroups {
 
     /// Whether the transpose is absent or the identity.
     pub fn is_identity_transpose(&self) -> bool {
-        self.transpose.iter().enumerate().all(|(i, &p)| p == i as i64)
+        self.transpose
+            .iter()
+            .enumerate()
+            .all(|(i, &p)| p == i as i64)
     }
 }
 
@@ -485,8 +488,11 @@ mod tests {
                 .is_err()
         );
         assert!(
-            grid.device_groups(&ReplicaGroups::List(vec![vec![0, 2]]), GroupMode::CrossReplica)
-                .is_err()
+            grid.device_groups(
+                &ReplicaGroups::List(vec![vec![0, 2]]),
+                GroupMode::CrossReplica
+            )
+            .is_err()
         );
     }
 }

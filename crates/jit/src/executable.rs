@@ -65,7 +65,9 @@ fn evaluator_reason(module: &Module) -> Option<String> {
             {
                 None
             }
-            rxla_ir::Op::AllReduce { .. } => Some(format!("{} (all-reduce with a channel)", i.name)),
+            rxla_ir::Op::AllReduce { .. } => {
+                Some(format!("{} (all-reduce with a channel)", i.name))
+            }
             op if op.is_collective() => Some(format!("{} ({})", i.name, op.opcode())),
             _ => None,
         })

@@ -13,8 +13,8 @@ use crate::error::{EvalError, Result};
 use crate::movement;
 use crate::reduce;
 use rxla_ir::{
-    ArrayLiteral, ArrayShape, CollectiveAttrs, CompId, Computation, DeviceGrid,
-    GroupMode, Instruction, Literal, Op, Shape,
+    ArrayLiteral, ArrayShape, CollectiveAttrs, CompId, Computation, DeviceGrid, GroupMode,
+    Instruction, Literal, Op, Shape,
 };
 
 fn err<T>(instr: &Instruction, msg: impl std::fmt::Display) -> Result<T> {
@@ -88,7 +88,10 @@ fn concat(parts: &[&ArrayLiteral], d: usize) -> Result<ArrayLiteral> {
         .first()
         .ok_or_else(|| EvalError::new("nothing to concatenate"))?;
     let mut dims = first.shape.dims.clone();
-    dims[d] = parts.iter().map(|p| p.shape.dims.get(d).copied().unwrap_or(0)).sum();
+    dims[d] = parts
+        .iter()
+        .map(|p| p.shape.dims.get(d).copied().unwrap_or(0))
+        .sum();
     let out = ArrayShape::new(first.shape.element_type, dims)?;
     movement::concatenate(parts, d as i64, &out)
 }
@@ -127,7 +130,11 @@ impl Evaluator<'_> {
     }
 
     /// This device's group and its position in it.
-    fn my_group(&self, instr: &Instruction, attrs: &CollectiveAttrs) -> Result<(Vec<usize>, usize)> {
+    fn my_group(
+        &self,
+        instr: &Instruction,
+        attrs: &CollectiveAttrs,
+    ) -> Result<(Vec<usize>, usize)> {
         let (grid, device) = self.grid_and_device();
         let mode = GroupMode::of(attrs, instr.op.has_global_device_ids_attr())
             .map_err(|e| EvalError::new(format!("{}: {e}", instr.name)))?;
@@ -174,7 +181,9 @@ impl Evaluator<'_> {
                 for i in 0..n {
                     let x = leaf(&sum, i, n)?;
                     let d = dim(instr, x, *dimension)?;
-                    let want = outs.get(i).map_or(-1, |o| o.dims.get(d).copied().unwrap_or(-1));
+                    let want = outs
+                        .get(i)
+                        .map_or(-1, |o| o.dims.get(d).copied().unwrap_or(-1));
                     if x.shape.dims[d] != want * group.len() as i64 {
                         return err(
                             instr,
@@ -266,7 +275,9 @@ impl Evaluator<'_> {
                             .iter()
                             .map(|p| leaf(p, k, g).cloned())
                             .collect::<Result<Vec<_>>>()?;
-                        Ok(Literal::Tuple(res.into_iter().map(Literal::Array).collect()))
+                        Ok(Literal::Tuple(
+                            res.into_iter().map(Literal::Array).collect(),
+                        ))
                     }
                 }
             }

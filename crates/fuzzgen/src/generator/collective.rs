@@ -25,10 +25,8 @@ fn attrs(g: &mut Gen, global_attr: bool) -> CollectiveAttrs {
     };
     let channel_id = g.coin().then(|| g.range(1, 9));
     // Flattened ids need non-empty groups.
-    let use_global_device_ids = global_attr
-        && channel_id.is_some()
-        && !replica_groups.is_empty()
-        && g.coin();
+    let use_global_device_ids =
+        global_attr && channel_id.is_some() && !replica_groups.is_empty() && g.coin();
     CollectiveAttrs {
         replica_groups,
         channel_id,
@@ -95,7 +93,9 @@ pub(super) fn by_name(g: &mut Gen, cb: &mut Cb, name: &str) -> bool {
             };
             let dimension = g.range(0, a.rank() as i64 - 1);
             let attrs = attrs(g, true);
-            let same = Shape::Array(rxla_ir::ArrayShape::new(a.element_type, a.dims.clone()).unwrap_or(a.clone()));
+            let same = Shape::Array(
+                rxla_ir::ArrayShape::new(a.element_type, a.dims.clone()).unwrap_or(a.clone()),
+            );
             if name == "all-gather" {
                 g.emit(cb, Op::AllGather { dimension, attrs }, vec![x], same);
             } else {
@@ -128,7 +128,10 @@ pub(super) fn by_name(g: &mut Gen, cb: &mut Cb, name: &str) -> bool {
             let mut at = attrs(g, false);
             if g.coin() {
                 let dimension = Some(g.range(0, a.rank() as i64 - 1));
-                let op = Op::AllToAll { dimension, attrs: at };
+                let op = Op::AllToAll {
+                    dimension,
+                    attrs: at,
+                };
                 emit_array(g, cb, op, vec![x], a.element_type, a.dims);
             } else {
                 // The tuple form needs one operand per member: the group

@@ -85,7 +85,11 @@ fn resize(
 ) -> Result<Shape> {
     let arrs = arrays(ops)?;
     let f = factor(attrs, true)?;
-    let what = if gather { "all-gather" } else { "reduce-scatter" };
+    let what = if gather {
+        "all-gather"
+    } else {
+        "reduce-scatter"
+    };
     let mut out = Vec::with_capacity(arrs.len());
     let decl = match f {
         Some(_) => None,
@@ -103,7 +107,10 @@ fn resize(
         let n = a.dims[d];
         let m = match (f, &decl) {
             (Some(f), _) if gather => n.checked_mul(f).ok_or_else(|| {
-                IrError::shape(format!("dimension {d} of {} × {f} overflows", super::ash(a)))
+                IrError::shape(format!(
+                    "dimension {d} of {} × {f} overflows",
+                    super::ash(a)
+                ))
             })?,
             (Some(f), _) => {
                 if n % f != 0 {
@@ -124,7 +131,11 @@ fn resize(
                         .zip(&a.dims)
                         .enumerate()
                         .all(|(i, (w, x))| i == d || w == x);
-                let (big, small) = if gather { (want.dims.get(d), Some(&n)) } else { (Some(&n), want.dims.get(d)) };
+                let (big, small) = if gather {
+                    (want.dims.get(d), Some(&n))
+                } else {
+                    (Some(&n), want.dims.get(d))
+                };
                 let multiple = match (big, small) {
                     (Some(&b), Some(&s)) => (s == 0 && b == 0) || (s > 0 && b % s == 0 && b > 0),
                     _ => false,
@@ -191,7 +202,9 @@ pub(super) fn all_reduce(
     attrs: &CollectiveAttrs,
 ) -> Result<Shape> {
     GroupMode::of(attrs, true).map_err(|e| IrError::shape(e.to_string()))?;
-    if attrs.replica_groups.groups()?.iter().any(|g| g.is_empty()) && !attrs.replica_groups.is_empty() {
+    if attrs.replica_groups.groups()?.iter().any(|g| g.is_empty())
+        && !attrs.replica_groups.is_empty()
+    {
         return err("replica groups must not be empty lists");
     }
     super::reduction::all_reduce(module, ops, to_apply)
@@ -257,7 +270,9 @@ pub(super) fn same_shape(ops: &[&Shape], attrs: Option<&CollectiveAttrs>) -> Res
 
 fn check_pairs(pairs: &[(i64, i64)]) -> Result<()> {
     if let Some((s, t)) = pairs.iter().find(|(s, t)| *s < 0 || *t < 0) {
-        return err(format!("source_target_pairs has a negative id in {{{s},{t}}}"));
+        return err(format!(
+            "source_target_pairs has a negative id in {{{s},{t}}}"
+        ));
     }
     Ok(())
 }

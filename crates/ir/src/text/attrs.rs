@@ -6,8 +6,8 @@
 //! printer, not here.
 
 use super::lexer::{Cursor, escape, quote};
-use crate::error::Result;
 use crate::collective::{IotaGroups, ReplicaGroups};
+use crate::error::Result;
 use crate::ops::{ConvDims, PadDim, Window, WindowDim};
 
 /// One `key=value` attribute as written.
@@ -885,7 +885,10 @@ mod tests {
         assert!(replica_groups(&mut cur("[2,2,1]<=[4]")).is_err());
         assert!(replica_groups(&mut cur("[2,2]<=[2,2]T(0,0)")).is_err());
         assert!(replica_groups(&mut cur("[2,2]<[4]")).is_err());
-        assert_eq!(pairs(&mut cur("{{0,1},{1,0}}")).unwrap(), vec![(0, 1), (1, 0)]);
+        assert_eq!(
+            pairs(&mut cur("{{0,1},{1,0}}")).unwrap(),
+            vec![(0, 1), (1, 0)]
+        );
         assert!(pairs(&mut cur("{{0,1,2}}")).is_err());
         let src = ", a={x, \"}\"}, b=foo->bar, c=\"q,r\", d={{}}\nnext";
         let mut c = cur(src);

@@ -10,8 +10,8 @@ use super::attrs::{
     fmt_dim_labels, fmt_list, fmt_padding, fmt_pairs, fmt_replica_groups, fmt_slice, fmt_string,
     fmt_window,
 };
-use crate::collective::CollectiveAttrs;
 use super::lexer::is_name_char;
+use crate::collective::CollectiveAttrs;
 use crate::element_type::ElementType;
 use crate::module::{Computation, Module};
 use crate::ops::{CompId, InstrId, Op};
