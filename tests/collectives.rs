@@ -476,3 +476,53 @@ fn jax_shard_map_cases_match_xla() {
     }
     assert!(n >= 2, "only {n} cases");
 }
+
+/// The builder calls make the same modules the text does.
+#[test]
+fn builder_calls() {
+    use rxla_ir::builder::ModuleBuilder;
+    use rxla_ir::{BinaryOp, CollectiveAttrs, ElementType, IotaGroups, ReplicaGroups, Shape};
+    let mut mb = ModuleBuilder::new("b");
+    let mut b = mb.computation("main");
+    let f32_2 = Shape::array(ElementType::F32, vec![2]).unwrap();
+    let x = b.parameter(0, f32_2, "x").unwrap();
+    let add = b
+        .scalar_binary_computation(BinaryOp::Add, ElementType::F32)
+        .unwrap();
+    let pairs = CollectiveAttrs::groups(vec![vec![0, 1]]);
+    let iota = CollectiveAttrs {
+        replica_groups: ReplicaGroups::Iota(IotaGroups {
+            num_groups: 1,
+            group_size: 2,
+            reshape_dims: vec![2],
+            transpose: vec![],
+        }),
+        ..CollectiveAttrs::default()
+    };
+    let ars = b.all_reduce_start(&[x], add, pairs.clone()).unwrap();
+    let ar = b.all_reduce_done(ars).unwrap();
+    let ag = b.all_gather(&[ar], 0, iota.clone(), None).unwrap();
+    assert!(b.all_gather(&[ar], 0, CollectiveAttrs::default(), None).is_err());
+    let rs = b.reduce_scatter(&[ag], 0, add, pairs.clone(), None).unwrap();
+    let a2a = b.all_to_all(&[rs], Some(0), pairs.clone()).unwrap();
+    let cb = b.collective_broadcast(&[a2a], pairs.clone()).unwrap();
+    let cps = b.collective_permute_start(cb, vec![(0, 1), (1, 0)], None).unwrap();
+    let cp = b.collective_permute_done(cps).unwrap();
+    let ags = b.all_gather_start(&[cp], 0, iota, None).unwrap();
+    let agd = b.all_gather_done(ags).unwrap();
+    let r = b.replica_id().unwrap();
+    let p = b.partition_id().unwrap();
+    let t = b.tuple(&[agd, r, p]).unwrap();
+    let main = b.build(t).unwrap();
+    let m = mb.build_entry(main).unwrap();
+    let text = print_module(&m);
+    // x_d = [d+1, 10(d+1)]: all-reduce [3, 30]; all-gather [3,30,3,30];
+    // reduce-scatter: device k keeps block k of 2·[3,30,3,30] = [6,60] /
+    // [6,60]; all-to-all of [6,60] blocks: device 0 [6,6], device 1
+    // [60,60]; broadcast of member 0: [6,6]; permute swaps: [6,6];
+    // all-gather [6,6,6,6].
+    let args = per_device(2, |d| vec![(d + 1) as f32, 10.0 * (d + 1) as f32]);
+    let ev = evaluate_replicated(&parse(&text), &args, &opts(2, 1)).unwrap();
+    assert_eq!(f32s(&ev[0]), [6., 6., 6., 6.], "{text}");
+    assert_eq!(ev[1].to_text(), "(f32[4] {6, 6, 6, 6}, u32[] 1, u32[] 0)");
+}
