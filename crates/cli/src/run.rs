@@ -546,7 +546,7 @@ pub fn run(mut args: RunArgs) -> Result<(), Failure> {
         start_watchdog(&args.file, t);
     }
     let mut module = input::load_module(&args.file)?;
-    let (_, partitions) = device_grid(&module, &args)?;
+    let (replicas, partitions) = device_grid(&module, &args)?;
     optimize(&args, &mut module)?;
     let failed = |e: rxla_jit::JitError| Failure::input(format!("{}: error: {e}", module.name));
     let exe = match args.backend {
@@ -570,6 +570,15 @@ pub fn run(mut args: RunArgs) -> Result<(), Failure> {
         // at a time on the reference evaluator).
         for what in &exe.stats().fallbacks {
             eprintln!("rxla: note: on the reference interpreter: {what}");
+        }
+        // A multi-device run of collectives without native code runs the
+        // whole module on the multi-device evaluator.
+        let how = &exe.stats().collectives;
+        if replicas * partitions > 1 && how.starts_with("evaluator") {
+            eprintln!(
+                "rxla: note: the {replicas}x{partitions}-device run goes to the multi-device evaluator ({})",
+                how.trim_start_matches("evaluator: ")
+            );
         }
     }
     if let (Some(exe), Some(_)) = (&exe, args.emit) {

@@ -9,6 +9,9 @@
 
 use crate::error::{IrError, Result};
 
+/// Most ids an iota group list may hold (2^20 devices).
+pub const MAX_IOTA_IDS: i64 = 1 << 20;
+
 /// `[num_groups, group_size] <= [reshape_dims] T(transpose)`: the device
 /// ids `0..num_groups·group_size` reshaped to `reshape_dims`, transposed
 /// by `transpose`, flattened and cut into `num_groups` groups.
@@ -61,7 +64,13 @@ impl IotaGroups {
             .reshape_dims
             .iter()
             .try_fold(1i64, |a, &d| a.checked_mul(d));
-        if total.is_none() || total != prod || total.is_some_and(|t| t > 1 << 24) {
+        if total.is_some_and(|t| t > MAX_IOTA_IDS) && total == prod {
+            return bad(format!(
+                "[{},{}] holds more than {MAX_IOTA_IDS} ids",
+                self.num_groups, self.group_size
+            ));
+        }
+        if total.is_none() || total != prod || total.is_some_and(|t| t > MAX_IOTA_IDS) {
             return bad(format!(
                 "[{},{}] holds {} ids but the reshape dims [{}] hold {}",
                 self.num_groups,
@@ -166,6 +175,10 @@ impl ReplicaGroups {
     pub fn uniform_size(&self) -> Result<Option<usize>> {
         if self.is_empty() {
             return Ok(None);
+        }
+        if let ReplicaGroups::Iota(i) = self {
+            i.validate()?;
+            return Ok(Some(i.group_size as usize));
         }
         let g = self.groups()?;
         let s = g[0].len();
