@@ -568,17 +568,19 @@ pub fn run(mut args: RunArgs) -> Result<(), Failure> {
     if let Some(exe) = &exe {
         // Say what did not get native code (it still runs, one instruction
         // at a time on the reference evaluator).
-        for what in &exe.stats().fallbacks {
-            eprintln!("rxla: note: on the reference interpreter: {what}");
-        }
         // A multi-device run of collectives without native code runs the
-        // whole module on the multi-device evaluator.
+        // whole module on the multi-device evaluator (the per-instruction
+        // fallbacks are then not used).
         let how = &exe.stats().collectives;
         if replicas * partitions > 1 && how.starts_with("evaluator") {
             eprintln!(
                 "rxla: note: the {replicas}x{partitions}-device run goes to the multi-device evaluator ({})",
                 how.trim_start_matches("evaluator: ")
             );
+        } else {
+            for what in &exe.stats().fallbacks {
+                eprintln!("rxla: note: on the reference interpreter: {what}");
+            }
         }
     }
     if let (Some(exe), Some(_)) = (&exe, args.emit) {
