@@ -1,7 +1,8 @@
 //! The interpreter: evaluates computations instruction by instruction in
 //! SSA order, dispatching each [`Op`] to the elementwise, movement,
 //! reduce or kernel modules, and handling control flow (call, fusion,
-//! while, conditional), tokens, infeed/outfeed and all-reduce. Values are
+//! while, conditional), tokens, infeed/outfeed and the collectives
+//! (`coll`). Values are
 //! dropped after their last use. It never changes the module.
 
 use crate::collectives::Collectives;

@@ -4,7 +4,9 @@
 //! that do not compile as one loop nest) run nested plans; sort, topk,
 //! rng, rng-bit-generator, custom-call, infeed and outfeed are runtime
 //! steps (`runtime::{sort, rng, calls}`; comparators compiled as rank-0
-//! kernels); a single-replica all-reduce aliases its operand; every other
+//! kernels); a single-replica all-reduce aliases its operand; the other
+//! collectives are single-device (1×1) evaluator fallbacks (multi-device
+//! runs of them go to the evaluator, see `Executable::run_replicated`); every other
 //! live instruction is a JIT kernel, or as a last resort the evaluator
 //! (fallback). Decisions only; execution lives in `runtime`.
 
