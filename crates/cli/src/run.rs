@@ -78,10 +78,15 @@ pub struct RunArgs {
     /// Values for `infeed`, in order (.npy files).
     #[arg(long = "infeed", value_name = "F.npy")]
     pub infeed: Vec<PathBuf>,
-    /// Number of replicas (all-reduce runs across them); every replica
-    /// gets the same arguments.
+    /// Number of replicas (collectives run across them); every device
+    /// gets the same arguments. Default: the module's `replica_count`.
     #[arg(long, value_name = "R")]
     pub replicas: Option<usize>,
+    /// Number of partitions per replica (default: the module's
+    /// `num_partitions`, else 1). The run has R×M devices, device
+    /// `r·M + p`; each one's result is printed, labelled.
+    #[arg(long, value_name = "M")]
+    pub partitions: Option<usize>,
     /// Seed of the rng ops.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -361,6 +366,7 @@ fn make_options(args: &RunArgs) -> Result<RunOptions, Failure> {
     let mut opts = RunOptions {
         seed: args.seed,
         replica_count: args.replicas,
+        partition_count: args.partitions,
         max_total_iterations: args.max_iterations,
         deadline: args.deadline,
         ..RunOptions::default()
@@ -382,12 +388,17 @@ fn execute(
     run: &RunArgs,
     exe: Option<&rxla_jit::Executable>,
 ) -> Result<Vec<Literal>, Failure> {
-    let opts = make_options(run)?;
-    let replicas = replica_count(module, run)?;
+    let mut opts = make_options(run)?;
+    let (replicas, partitions) = device_grid(module, run)?;
+    let devices = replicas * partitions;
+    if devices > 1 {
+        opts.replica_count = Some(replicas);
+        opts.partition_count = Some(partitions);
+    }
     if let Some(exe) = exe {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            if replicas > 1 {
-                let per: Vec<Vec<Literal>> = (0..replicas).map(|_| args.to_vec()).collect();
+            if devices > 1 {
+                let per: Vec<Vec<Literal>> = (0..devices).map(|_| args.to_vec()).collect();
                 exe.run_replicated(&per, &opts)
             } else {
                 exe.run_with(args, &opts).map(|l| vec![l])
@@ -398,8 +409,8 @@ fn execute(
         // effects and its time would be doubled): its error is the answer.
         return r.map_err(|e| Failure::input(format!("{}: error: {e}", module.name)));
     }
-    let r = if replicas > 1 {
-        let per: Vec<Vec<Literal>> = (0..replicas).map(|_| args.to_vec()).collect();
+    let r = if devices > 1 {
+        let per: Vec<Vec<Literal>> = (0..devices).map(|_| args.to_vec()).collect();
         rxla_eval::evaluate_replicated(module, &per, &opts)
     } else {
         rxla_eval::evaluate(module, args, &opts).map(|l| vec![l])
@@ -407,8 +418,28 @@ fn execute(
     r.map_err(|e| Failure::input(format!("{}: error: {e}", module.name)))
 }
 
-/// Most replicas `rxla run` starts (one thread each).
+/// Most devices (replicas × partitions) `rxla run` starts (one thread
+/// each).
 pub const MAX_REPLICAS: usize = 1024;
+
+/// `(replicas, partitions)`: `--replicas`/`--partitions`, else the
+/// module's `replica_count`/`num_partitions`; at most [`MAX_REPLICAS`]
+/// devices.
+fn device_grid(module: &Module, run: &RunArgs) -> Result<(usize, usize), Failure> {
+    let r = replica_count(module, run)?;
+    let p = match run.partitions {
+        Some(0) => return Err(Failure::usage("error: --partitions needs M >= 1")),
+        Some(p) => p as i64,
+        None => module.num_partitions().max(1),
+    };
+    if (r as i64).saturating_mul(p) > MAX_REPLICAS as i64 {
+        return Err(Failure::input(format!(
+            "{}: error: {r} replicas × {p} partitions requested; at most {MAX_REPLICAS} devices are supported",
+            module.name
+        )));
+    }
+    Ok((r, p as usize))
+}
 
 /// `--replicas`, else the module's `replica_count`, checked against
 /// [`MAX_REPLICAS`].
@@ -515,7 +546,7 @@ pub fn run(mut args: RunArgs) -> Result<(), Failure> {
         start_watchdog(&args.file, t);
     }
     let mut module = input::load_module(&args.file)?;
-    replica_count(&module, &args)?;
+    let (replicas, partitions) = device_grid(&module, &args)?;
     optimize(&args, &mut module)?;
     let failed = |e: rxla_jit::JitError| Failure::input(format!("{}: error: {e}", module.name));
     let exe = match args.backend {
@@ -537,8 +568,19 @@ pub fn run(mut args: RunArgs) -> Result<(), Failure> {
     if let Some(exe) = &exe {
         // Say what did not get native code (it still runs, one instruction
         // at a time on the reference evaluator).
-        for what in &exe.stats().fallbacks {
-            eprintln!("rxla: note: on the reference interpreter: {what}");
+        // A multi-device run of collectives without native code runs the
+        // whole module on the multi-device evaluator (the per-instruction
+        // fallbacks are then not used).
+        let how = &exe.stats().collectives;
+        if replicas * partitions > 1 && how.starts_with("evaluator") {
+            eprintln!(
+                "rxla: note: the {replicas}x{partitions}-device run goes to the multi-device evaluator ({})",
+                how.trim_start_matches("evaluator: ")
+            );
+        } else {
+            for what in &exe.stats().fallbacks {
+                eprintln!("rxla: note: on the reference interpreter: {what}");
+            }
         }
     }
     if let (Some(exe), Some(_)) = (&exe, args.emit) {
@@ -618,7 +660,15 @@ pub fn run(mut args: RunArgs) -> Result<(), Failure> {
                         Value::Array(
                             results
                                 .iter()
-                                .map(|r| json!({"outputs": outputs(r)}))
+                                .enumerate()
+                                .map(|(d, r)| {
+                                    json!({
+                                        "device": d,
+                                        "replica": d / partitions,
+                                        "partition": d % partitions,
+                                        "outputs": outputs(r)
+                                    })
+                                })
                                 .collect(),
                         ),
                     );
@@ -628,8 +678,14 @@ pub fn run(mut args: RunArgs) -> Result<(), Failure> {
         }
         OutputFormat::Text => {
             for (i, r) in results.iter().enumerate() {
-                if results.len() > 1 {
+                if results.len() > 1 && partitions == 1 {
                     crate::emit(&format!("// replica {i}\n"))?;
+                } else if results.len() > 1 {
+                    crate::emit(&format!(
+                        "// replica {} partition {} (device {i})\n",
+                        i / partitions,
+                        i % partitions
+                    ))?;
                 }
                 crate::emit(&format!("{r}\n"))?;
             }

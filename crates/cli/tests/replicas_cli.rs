@@ -47,3 +47,55 @@ fn many_all_reduces_on_eight_replicas() {
         assert!(stdout.contains("// replica 7"), "{backend}: {stdout}");
     }
 }
+
+#[test]
+fn replicas_and_partitions_print_every_device() {
+    // Each device contributes replica-id·10 + partition-id; the all-gather
+    // over every device (channel + flattened ids) is the same everywhere.
+    let text = "HloModule m\n\nENTRY e {\n  r = u32[] replica-id()\n  p = u32[] partition-id()\n  ten = u32[] constant(10)\n  rt = u32[] multiply(r, ten)\n  v = u32[] add(rt, p)\n  b = u32[1] broadcast(v), dimensions={}\n  ROOT ag = u32[4] all-gather(b), channel_id=1, replica_groups=[1,4]<=[4], use_global_device_ids=true, dimensions={0}\n}\n";
+    for backend in ["jit", "interp"] {
+        let out = rxla(
+            &[
+                "run",
+                "-",
+                "--replicas",
+                "2",
+                "--partitions",
+                "2",
+                "--backend",
+                backend,
+            ],
+            text,
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{backend}: {err}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("// replica 1 partition 1 (device 3)"),
+            "{backend}: {stdout}"
+        );
+        assert_eq!(
+            stdout.matches("{0, 1, 10, 11}").count(),
+            4,
+            "{backend}: {stdout}"
+        );
+        // Wrong device counts are errors naming the module's declaration.
+        let bad = text.replace("HloModule m", "HloModule m, num_partitions=4");
+        let out = rxla(
+            &[
+                "run",
+                "-",
+                "--replicas",
+                "2",
+                "--partitions",
+                "2",
+                "--backend",
+                backend,
+            ],
+            &bad,
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{backend}: {err}");
+        assert!(err.contains("num_partitions=4"), "{backend}: {err}");
+    }
+}

@@ -1,6 +1,7 @@
-//! Rendezvous of replicas for `all-reduce`: each replica deposits its
+//! Rendezvous of devices for the collectives: each device deposits its
 //! value for the k-th collective it reaches and waits for the other
-//! members of its group. A replica that finishes (or fails) without
+//! members of its group. (A device is a replica when there is one
+//! partition; the wording below says replica for device.) A replica that finishes (or fails) without
 //! reaching a collective its group waits on turns that wait into an
 //! error, never a hang. Every contribution names its site (instruction,
 //! computation, shape, reducer) and its group; members that meet at
@@ -10,7 +11,9 @@
 //! done by the evaluator (or the JIT's runtime).
 
 use crate::error::{EvalError, Result};
-use rxla_ir::{CompId, Computation, Instruction, Literal, Module, Op};
+use rxla_ir::{
+    CompId, Computation, DeviceGrid, GroupMode, Instruction, Literal, Module, Op, ReplicaGroups,
+};
 use std::collections::HashMap;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
@@ -58,42 +61,69 @@ pub fn all_reduce_site(
     )
 }
 
-/// Checks every all-reduce's `replica_groups` for a run of `replicas`
-/// replicas (see [`check_groups`]).
-pub fn check_replica_groups(module: &Module, replicas: usize) -> Result<()> {
+/// How any collective is named in rendezvous errors and matched between
+/// devices: opcode, instruction, computation and result shape (and the
+/// reducer of an all-reduce, as [`all_reduce_site`]).
+pub fn site(module: &Module, comp: &Computation, instr: &Instruction) -> String {
+    match &instr.op {
+        Op::AllReduce { to_apply, .. } => all_reduce_site(module, comp, instr, *to_apply),
+        op => format!(
+            "{} {} in {} ({})",
+            op.opcode(),
+            instr.name,
+            comp.name,
+            instr.shape
+        ),
+    }
+}
+
+/// Checks every collective's groups (and collective-permute's pairs)
+/// for a run on `grid`: ids in range for the op's group mode, each id
+/// once, every id in a group. Errors name the instruction.
+pub fn check_module(module: &Module, grid: DeviceGrid) -> Result<()> {
     for comp in &module.computations {
         for instr in &comp.instructions {
-            if let Op::AllReduce { replica_groups, .. } = &instr.op {
-                check_groups(&instr.name, replica_groups, replicas)?;
+            let fail = |e: rxla_ir::IrError| EvalError::new(format!("{}: {e}", instr.name));
+            if let Some(attrs) = instr.op.collective_attrs() {
+                let mode =
+                    GroupMode::of(attrs, instr.op.has_global_device_ids_attr()).map_err(fail)?;
+                grid.device_groups(&attrs.replica_groups, mode)
+                    .map_err(fail)?;
+            }
+            if let Op::CollectivePermute { pairs, channel_id }
+            | Op::CollectivePermuteStart { pairs, channel_id } = &instr.op
+            {
+                grid.permute_domain(pairs, channel_id.is_some(), 0)
+                    .map_err(fail)?;
             }
         }
     }
     Ok(())
 }
 
-/// The `replica_groups` of instruction `name` for a run of `replicas`
-/// replicas: ids in `0..replicas`, each replica in at most one group.
-pub fn check_groups(name: &str, groups: &[Vec<i64>], replicas: usize) -> Result<()> {
-    let mut seen = vec![false; replicas];
-    for g in groups {
-        for &r in g {
-            match usize::try_from(r).ok().and_then(|i| seen.get_mut(i)) {
-                None => {
-                    return Err(EvalError::new(format!(
-                        "{name}: replica_groups names replica {r} but there are {replicas} replicas (ids 0..{})",
-                        replicas.saturating_sub(1)
-                    )));
-                }
-                Some(true) => {
-                    return Err(EvalError::new(format!(
-                        "{name}: replica {r} appears more than once in replica_groups"
-                    )));
-                }
-                Some(s) => *s = true,
-            }
-        }
-    }
-    Ok(())
+/// Checks every all-reduce's `replica_groups` for a run of `replicas`
+/// replicas and one partition (see [`check_module`]).
+pub fn check_replica_groups(module: &Module, replicas: usize) -> Result<()> {
+    check_module(
+        module,
+        DeviceGrid {
+            replicas,
+            partitions: 1,
+        },
+    )
+}
+
+/// The `replica_groups` of instruction `name` for a cross-replica run of
+/// `replicas` replicas: ids in `0..replicas`, each replica once, every
+/// replica in a group.
+pub fn check_groups(name: &str, groups: &ReplicaGroups, replicas: usize) -> Result<()> {
+    let grid = DeviceGrid {
+        replicas,
+        partitions: 1,
+    };
+    grid.device_groups(groups, GroupMode::CrossReplica)
+        .map(|_| ())
+        .map_err(|e| EvalError::new(format!("{name}: {e}")))
 }
 
 impl Collectives {
@@ -226,7 +256,7 @@ impl Collectives {
             }
             if let Some(&r) = group.iter().find(|&&r| slot[r].is_none() && finished[r]) {
                 return Err(EvalError::new(format!(
-                    "{site}: replica {r} finished without reaching this all-reduce (collective #{seq})"
+                    "{site}: replica {r} finished without reaching this collective (collective #{seq})"
                 )));
             }
             st = self

@@ -6,7 +6,7 @@ use crate::collectives::Collectives;
 use crate::error::{EvalError, Result};
 use crate::evaluator::{Evaluator, ReplicaCtx};
 use crate::options::RunOptions;
-use rxla_ir::{CompId, Literal, Module, Op, Shape};
+use rxla_ir::{CompId, DeviceGrid, Literal, Module, Op, Shape};
 
 /// Fails when a custom-call target of any computation is not registered.
 pub fn check_custom_calls(module: &Module, opts: &RunOptions) -> Result<()> {
@@ -101,7 +101,16 @@ pub fn evaluate(module: &Module, args: &[Literal], opts: &RunOptions) -> Result<
             "the module runs on {replicas} replicas: use evaluate_replicated"
         )));
     }
+    let partitions = opts
+        .partition_count
+        .unwrap_or(module.num_partitions().max(1) as usize);
+    if partitions > 1 {
+        return Err(EvalError::new(format!(
+            "the module runs on {partitions} partitions: use evaluate_replicated"
+        )));
+    }
     check_custom_calls(module, opts)?;
+    crate::collectives::check_module(module, rxla_ir::DeviceGrid::single())?;
     let depth = crate::limits::check_depth(module)?;
     let args = check_args(module, args)?;
     let refs: Vec<&Literal> = args.iter().collect();
@@ -146,34 +155,71 @@ impl Drop for FinishGuard<'_> {
     }
 }
 
-/// Evaluates every replica in lockstep (one thread each; all-reduce is a
-/// rendezvous). The replica count is `opts.replica_count`, else the number
-/// of argument lists; the module's `replica_count` must agree when given.
+/// The device grid of a multi-device run over `lists` argument lists:
+/// partitions from `opts`, else the module's `num_partitions`, else 1;
+/// replicas from `opts`, else the lists per partition. The module's
+/// declared `replica_count` / `num_partitions` must agree.
+pub fn device_grid(module: &Module, lists: usize, opts: &RunOptions) -> Result<DeviceGrid> {
+    let p = opts
+        .partition_count
+        .unwrap_or(module.num_partitions().max(1) as usize);
+    if p == 0 {
+        return Err(EvalError::new("the partition count must be at least 1"));
+    }
+    let r = opts.replica_count.unwrap_or(lists / p);
+    if r == 0 || r.checked_mul(p) != Some(lists) {
+        return Err(EvalError::new(format!(
+            "{r} replica(s) × {p} partition(s) but {lists} argument list(s) (one per device)"
+        )));
+    }
+    if module.attr("replica_count").is_some() && module.replica_count() != r as i64 {
+        return Err(EvalError::new(format!(
+            "the module declares replica_count={} but {r} replicas were requested",
+            module.replica_count()
+        )));
+    }
+    if module.attr("num_partitions").is_some() && module.num_partitions() != p as i64 {
+        return Err(EvalError::new(format!(
+            "the module declares num_partitions={} but {p} partitions were requested",
+            module.num_partitions()
+        )));
+    }
+    Ok(DeviceGrid {
+        replicas: r,
+        partitions: p,
+    })
+}
+
+/// How device `id` is named in errors: `replica r` with one partition,
+/// else `device d (replica r, partition p)`.
+pub fn device_label(grid: DeviceGrid, id: usize) -> String {
+    if grid.partitions == 1 {
+        format!("replica {id}")
+    } else {
+        let (r, p) = grid.coords(id);
+        format!("device {id} (replica {r}, partition {p})")
+    }
+}
+
+/// Evaluates every device of a replicas × partitions grid (one thread
+/// each, all running the same module; every collective is a rendezvous
+/// of its group, see `collectives`). `args_per_device[d]` are device
+/// `d = replica · partitions + partition`'s arguments; the grid comes
+/// from [`device_grid`]. Returns one result per device, in device order.
 pub fn evaluate_replicated(
     module: &Module,
     args_per_replica: &[Vec<Literal>],
     opts: &RunOptions,
 ) -> Result<Vec<Literal>> {
-    let n = opts.replica_count.unwrap_or(args_per_replica.len());
-    if n == 0 || args_per_replica.len() != n {
-        return Err(EvalError::new(format!(
-            "{n} replica(s) but {} argument list(s)",
-            args_per_replica.len()
-        )));
-    }
-    if module.attr("replica_count").is_some() && module.replica_count() != n as i64 {
-        return Err(EvalError::new(format!(
-            "the module declares replica_count={} but {n} replicas were requested",
-            module.replica_count()
-        )));
-    }
+    let grid = device_grid(module, args_per_replica.len(), opts)?;
+    let n = grid.devices();
     check_custom_calls(module, opts)?;
-    crate::collectives::check_replica_groups(module, n)?;
+    crate::collectives::check_module(module, grid)?;
     let depth = crate::limits::check_depth(module)?;
     let checked = args_per_replica
         .iter()
         .enumerate()
-        .map(|(r, a)| check_args(module, a).map_err(|e| e.context(format!("replica {r}"))))
+        .map(|(r, a)| check_args(module, a).map_err(|e| e.context(device_label(grid, r))))
         .collect::<Result<Vec<_>>>()?;
     let coll = Collectives::new(n);
     let results: Vec<Result<Literal>> = std::thread::scope(|s| {
@@ -189,6 +235,7 @@ pub fn evaluate_replicated(
                 b.spawn_scoped(s, move || {
                     let ctx = ReplicaCtx {
                         id,
+                        grid,
                         collectives: coll,
                     };
                     // Marks the replica finished even if it panics, so no peer waits forever.
@@ -204,11 +251,15 @@ pub fn evaluate_replicated(
             .into_iter()
             .enumerate()
             .map(|(id, h)| match h {
-                Ok(h) => h
-                    .join()
-                    .unwrap_or_else(|_| Err(EvalError::new(format!("replica {id} panicked")))),
+                Ok(h) => h.join().unwrap_or_else(|_| {
+                    Err(EvalError::new(format!(
+                        "{} panicked",
+                        device_label(grid, id)
+                    )))
+                }),
                 Err(e) => Err(EvalError::new(format!(
-                    "replica {id}: cannot start its thread: {e}"
+                    "{}: cannot start its thread: {e}",
+                    device_label(grid, id)
                 ))),
             })
             .collect()
@@ -216,6 +267,6 @@ pub fn evaluate_replicated(
     results
         .into_iter()
         .enumerate()
-        .map(|(id, r)| finish(module, r.map_err(|e| e.context(format!("replica {id}")))?))
+        .map(|(id, r)| finish(module, r.map_err(|e| e.context(device_label(grid, id)))?))
         .collect()
 }

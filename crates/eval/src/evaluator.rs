@@ -1,7 +1,8 @@
 //! The interpreter: evaluates computations instruction by instruction in
 //! SSA order, dispatching each [`Op`] to the elementwise, movement,
 //! reduce or kernel modules, and handling control flow (call, fusion,
-//! while, conditional), tokens, infeed/outfeed and all-reduce. Values are
+//! while, conditional), tokens, infeed/outfeed and the collectives
+//! (`coll`). Values are
 //! dropped after their last use. It never changes the module.
 
 use crate::collectives::Collectives;
@@ -17,6 +18,8 @@ use rxla_ir::{
     ArrayLiteral, ArrayShape, CompId, Computation, ElementType, Instruction, Literal, Module, Op,
     Shape,
 };
+mod coll;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -45,10 +48,12 @@ fn largest_leaf(shape: &Shape) -> usize {
         .unwrap_or(0)
 }
 
-/// The replica an evaluator runs as, in a replicated evaluation.
+/// The device an evaluator runs as, in a multi-device evaluation:
+/// `id = replica · partitions + partition` on `grid`.
 #[derive(Clone, Copy)]
 pub struct ReplicaCtx<'a> {
     pub id: usize,
+    pub grid: rxla_ir::DeviceGrid,
     pub collectives: &'a Collectives,
 }
 
@@ -671,10 +676,20 @@ impl<'a> Evaluator<'a> {
                 self.opts.push_outfeed((*v).clone());
                 Ok(Literal::token())
             }
-            Op::AllReduce {
-                to_apply,
-                replica_groups,
-            } => self.eval_all_reduce(comp, instr, *to_apply, replica_groups, ops),
+            Op::AllReduce { .. }
+            | Op::AllReduceStart { .. }
+            | Op::AllReduceDone
+            | Op::AllGather { .. }
+            | Op::AllGatherStart { .. }
+            | Op::AllGatherDone
+            | Op::ReduceScatter { .. }
+            | Op::AllToAll { .. }
+            | Op::CollectivePermute { .. }
+            | Op::CollectivePermuteStart { .. }
+            | Op::CollectivePermuteDone
+            | Op::CollectiveBroadcast { .. }
+            | Op::ReplicaId
+            | Op::PartitionId => self.eval_collective(comp, instr, ops),
             Op::Rng { distribution } => a(kernels::rng::rng(
                 *distribution,
                 arr(ops, 0)?,
@@ -755,76 +770,6 @@ impl<'a> Evaluator<'a> {
                 .check_deadline()
                 .map_err(|e| e.context(&instr.name))?;
             state = self.eval_comp(body, &[&state])?;
-        }
-    }
-
-    fn eval_all_reduce(
-        &mut self,
-        comp: &Computation,
-        instr: &Instruction,
-        to_apply: CompId,
-        groups: &[Vec<i64>],
-        ops: &[&Literal],
-    ) -> Result<Literal> {
-        let value = if ops.len() == 1 {
-            ops[0].clone()
-        } else {
-            Literal::Tuple(ops.iter().map(|l| (*l).clone()).collect())
-        };
-        let Some(ctx) = self.replica else {
-            return Ok(value);
-        };
-        let n = ctx.collectives.replica_count();
-        let group: Vec<usize> = if groups.is_empty() || groups.iter().all(|g| g.is_empty()) {
-            (0..n).collect()
-        } else {
-            groups
-                .iter()
-                .find(|g| g.contains(&(ctx.id as i64)))
-                .map(|g| g.iter().map(|&r| r.max(0) as usize).collect())
-                .ok_or_else(|| {
-                    EvalError::new(format!("replica {} is in no replica group", ctx.id))
-                })?
-        };
-        let seq = self.collective_seq;
-        self.collective_seq += 1;
-        let site = crate::collectives::all_reduce_site(self.module, comp, instr, to_apply);
-        let parts = ctx
-            .collectives
-            .exchange(ctx.id, seq, value, &group, &site)?;
-        let fast = self.info(to_apply)?.fast;
-        let mut acc = parts[0].clone();
-        for next in &parts[1..] {
-            acc = self.combine(to_apply, fast, &acc, next)?;
-        }
-        Ok(acc)
-    }
-
-    /// Elementwise `f(a, b)` over matching literals (tuples leaf by leaf).
-    fn combine(
-        &mut self,
-        f: CompId,
-        fast: Option<FastBody>,
-        a: &Literal,
-        b: &Literal,
-    ) -> Result<Literal> {
-        match (a, b) {
-            (Literal::Tuple(x), Literal::Tuple(y)) if x.len() == y.len() => Ok(Literal::Tuple(
-                x.iter()
-                    .zip(y)
-                    .map(|(p, q)| self.combine(f, fast, p, q))
-                    .collect::<Result<_>>()?,
-            )),
-            (Literal::Array(x), Literal::Array(y)) => {
-                let mut apply = |v: &[Literal]| self.call_owned(f, v);
-                Ok(Literal::Array(reduce::map(
-                    &[x, y],
-                    fast,
-                    &mut apply,
-                    &x.shape,
-                )?))
-            }
-            _ => Err(EvalError::new("all-reduce contributions differ in shape")),
         }
     }
 }

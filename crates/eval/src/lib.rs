@@ -17,7 +17,7 @@ pub mod options;
 pub mod reduce;
 pub mod scalar;
 
-pub use entry::{evaluate, evaluate_computation, evaluate_replicated};
+pub use entry::{device_grid, device_label, evaluate, evaluate_computation, evaluate_replicated};
 pub use error::{EvalError, Result};
 pub use json::compare_with_tolerance;
 pub use options::RunOptions;

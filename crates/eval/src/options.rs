@@ -31,6 +31,9 @@ pub struct RunOptions {
     /// Replica count for `evaluate_replicated` (default: the module's
     /// `replica_count`, else the number of argument lists).
     pub replica_count: Option<usize>,
+    /// Partition count for `evaluate_replicated` (default: the module's
+    /// `num_partitions`, else 1). Devices are `replica · P + partition`.
+    pub partition_count: Option<usize>,
     /// Custom-call targets.
     pub custom_calls: CustomCallRegistry,
     /// An instruction whose result (any array leaf) has more elements than
@@ -56,6 +59,7 @@ impl Default for RunOptions {
             outfeed: Mutex::new(Vec::new()),
             max_while_iterations: DEFAULT_MAX_WHILE_ITERATIONS,
             replica_count: None,
+            partition_count: None,
             custom_calls: CustomCallRegistry::default(),
             max_elements: DEFAULT_MAX_ELEMENTS,
             max_memory: crate::limits::default_max_memory(),

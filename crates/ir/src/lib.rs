@@ -6,6 +6,7 @@
 //! panic on bad input: every fallible path returns [`IrError`].
 
 pub mod builder;
+pub mod collective;
 pub mod element_type;
 pub mod error;
 pub mod graph;
@@ -21,6 +22,7 @@ pub mod shape_inference;
 pub mod text;
 pub mod verifier;
 
+pub use collective::{CollectiveAttrs, DeviceGrid, GroupMode, IotaGroups, ReplicaGroups};
 pub use element_type::ElementType;
 pub use error::{IrError, ParseError, Result};
 pub use layout::Layout;

@@ -312,6 +312,13 @@ impl Module {
             .map(|(_, v)| v.as_str())
     }
 
+    /// `num_partitions` from the header (1 when absent).
+    pub fn num_partitions(&self) -> i64 {
+        self.attr("num_partitions")
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(1)
+    }
+
     /// `replica_count` from the header (1 when absent).
     pub fn replica_count(&self) -> i64 {
         self.attr("replica_count")

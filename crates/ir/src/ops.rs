@@ -3,6 +3,7 @@
 //! computations). Names and classification only; shape rules live in
 //! `shape_inference`, semantics in the evaluator.
 
+pub use crate::collective::{CollectiveAttrs, GroupMode, IotaGroups, ReplicaGroups};
 use crate::literal::Literal;
 use std::fmt;
 
@@ -690,11 +691,70 @@ pub enum Op {
     Infeed { config: String },
     /// `outfeed(data, token), outfeed_config="..."`: result token.
     Outfeed { config: String },
-    /// `all-reduce(x...), replica_groups={...}, to_apply=f`.
+    /// `all-reduce(x...), replica_groups={...}, to_apply=f` (also
+    /// `channel_id=`, `use_global_device_ids=`).
     AllReduce {
         to_apply: CompId,
-        replica_groups: Vec<Vec<i64>>,
+        attrs: CollectiveAttrs,
     },
+    /// `all-reduce-start(x...)`: an all-reduce run synchronously; the
+    /// result (same shape as all-reduce's) is taken by `all-reduce-done`.
+    AllReduceStart {
+        to_apply: CompId,
+        attrs: CollectiveAttrs,
+    },
+    /// `all-reduce-done(start)`: the start's value.
+    AllReduceDone,
+    /// `all-gather(x...), dimensions={d}`: the group's operands
+    /// concatenated along `d` in group order (dim d × group size).
+    AllGather {
+        dimension: i64,
+        attrs: CollectiveAttrs,
+    },
+    /// `all-gather-start(x...)`: `(operand, result)` (tuples of each for
+    /// several operands), as XLA prints it.
+    AllGatherStart {
+        dimension: i64,
+        attrs: CollectiveAttrs,
+    },
+    /// `all-gather-done(start)`: element 1 of the start's tuple.
+    AllGatherDone,
+    /// `reduce-scatter(x...), dimensions={d}, to_apply=f`: the all-reduce
+    /// of the group, of which member k keeps the k-th block along `d`.
+    ReduceScatter {
+        dimension: i64,
+        to_apply: CompId,
+        attrs: CollectiveAttrs,
+    },
+    /// `all-to-all(x), dimensions={d}` (array form: x split in group-size
+    /// blocks along d, block k to member k, received blocks concatenated
+    /// along d) or `all-to-all(x0, ..., xn-1)` (tuple form: operand k to
+    /// member k).
+    AllToAll {
+        dimension: Option<i64>,
+        attrs: CollectiveAttrs,
+    },
+    /// `collective-permute(x), source_target_pairs={{s,t},...}`: the
+    /// value sent by the source whose target is this device, zeros when
+    /// none is.
+    CollectivePermute {
+        pairs: Vec<(i64, i64)>,
+        channel_id: Option<i64>,
+    },
+    /// `collective-permute-start(x)`: `(operand, result, u32[]...)`.
+    CollectivePermuteStart {
+        pairs: Vec<(i64, i64)>,
+        channel_id: Option<i64>,
+    },
+    /// `collective-permute-done(start)`: element 1 of the start's tuple.
+    CollectivePermuteDone,
+    /// `collective-broadcast(x...), replica_groups=...`: the first group
+    /// member's value, on every member.
+    CollectiveBroadcast { attrs: CollectiveAttrs },
+    /// `replica-id()`: this device's replica id, `u32[]`.
+    ReplicaId,
+    /// `partition-id()`: this device's partition id, `u32[]`.
+    PartitionId,
     /// `rng(a, b), distribution=rng_uniform`.
     Rng { distribution: RngDistribution },
     /// `rng-bit-generator(state), algorithm=rng_default`: result
@@ -776,6 +836,19 @@ impl Op {
             Op::Infeed { .. } => "infeed",
             Op::Outfeed { .. } => "outfeed",
             Op::AllReduce { .. } => "all-reduce",
+            Op::AllReduceStart { .. } => "all-reduce-start",
+            Op::AllReduceDone => "all-reduce-done",
+            Op::AllGather { .. } => "all-gather",
+            Op::AllGatherStart { .. } => "all-gather-start",
+            Op::AllGatherDone => "all-gather-done",
+            Op::ReduceScatter { .. } => "reduce-scatter",
+            Op::AllToAll { .. } => "all-to-all",
+            Op::CollectivePermute { .. } => "collective-permute",
+            Op::CollectivePermuteStart { .. } => "collective-permute-start",
+            Op::CollectivePermuteDone => "collective-permute-done",
+            Op::CollectiveBroadcast { .. } => "collective-broadcast",
+            Op::ReplicaId => "replica-id",
+            Op::PartitionId => "partition-id",
             Op::Rng { .. } => "rng",
             Op::RngBitGenerator { .. } => "rng-bit-generator",
             Op::AfterAll => "after-all",
@@ -833,6 +906,19 @@ impl Op {
             "infeed",
             "outfeed",
             "all-reduce",
+            "all-reduce-start",
+            "all-reduce-done",
+            "all-gather",
+            "all-gather-start",
+            "all-gather-done",
+            "reduce-scatter",
+            "all-to-all",
+            "collective-permute",
+            "collective-permute-start",
+            "collective-permute-done",
+            "collective-broadcast",
+            "replica-id",
+            "partition-id",
             "rng",
             "rng-bit-generator",
             "after-all",
@@ -857,7 +943,9 @@ impl Op {
             | Op::Map { to_apply, .. }
             | Op::Scatter { to_apply, .. }
             | Op::Call { to_apply }
-            | Op::AllReduce { to_apply, .. } => vec![*to_apply],
+            | Op::AllReduce { to_apply, .. }
+            | Op::AllReduceStart { to_apply, .. }
+            | Op::ReduceScatter { to_apply, .. } => vec![*to_apply],
             Op::SelectAndScatter {
                 select, scatter, ..
             } => vec![*select, *scatter],
@@ -879,7 +967,9 @@ impl Op {
             | Op::Map { to_apply, .. }
             | Op::Scatter { to_apply, .. }
             | Op::Call { to_apply }
-            | Op::AllReduce { to_apply, .. } => vec![to_apply],
+            | Op::AllReduce { to_apply, .. }
+            | Op::AllReduceStart { to_apply, .. }
+            | Op::ReduceScatter { to_apply, .. } => vec![to_apply],
             Op::SelectAndScatter {
                 select, scatter, ..
             } => vec![select, scatter],
@@ -893,10 +983,12 @@ impl Op {
     }
 
     /// Ops with effects or nondeterminism: never removed when unused (except
-    /// rng), merged by CSE, folded, or duplicated.
+    /// rng), merged by CSE, folded, or duplicated. Every collective that
+    /// exchanges data across devices counts (a rendezvous is an effect).
     pub fn has_side_effect(&self) -> bool {
         match self {
-            Op::Infeed { .. } | Op::Outfeed { .. } | Op::AllReduce { .. } => true,
+            Op::Infeed { .. } | Op::Outfeed { .. } => true,
+            op if op.is_collective() => !matches!(op, Op::ReplicaId | Op::PartitionId),
             Op::CustomCall {
                 has_side_effect, ..
             } => *has_side_effect,
@@ -904,9 +996,62 @@ impl Op {
         }
     }
 
-    /// Nondeterministic ops (two instances give different values).
+    /// Nondeterministic ops (two instances give different values), and
+    /// ops whose value depends on the device (`replica-id`,
+    /// `partition-id`, every collective): never folded or merged.
     pub fn is_nondeterministic(&self) -> bool {
-        matches!(self, Op::Rng { .. } | Op::RngBitGenerator { .. }) || self.has_side_effect()
+        matches!(self, Op::Rng { .. } | Op::RngBitGenerator { .. })
+            || self.has_side_effect()
+            || self.is_collective()
+    }
+
+    /// Cross-device ops (collectives, their async halves, `replica-id`,
+    /// `partition-id`).
+    pub fn is_collective(&self) -> bool {
+        matches!(
+            self,
+            Op::AllReduce { .. }
+                | Op::AllReduceStart { .. }
+                | Op::AllReduceDone
+                | Op::AllGather { .. }
+                | Op::AllGatherStart { .. }
+                | Op::AllGatherDone
+                | Op::ReduceScatter { .. }
+                | Op::AllToAll { .. }
+                | Op::CollectivePermute { .. }
+                | Op::CollectivePermuteStart { .. }
+                | Op::CollectivePermuteDone
+                | Op::CollectiveBroadcast { .. }
+                | Op::ReplicaId
+                | Op::PartitionId
+        )
+    }
+
+    /// The group attributes of a grouped collective.
+    pub fn collective_attrs(&self) -> Option<&CollectiveAttrs> {
+        match self {
+            Op::AllReduce { attrs, .. }
+            | Op::AllReduceStart { attrs, .. }
+            | Op::AllGather { attrs, .. }
+            | Op::AllGatherStart { attrs, .. }
+            | Op::ReduceScatter { attrs, .. }
+            | Op::AllToAll { attrs, .. }
+            | Op::CollectiveBroadcast { attrs } => Some(attrs),
+            _ => None,
+        }
+    }
+
+    /// Whether the op has XLA's `use_global_device_ids` attribute (which
+    /// changes its group mode, see [`GroupMode::of`]).
+    pub fn has_global_device_ids_attr(&self) -> bool {
+        matches!(
+            self,
+            Op::AllReduce { .. }
+                | Op::AllReduceStart { .. }
+                | Op::AllGather { .. }
+                | Op::AllGatherStart { .. }
+                | Op::ReduceScatter { .. }
+        )
     }
 
     /// Elementwise ops (unary, binary, compare, select, clamp, convert).

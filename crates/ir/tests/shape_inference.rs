@@ -822,7 +822,7 @@ fn map_sort_all_reduce() {
     );
     let ar = Op::AllReduce {
         to_apply: c.add,
-        replica_groups: vec![],
+        attrs: Default::default(),
     };
     assert_eq!(ok(m, ar.clone(), &[&x], None), "f32[2,3]");
     assert_eq!(ok(m, ar, &[&x, &x], None), "(f32[2,3], f32[2,3])");

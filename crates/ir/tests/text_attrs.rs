@@ -317,3 +317,44 @@ fn empty_padding_value_is_rank_zero() {
     );
     exact(&t);
 }
+
+#[test]
+fn collectives_print_back_exactly() {
+    exact(&module(
+        "(f32[2]{0})->(f32[2]{0}, f32[8]{0}, f32[1]{0}, f32[2]{0}, f32[2]{0}, f32[2]{0}, f32[2]{0}, f32[8]{0}, u32[], u32[], (f32[2]{0}, f32[2]{0}))",
+        &[
+            "  x = f32[2]{0} parameter(0)\n",
+            "  ars = f32[2]{0} all-reduce-start(x), channel_id=1, replica_groups=[2,2]<=[4], use_global_device_ids=true, to_apply=add\n",
+            "  ar = f32[2]{0} all-reduce-done(ars)\n",
+            "  ag = f32[8]{0} all-gather(ar), channel_id=2, replica_groups=[1,4]<=[2,2]T(1,0), dimensions={0}\n",
+            "  rs = f32[1]{0} reduce-scatter(x), replica_groups={{0,1},{2,3}}, dimensions={0}, to_apply=add\n",
+            "  a2a = f32[2]{0} all-to-all(x), replica_groups={{0,1},{2,3}}, dimensions={0}\n",
+            "  cb = f32[2]{0} collective-broadcast(x), channel_id=4, replica_groups={{1,0}}\n",
+            "  cps = (f32[2]{0}, f32[2]{0}, u32[], u32[]) collective-permute-start(x), channel_id=5, source_target_pairs={{0,1},{1,0}}\n",
+            "  cpd = f32[2]{0} collective-permute-done(cps)\n",
+            "  cp = f32[2]{0} collective-permute(x), source_target_pairs={}\n",
+            "  ags = (f32[2]{0}, f32[8]{0}) all-gather-start(x), replica_groups={}, dimensions={0}, constrain_layout=true\n",
+            "  agd = f32[8]{0} all-gather-done(ags)\n",
+            "  r = u32[] replica-id()\n",
+            "  p = u32[] partition-id()\n",
+            "  t2 = (f32[2]{0}, f32[2]{0}) all-to-all(x, x), replica_groups={{0,1}}\n",
+            "  ROOT t = (f32[2]{0}, f32[8]{0}, f32[1]{0}, f32[2]{0}, f32[2]{0}, f32[2]{0}, f32[2]{0}, f32[8]{0}, u32[], u32[], (f32[2]{0}, f32[2]{0})) tuple(ar, ag, rs, a2a, cb, cpd, cp, agd, r, p, t2)\n",
+        ]
+        .concat(),
+    ));
+    let m = parse_module(
+        "HloModule m\nENTRY e {\n  x = f32[2] parameter(0)\n  ROOT ag = f32[4] all-gather(x), replica_groups=[2,2]<=[2,2]T(1,0), dimensions={0}\n}\n",
+        "t.hlo",
+    )
+    .unwrap();
+    match &m.entry_computation().root_instruction().op {
+        Op::AllGather { attrs, dimension } => {
+            assert_eq!(*dimension, 0);
+            assert_eq!(
+                attrs.replica_groups.groups().unwrap(),
+                vec![vec![0, 2], vec![1, 3]]
+            );
+        }
+        op => panic!("{op:?}"),
+    }
+}

@@ -37,9 +37,40 @@ pub struct Executable {
     replicas: usize,
     /// The `replica_count` attribute, when the module declares one.
     declared_replicas: Option<usize>,
+    /// The module's `num_partitions` (1 when not declared).
+    partitions: usize,
+    /// The `num_partitions` attribute, when the module declares one.
+    declared_partitions: Option<usize>,
     /// Every all-reduce's name and `replica_groups` (checked against the
     /// replica count at the start of a replicated run).
-    replica_groups: Vec<(String, Vec<Vec<i64>>)>,
+    replica_groups: Vec<(String, rxla_ir::ReplicaGroups)>,
+    /// The module, kept when it has collectives the native replicated
+    /// path does not run (see `CompileStats::collectives`): multi-device
+    /// runs evaluate it.
+    eval_module: Option<Box<Module>>,
+    /// No collective needs the evaluator (see `evaluator_reason`).
+    stats_collectives_native: bool,
+}
+
+/// Why a multi-device run of `module` goes to the evaluator (`None`: the
+/// native all-reduce path runs it, or there are no collectives).
+fn evaluator_reason(module: &Module) -> Option<String> {
+    module
+        .computations
+        .iter()
+        .flat_map(|c| &c.instructions)
+        .find_map(|i| match &i.op {
+            rxla_ir::Op::AllReduce { attrs, .. }
+                if attrs.channel_id.is_none() && !attrs.use_global_device_ids =>
+            {
+                None
+            }
+            rxla_ir::Op::AllReduce { .. } => {
+                Some(format!("{} (all-reduce with a channel)", i.name))
+            }
+            op if op.is_collective() => Some(format!("{} ({})", i.name, op.opcode())),
+            _ => None,
+        })
 }
 
 /// Compiles `module` (its ENTRY computation and everything it calls).
@@ -66,6 +97,7 @@ struct SendCell<T>(T);
 unsafe impl<T> Send for SendCell<T> {}
 
 fn compile_shallow(module: &Module, opts: &CompileOptions) -> Result<Executable> {
+    let original = module;
     let fused;
     let module = if opts.fusion {
         let mut m = module.clone();
@@ -109,6 +141,17 @@ fn compile_shallow(module: &Module, opts: &CompileOptions) -> Result<Executable>
         None
     };
     let mut stats = planner.stats;
+    let has_collectives = module
+        .computations
+        .iter()
+        .flat_map(|c| &c.instructions)
+        .any(|i| i.op.is_collective());
+    let why = evaluator_reason(original);
+    stats.collectives = match (&why, has_collectives) {
+        (_, false) => String::new(),
+        (None, true) => "native".to_string(),
+        (Some(w), true) => format!("evaluator: {w}"),
+    };
     stats.isa = format!(
         "gemm {}, element math {}",
         rxla_gemm::isa_name().unwrap_or("invalid RXLA_ISA"),
@@ -139,12 +182,18 @@ fn compile_shallow(module: &Module, opts: &CompileOptions) -> Result<Executable>
             .iter()
             .flat_map(|c| &c.instructions)
             .filter_map(|i| match &i.op {
-                rxla_ir::Op::AllReduce { replica_groups, .. } => {
-                    Some((i.name.clone(), replica_groups.clone()))
+                rxla_ir::Op::AllReduce { attrs, .. } => {
+                    Some((i.name.clone(), attrs.replica_groups.clone()))
                 }
                 _ => None,
             })
             .collect(),
+        partitions: module.num_partitions().max(1) as usize,
+        declared_partitions: module
+            .attr("num_partitions")
+            .map(|_| module.num_partitions().max(0) as usize),
+        eval_module: has_collectives.then(|| Box::new(original.clone())),
+        stats_collectives_native: why.is_none(),
     })
 }
 
@@ -178,32 +227,81 @@ impl Executable {
         self.run_literals(args, opts, None)
     }
 
-    /// Runs the module once per replica, each on its own thread with its
-    /// own arguments (`args_per_replica[r]`); `all-reduce` exchanges the
-    /// replicas' values and folds them in replica-group order with the
-    /// compiled reducer, as `rxla_eval::evaluate_replicated` (whose rules
-    /// it follows: the replica count is `opts.replica_count`, else the
-    /// number of argument lists, and must equal a declared
-    /// `replica_count`; replica r's rng is seeded with
-    /// `seed ^ r·0x9E3779B97F4A7C15`). Returns one result per replica.
+    /// Runs the module once per device of a replicas × partitions grid,
+    /// each on its own thread with its own arguments
+    /// (`args_per_device[d]`, `d = replica · partitions + partition`), and
+    /// returns one result per device. The grid follows
+    /// `rxla_eval::device_grid` (partitions: `opts.partition_count`, else
+    /// the module's `num_partitions`, else 1; replicas:
+    /// `opts.replica_count`, else the lists per partition; declared counts
+    /// must agree). Cross-replica `all-reduce`s on one partition run
+    /// natively: the replicas' values are exchanged and folded in group
+    /// order with the compiled reducer (replica r's rng seeded with
+    /// `seed ^ r·0x9E3779B97F4A7C15`). Any other collective, a channel, or
+    /// several partitions: the run is `rxla_eval::evaluate_replicated` on
+    /// the module (`stats().collectives` says which).
     pub fn run_replicated(
         &self,
         args_per_replica: &[Vec<Literal>],
         opts: &RunOptions,
     ) -> Result<Vec<Literal>> {
-        let n = opts.replica_count.unwrap_or(args_per_replica.len());
-        if n == 0 || args_per_replica.len() != n {
+        let p = opts.partition_count.unwrap_or(self.partitions);
+        if p == 0 {
+            return Err(JitError::input("the partition count must be at least 1"));
+        }
+        let r = opts.replica_count.unwrap_or(args_per_replica.len() / p);
+        if r == 0 || r.checked_mul(p) != Some(args_per_replica.len()) {
             return Err(JitError::input(format!(
-                "{n} replica(s) but {} argument list(s)",
+                "{r} replica(s) × {p} partition(s) but {} argument list(s) (one per device)",
                 args_per_replica.len()
             )));
         }
-        if self.declared_replicas.is_some_and(|d| d != n) {
+        if self.declared_replicas.is_some_and(|d| d != r) {
             return Err(JitError::input(format!(
-                "the module declares replica_count={} but {n} replicas were requested",
+                "the module declares replica_count={} but {r} replicas were requested",
                 self.replicas
             )));
         }
+        if self.declared_partitions.is_some_and(|d| d != p) {
+            return Err(JitError::input(format!(
+                "the module declares num_partitions={} but {p} partitions were requested",
+                self.partitions
+            )));
+        }
+        if let Some(m) = &self.eval_module
+            && (p > 1 || !self.stats_collectives_native)
+        {
+            let o = RunOptions {
+                seed: opts.seed,
+                max_while_iterations: opts.max_while_iterations,
+                replica_count: Some(r),
+                partition_count: Some(p),
+                custom_calls: opts.custom_calls.clone(),
+                max_elements: opts.max_elements,
+                max_memory: opts.max_memory,
+                max_total_iterations: opts.max_total_iterations,
+                deadline: opts.deadline,
+                ..RunOptions::default()
+            };
+            {
+                let mut q = o.infeed.lock().unwrap_or_else(|e| e.into_inner());
+                let mut src = opts.infeed.lock().unwrap_or_else(|e| e.into_inner());
+                std::mem::swap(&mut *q, &mut *src);
+            }
+            let out = rxla_eval::evaluate_replicated(m, args_per_replica, &o);
+            {
+                let mut q = o.infeed.lock().unwrap_or_else(|e| e.into_inner());
+                let mut src = opts.infeed.lock().unwrap_or_else(|e| e.into_inner());
+                std::mem::swap(&mut *q, &mut *src);
+                let mut outf = o.outfeed.lock().unwrap_or_else(|e| e.into_inner());
+                opts.outfeed
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .append(&mut outf);
+            }
+            return out.map_err(|e| JitError::input(e.to_string()));
+        }
+        let n = r * p;
         for (name, groups) in &self.replica_groups {
             rxla_eval::collectives::check_groups(name, groups, n)
                 .map_err(|e| JitError::input(e.to_string()))?;
@@ -256,6 +354,12 @@ impl Executable {
         if replicas > 1 {
             return Err(JitError::unsupported(format!(
                 "the module runs on {replicas} replicas: use Executable::run_replicated"
+            )));
+        }
+        let partitions = opts.partition_count.unwrap_or(self.partitions);
+        if partitions > 1 {
+            return Err(JitError::unsupported(format!(
+                "the module runs on {partitions} partitions: use Executable::run_replicated"
             )));
         }
         Ok(())

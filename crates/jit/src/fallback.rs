@@ -28,7 +28,7 @@ impl FallbackCall {
         m.attrs = module
             .attrs
             .iter()
-            .filter(|(k, _)| k != "replica_count")
+            .filter(|(k, _)| k != "replica_count" && k != "num_partitions")
             .cloned()
             .collect();
         let mut c = Computation::new(m.fresh_computation_name("fallback_entry"));
@@ -73,7 +73,9 @@ impl FallbackCall {
         // replica count must not make the evaluator refuse it (the queues
         // stay the caller's unless that count is set).
         let single;
-        let opts = if opts.replica_count.is_some_and(|n| n > 1) {
+        let opts = if opts.replica_count.is_some_and(|n| n > 1)
+            || opts.partition_count.is_some_and(|n| n > 1)
+        {
             single = RunOptions {
                 seed: opts.seed,
                 max_while_iterations: opts.max_while_iterations,

@@ -103,4 +103,12 @@ pub struct CompileStats {
     /// (`avx512`, `avx2`, `portable`, `cranelift`) and the element math
     /// (`avx512` block routines for exp/tanh, else `128-bit` inline code).
     pub isa: String,
+    /// How `Executable::run_replicated` runs the module's collectives:
+    /// empty without collectives; `native` when the only ones are
+    /// cross-replica all-reduces (runtime steps with compiled reducers,
+    /// one thread per replica, one partition); else `evaluator: <why>` —
+    /// multi-device runs of the module go to
+    /// `rxla_eval::evaluate_replicated` (single-device runs stay compiled,
+    /// with the collectives as 1×1 interpreter fallbacks).
+    pub collectives: String,
 }

@@ -4,7 +4,9 @@
 //! that do not compile as one loop nest) run nested plans; sort, topk,
 //! rng, rng-bit-generator, custom-call, infeed and outfeed are runtime
 //! steps (`runtime::{sort, rng, calls}`; comparators compiled as rank-0
-//! kernels); a single-replica all-reduce aliases its operand; every other
+//! kernels); a single-replica all-reduce aliases its operand; the other
+//! collectives are single-device (1×1) evaluator fallbacks (multi-device
+//! runs of them go to the evaluator, see `Executable::run_replicated`); every other
 //! live instruction is a JIT kernel, or as a last resort the evaluator
 //! (fallback). Decisions only; execution lives in `runtime`.
 
@@ -1075,10 +1077,7 @@ impl Planner<'_> {
             // One replica (`run_with`): the value itself. Replicated runs
             // (`run_replicated`) fold the contributions with the reducer
             // compiled as a scalar kernel per leaf type.
-            Op::AllReduce {
-                to_apply,
-                replica_groups,
-            } => {
+            Op::AllReduce { to_apply, attrs } => {
                 let from: Vec<_> = instr
                     .operands
                     .iter()
@@ -1095,7 +1094,7 @@ impl Planner<'_> {
                     step: Box::new(AllReduceStep {
                         leaves,
                         reducers,
-                        groups: replica_groups.clone(),
+                        groups: attrs.replica_groups.groups().unwrap_or_default(),
                         name: instr.name.clone(),
                         site: rxla_eval::collectives::all_reduce_site(
                             self.module,
@@ -1108,6 +1107,13 @@ impl Planner<'_> {
                         leaves_from(&from, &instr.shape, false).unwrap_or(Step::Tuple),
                     ),
                 }
+            }
+            // The other collectives run on the host through the
+            // evaluator: as a 1×1 device here (single-device runs);
+            // multi-device runs evaluate the whole module
+            // (`Executable::run_replicated`).
+            op if op.is_collective() => {
+                self.fallback(cid, id, "collective (single-device semantics)")?
             }
             _ => {
                 let mut inputs: Vec<InstrId> = Vec::new();

@@ -2,10 +2,9 @@
 //! a bounded trip count: a counter in the loop state compared with a small
 //! constant), conditional (pred or index selector, possibly out of range),
 //! and the ops only produced for the round-trip/parser oracles: custom-call,
-//! infeed, outfeed, all-reduce, rng; plus rng-bit-generator. Nothing here
+//! infeed, outfeed, rng (the collectives are in `collective`); plus rng-bit-generator. Nothing here
 //! may emit an invalid instruction or an unbounded loop.
 
-use super::data::emit_array;
 use super::{Cb, Gen, scalar};
 use crate::values::{Choices, splat_int};
 use rxla_ir::{
@@ -76,20 +75,6 @@ pub(super) fn by_name(g: &mut Gen, cb: &mut Cb, name: &str) -> bool {
                 config: String::new(),
             };
             g.emit(cb, op, vec![x, tok], Shape::token());
-        }
-        "all-reduce" => {
-            let x = g.array_where(cb, |t| !t.is_pred(), Gen::ty_numeric, 0);
-            let a = cb
-                .array(x)
-                .cloned()
-                .unwrap_or_else(|| scalar(ElementType::F32));
-            let t = a.element_type;
-            let to_apply = g.scalar_comp(&[t, t], &[t]);
-            let op = Op::AllReduce {
-                to_apply,
-                replica_groups: vec![],
-            };
-            emit_array(g, cb, op, vec![x], t, a.dims.clone());
         }
         "rng" => {
             let normal = g.coin();

@@ -6,6 +6,7 @@
 //! before their callers. It must never produce a module that fails to
 //! verify, and never panic whatever the bytes.
 
+mod collective;
 mod control;
 mod data;
 mod linalg;
@@ -33,7 +34,8 @@ pub struct GenConfig {
     /// Random layouts (column-major, permuted, padded) on ENTRY values.
     pub layouts: bool,
     /// Ops whose results the evaluator cannot compare differentially:
-    /// rng, infeed, outfeed, custom-call, all-reduce.
+    /// rng, infeed, outfeed, custom-call. (The collectives are evaluable
+    /// in their single-device form.)
     pub unevaluable_ops: bool,
 }
 
@@ -75,7 +77,7 @@ impl Default for GenConfig {
 }
 
 /// Opcodes only produced with [`GenConfig::unevaluable_ops`].
-pub const UNEVALUABLE: [&str; 5] = ["rng", "infeed", "outfeed", "custom-call", "all-reduce"];
+pub const UNEVALUABLE: [&str; 4] = ["rng", "infeed", "outfeed", "custom-call"];
 
 /// Every element type that holds data.
 pub(crate) const DATA_TYPES: [ElementType; 13] = [
@@ -512,6 +514,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             return true;
         }
         data::by_name(self, cb, name)
+            || collective::by_name(self, cb, name)
             || math::by_name(self, cb, name)
             || control::by_name(self, cb, name)
             || linalg::by_name(self, cb, name)

@@ -19,6 +19,7 @@
 //! One file per op family (`elementwise`, `shape_ops`, `contraction`,
 //! `reduction`, `control`); this file holds the core.
 
+mod collective;
 mod contraction;
 mod control;
 mod elementwise;

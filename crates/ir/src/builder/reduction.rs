@@ -204,7 +204,7 @@ impl ComputationBuilder<'_> {
             "all-reduce",
             Op::AllReduce {
                 to_apply: f,
-                replica_groups,
+                attrs: crate::collective::CollectiveAttrs::groups(replica_groups),
             },
             operands,
             None,

@@ -7,6 +7,7 @@
 //!
 //! One file per op family; this file dispatches and holds shared helpers.
 
+mod collective;
 mod contraction;
 mod control;
 mod data_movement;
@@ -115,7 +116,30 @@ fn dispatch(module: &Module, op: &Op, ops: &[&Shape], declared: Option<&Shape>) 
         Op::CustomCall { .. } => control::custom_call(declared),
         Op::Infeed { .. } => control::infeed(ops, declared),
         Op::Outfeed { .. } => control::outfeed(ops),
-        Op::AllReduce { to_apply, .. } => reduction::all_reduce(module, ops, *to_apply),
+        Op::AllReduce { to_apply, attrs } | Op::AllReduceStart { to_apply, attrs } => {
+            collective::all_reduce(module, ops, *to_apply, attrs)
+        }
+        Op::AllReduceDone => collective::done(ops, None, "all-reduce-start"),
+        Op::AllGather { dimension, attrs } => {
+            collective::all_gather(ops, *dimension, attrs, declared)
+        }
+        Op::AllGatherStart { dimension, attrs } => {
+            collective::all_gather_start(ops, *dimension, attrs, declared)
+        }
+        Op::AllGatherDone => collective::done(ops, Some(1), "all-gather-start"),
+        Op::ReduceScatter {
+            dimension,
+            to_apply,
+            attrs,
+        } => collective::reduce_scatter(module, ops, *dimension, *to_apply, attrs, declared),
+        Op::AllToAll { dimension, attrs } => collective::all_to_all(ops, *dimension, attrs),
+        Op::CollectivePermute { pairs, .. } => collective::collective_permute(ops, pairs),
+        Op::CollectivePermuteStart { pairs, .. } => {
+            collective::collective_permute_start(ops, pairs, declared)
+        }
+        Op::CollectivePermuteDone => collective::done(ops, Some(1), "collective-permute-start"),
+        Op::CollectiveBroadcast { attrs } => collective::same_shape(ops, Some(attrs)),
+        Op::ReplicaId | Op::PartitionId => collective::device_id(ops),
         Op::Rng { distribution } => control::rng(ops, *distribution, declared),
         Op::RngBitGenerator { .. } => control::rng_bit_generator(ops, declared),
         Op::AfterAll => control::after_all(ops),

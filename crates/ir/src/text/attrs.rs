@@ -6,6 +6,7 @@
 //! printer, not here.
 
 use super::lexer::{Cursor, escape, quote};
+use crate::collective::{IotaGroups, ReplicaGroups};
 use crate::error::Result;
 use crate::ops::{ConvDims, PadDim, Window, WindowDim};
 
@@ -643,9 +644,9 @@ pub fn fmt_dim_labels(d: &ConvDims) -> String {
     )
 }
 
-/// `{{0,1},{2,3}}` or `{}`.
-pub fn replica_groups(c: &mut Cursor<'_>) -> Result<Vec<Vec<i64>>> {
-    c.expect(b'{', "'{' starting replica_groups")?;
+/// `{{0,1},{2,3}}` or `{}`: a list of integer lists.
+pub fn int_lists(c: &mut Cursor<'_>, what: &str) -> Result<Vec<Vec<i64>>> {
+    c.expect(b'{', &format!("'{{' starting {what}"))?;
     let mut out = Vec::new();
     if c.eat(b'}')? {
         return Ok(out);
@@ -656,12 +657,117 @@ pub fn replica_groups(c: &mut Cursor<'_>) -> Result<Vec<Vec<i64>>> {
         if c.eat(b'}')? {
             return Ok(out);
         }
-        c.expect(b',', "',' or '}' in replica_groups")?;
+        c.expect(b',', &format!("',' or '}}' in {what}"))?;
     }
 }
 
-pub fn fmt_replica_groups(g: &[Vec<i64>]) -> String {
+/// `[a,b,...]`.
+fn bracket_ints(c: &mut Cursor<'_>, what: &str) -> Result<Vec<i64>> {
+    c.expect(b'[', &format!("'[' starting {what}"))?;
+    let mut v = Vec::new();
+    if c.eat(b']')? {
+        return Ok(v);
+    }
+    loop {
+        v.push(c.int("an integer")?);
+        if c.eat(b']')? {
+            return Ok(v);
+        }
+        c.expect(b',', &format!("',' or ']' in {what}"))?;
+    }
+}
+
+/// `{{0,1},{2,3}}`, `{}`, or the iota form `[G,S]<=[dims]` with an
+/// optional `T(perm)`.
+pub fn replica_groups(c: &mut Cursor<'_>) -> Result<ReplicaGroups> {
+    c.skip_ws()?;
+    if c.peek() != Some(b'[') {
+        return Ok(ReplicaGroups::List(int_lists(c, "replica_groups")?));
+    }
+    let at = c.pos;
+    let gs = bracket_ints(c, "the iota replica groups' [groups,size]")?;
+    let [num_groups, group_size] = gs[..] else {
+        return Err(c.error_at(
+            at,
+            format!(
+                "iota replica groups need [groups,size] (two numbers), got [{}]",
+                join_ints(&gs)
+            ),
+        ));
+    };
+    c.skip_ws()?;
+    c.expect_str("<=")?;
+    let reshape_dims = bracket_ints(c, "the iota replica groups' reshape dims")?;
+    let transpose = if c.eat(b'T')? {
+        c.expect(b'(', "'(' after T")?;
+        let mut v = Vec::new();
+        if !c.eat(b')')? {
+            loop {
+                v.push(c.int("an integer")?);
+                if c.eat(b')')? {
+                    break;
+                }
+                c.expect(b',', "',' or ')' in T(...)")?;
+            }
+        }
+        v
+    } else {
+        Vec::new()
+    };
+    let g = IotaGroups {
+        num_groups,
+        group_size,
+        reshape_dims,
+        transpose,
+    };
+    g.validate().map_err(|e| c.error_at(at, e.to_string()))?;
+    Ok(ReplicaGroups::Iota(g))
+}
+
+pub fn fmt_replica_groups(g: &ReplicaGroups) -> String {
+    match g {
+        ReplicaGroups::List(v) => fmt_int_lists(v),
+        ReplicaGroups::Iota(i) => {
+            let mut s = format!(
+                "[{},{}]<=[{}]",
+                i.num_groups,
+                i.group_size,
+                join_ints(&i.reshape_dims)
+            );
+            if !i.is_identity_transpose() {
+                s.push_str(&format!("T({})", join_ints(&i.transpose)));
+            }
+            s
+        }
+    }
+}
+
+pub fn fmt_int_lists(g: &[Vec<i64>]) -> String {
     let parts: Vec<String> = g.iter().map(|x| format!("{{{}}}", join_ints(x))).collect();
+    format!("{{{}}}", parts.join(","))
+}
+
+/// `source_target_pairs={{0,1},{1,2}}`.
+pub fn pairs(c: &mut Cursor<'_>) -> Result<Vec<(i64, i64)>> {
+    let at = c.pos;
+    let lists = int_lists(c, "source_target_pairs")?;
+    lists
+        .iter()
+        .map(|l| match l[..] {
+            [s, t] => Ok((s, t)),
+            _ => Err(c.error_at(
+                at,
+                format!(
+                    "source_target_pairs holds pairs {{source,target}}, got {{{}}}",
+                    join_ints(l)
+                ),
+            )),
+        })
+        .collect()
+}
+
+pub fn fmt_pairs(p: &[(i64, i64)]) -> String {
+    let parts: Vec<String> = p.iter().map(|(s, t)| format!("{{{s},{t}}}")).collect();
     format!("{{{}}}", parts.join(","))
 }
 
@@ -766,9 +872,24 @@ mod tests {
     #[test]
     fn groups_and_attr_lists() {
         let g = replica_groups(&mut cur("{{0,1},{2,3}}")).unwrap();
-        assert_eq!(g, vec![vec![0, 1], vec![2, 3]]);
+        assert_eq!(g, ReplicaGroups::List(vec![vec![0, 1], vec![2, 3]]));
         assert_eq!(fmt_replica_groups(&g), "{{0,1},{2,3}}");
-        assert_eq!(fmt_replica_groups(&[]), "{}");
+        assert_eq!(fmt_replica_groups(&ReplicaGroups::default()), "{}");
+        for t in ["[2,2]<=[4]", "[2,2]<=[2,2]T(1,0)", "[1,4]<=[4]"] {
+            let g = replica_groups(&mut cur(t)).unwrap();
+            assert_eq!(fmt_replica_groups(&g), t);
+        }
+        let g = replica_groups(&mut cur("[2,2]<=[2,2]T(1,0)")).unwrap();
+        assert_eq!(g.groups().unwrap(), vec![vec![0, 2], vec![1, 3]]);
+        assert!(replica_groups(&mut cur("[2,2]<=[3]")).is_err());
+        assert!(replica_groups(&mut cur("[2,2,1]<=[4]")).is_err());
+        assert!(replica_groups(&mut cur("[2,2]<=[2,2]T(0,0)")).is_err());
+        assert!(replica_groups(&mut cur("[2,2]<[4]")).is_err());
+        assert_eq!(
+            pairs(&mut cur("{{0,1},{1,0}}")).unwrap(),
+            vec![(0, 1), (1, 0)]
+        );
+        assert!(pairs(&mut cur("{{0,1,2}}")).is_err());
         let src = ", a={x, \"}\"}, b=foo->bar, c=\"q,r\", d={{}}\nnext";
         let mut c = cur(src);
         let attrs = attr_list(&mut c).unwrap();

@@ -6,7 +6,7 @@
 //! (attribute syntaxes), `parser` (module/computation/instruction
 //! structure and op building), `printer` (canonical text).
 
-mod attrs;
+pub(crate) mod attrs;
 mod lexer;
 mod literal;
 mod parser;

@@ -10,6 +10,7 @@ use super::attrs::{self, RawAttr, attr_list, parse_value};
 use super::lexer::{Cursor, clip, quote};
 use super::literal as lit;
 use super::shapes;
+use crate::collective::CollectiveAttrs;
 use crate::element_type::ElementType;
 use crate::error::Result;
 use crate::literal::Literal;
@@ -611,6 +612,18 @@ impl<'a> Attrs<'a, '_> {
         Ok(self.parse(key, |c| c.int(key))?.unwrap_or(default))
     }
 
+    /// `replica_groups=`, `channel_id=` and (when the op has it)
+    /// `use_global_device_ids=`; `constrain_layout=` stays verbatim.
+    fn collective(&mut self, global_ids: bool) -> Result<CollectiveAttrs> {
+        Ok(CollectiveAttrs {
+            replica_groups: self
+                .parse("replica_groups", attrs::replica_groups)?
+                .unwrap_or_default(),
+            channel_id: self.parse("channel_id", |c| c.int("channel_id"))?,
+            use_global_device_ids: global_ids && self.flag("use_global_device_ids")?,
+        })
+    }
+
     fn flag(&mut self, key: &str) -> Result<bool> {
         Ok(self.parse(key, attrs::boolean)?.unwrap_or(false))
     }
@@ -936,11 +949,53 @@ fn build_op(
             config: a.string("outfeed_config")?.unwrap_or_default(),
         },
         "all-reduce" => Op::AllReduce {
-            replica_groups: a
-                .parse("replica_groups", attrs::replica_groups)?
-                .unwrap_or_default(),
+            attrs: a.collective(true)?,
             to_apply: a.comp("to_apply")?,
         },
+        "all-reduce-start" => Op::AllReduceStart {
+            attrs: a.collective(true)?,
+            to_apply: a.comp("to_apply")?,
+        },
+        "all-reduce-done" => Op::AllReduceDone,
+        "all-gather" => Op::AllGather {
+            attrs: a.collective(true)?,
+            dimension: a.one_dim("dimensions")?,
+        },
+        "all-gather-start" => Op::AllGatherStart {
+            attrs: a.collective(true)?,
+            dimension: a.one_dim("dimensions")?,
+        },
+        "all-gather-done" => Op::AllGatherDone,
+        "reduce-scatter" => Op::ReduceScatter {
+            attrs: a.collective(true)?,
+            dimension: a.one_dim("dimensions")?,
+            to_apply: a.comp("to_apply")?,
+        },
+        "all-to-all" => Op::AllToAll {
+            attrs: a.collective(false)?,
+            dimension: match a.list.iter().flatten().any(|x| x.key == "dimensions") {
+                true => Some(a.one_dim("dimensions")?),
+                false => None,
+            },
+        },
+        "collective-permute" => Op::CollectivePermute {
+            channel_id: a.parse("channel_id", |c| c.int("channel_id"))?,
+            pairs: a
+                .parse("source_target_pairs", attrs::pairs)?
+                .unwrap_or_default(),
+        },
+        "collective-permute-start" => Op::CollectivePermuteStart {
+            channel_id: a.parse("channel_id", |c| c.int("channel_id"))?,
+            pairs: a
+                .parse("source_target_pairs", attrs::pairs)?
+                .unwrap_or_default(),
+        },
+        "collective-permute-done" => Op::CollectivePermuteDone,
+        "collective-broadcast" => Op::CollectiveBroadcast {
+            attrs: a.collective(false)?,
+        },
+        "replica-id" => Op::ReplicaId,
+        "partition-id" => Op::PartitionId,
         "rng" => {
             let (d, at) = a.word("distribution")?;
             let distribution = match d.as_str() {

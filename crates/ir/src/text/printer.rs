@@ -7,9 +7,11 @@
 //! point).
 
 use super::attrs::{
-    fmt_dim_labels, fmt_list, fmt_padding, fmt_replica_groups, fmt_slice, fmt_string, fmt_window,
+    fmt_dim_labels, fmt_list, fmt_padding, fmt_pairs, fmt_replica_groups, fmt_slice, fmt_string,
+    fmt_window,
 };
 use super::lexer::is_name_char;
+use crate::collective::CollectiveAttrs;
 use crate::element_type::ElementType;
 use crate::module::{Computation, Module};
 use crate::ops::{CompId, InstrId, Op};
@@ -339,12 +341,36 @@ fn typed_attrs(m: &Module, op: &Op, pred_selector: bool) -> Vec<(&'static str, S
                 v.push(("outfeed_config", fmt_string(config)));
             }
         }
-        Op::AllReduce {
-            to_apply,
-            replica_groups,
-        } => {
-            v.push(("replica_groups", fmt_replica_groups(replica_groups)));
+        Op::AllReduce { to_apply, attrs } | Op::AllReduceStart { to_apply, attrs } => {
+            collective(&mut v, attrs, true);
             v.push(("to_apply", cn(to_apply)));
+        }
+        Op::AllGather { dimension, attrs } | Op::AllGatherStart { dimension, attrs } => {
+            collective(&mut v, attrs, true);
+            v.push(("dimensions", fmt_list(&[*dimension])));
+        }
+        Op::ReduceScatter {
+            dimension,
+            to_apply,
+            attrs,
+        } => {
+            collective(&mut v, attrs, true);
+            v.push(("dimensions", fmt_list(&[*dimension])));
+            v.push(("to_apply", cn(to_apply)));
+        }
+        Op::AllToAll { dimension, attrs } => {
+            collective(&mut v, attrs, false);
+            if let Some(d) = dimension {
+                v.push(("dimensions", fmt_list(&[*d])));
+            }
+        }
+        Op::CollectiveBroadcast { attrs } => collective(&mut v, attrs, false),
+        Op::CollectivePermute { pairs, channel_id }
+        | Op::CollectivePermuteStart { pairs, channel_id } => {
+            if let Some(c) = channel_id {
+                v.push(("channel_id", c.to_string()));
+            }
+            v.push(("source_target_pairs", fmt_pairs(pairs)));
         }
         Op::ReducePrecision {
             exponent_bits,
@@ -387,8 +413,25 @@ fn typed_attrs(m: &Module, op: &Op, pred_selector: bool) -> Vec<(&'static str, S
         | Op::Tuple
         | Op::AfterAll
         | Op::OptimizationBarrier
+        | Op::AllReduceDone
+        | Op::AllGatherDone
+        | Op::CollectivePermuteDone
+        | Op::ReplicaId
+        | Op::PartitionId
         | Op::Unary(_)
         | Op::Binary(_) => {}
     }
     v
+}
+
+/// `channel_id=`, `replica_groups=`, `use_global_device_ids=` in XLA's
+/// order (the last only when true and the op has it).
+fn collective(v: &mut Vec<(&'static str, String)>, a: &CollectiveAttrs, global_ids: bool) {
+    if let Some(c) = a.channel_id {
+        v.push(("channel_id", c.to_string()));
+    }
+    v.push(("replica_groups", fmt_replica_groups(&a.replica_groups)));
+    if global_ids && a.use_global_device_ids {
+        v.push(("use_global_device_ids", "true".to_string()));
+    }
 }
