@@ -327,7 +327,9 @@ impl<'a> Parser<'a> {
                     return Ok(region);
                 }
                 Tok::Eof => {
-                    return Err(self.err(p, "unexpected end of input: expected an operation or '}'"));
+                    return Err(
+                        self.err(p, "unexpected end of input: expected an operation or '}'")
+                    );
                 }
                 Tok::Block(_) => {
                     return Err(self.err(p, "regions with more than one block are not supported"));

@@ -135,7 +135,9 @@ fn call_order<'f>(
             match state.get(name) {
                 Some(2) => continue,
                 Some(_) => {
-                    return Err(cx.err(pos, format!("recursive call to '@{name}' is not supported")));
+                    return Err(
+                        cx.err(pos, format!("recursive call to '@{name}' is not supported"))
+                    );
                 }
                 None => {}
             }
