@@ -120,6 +120,44 @@ impl Attr {
     }
 }
 
+impl Attr {
+    /// MLIR-like text of the value (used to keep attributes such as a
+    /// custom call's `backend_config` verbatim on the instruction).
+    pub fn to_text(&self) -> String {
+        fn fields(f: &[(String, Attr)]) -> String {
+            f.iter()
+                .map(|(k, v)| {
+                    if *v == Attr::Unit {
+                        k.clone()
+                    } else {
+                        format!("{k} = {}", v.to_text())
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+        match self {
+            Attr::Int(i) => i.to_string(),
+            Attr::Float(f) => format!("{f:?}"),
+            Attr::Bool(b) => b.to_string(),
+            Attr::Str(s) => format!("{s:?}"),
+            Attr::Array(v) => format!(
+                "[{}]",
+                v.iter().map(Attr::to_text).collect::<Vec<_>>().join(", ")
+            ),
+            Attr::Dense(..) => "dense<...>".into(),
+            Attr::Dict(f) => format!("{{{}}}", fields(f)),
+            Attr::Symbol(s) => format!("@{s}"),
+            Attr::Enum(k, v) if k.is_empty() => v.clone(),
+            Attr::Enum(k, v) => format!("#stablehlo<{k} {v}>"),
+            Attr::Struct(n, f) => format!("#{n}<{}>", fields(f)),
+            Attr::Type(t) => t.to_string(),
+            Attr::Unit => "unit".into(),
+            Attr::Other(s) => s.clone(),
+        }
+    }
+}
+
 /// Looks up `key` in a field list.
 pub fn field<'a>(fields: &'a [(String, Attr)], key: &str) -> Option<&'a Attr> {
     fields.iter().find(|(k, _)| k == key).map(|(_, v)| v)

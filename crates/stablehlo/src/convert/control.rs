@@ -106,7 +106,7 @@ pub(crate) fn convert(b: &mut B, op: &Operation) -> Result<Option<Vec<InstrId>>>
             let has_side_effect = b.bool_attr(op, &["has_side_effect"], false)?;
             let x = b.operands(op)?;
             let shape = results_shape(b, op)?;
-            b.push(
+            let id = b.push(
                 Op::CustomCall {
                     target,
                     has_side_effect,
@@ -114,7 +114,19 @@ pub(crate) fn convert(b: &mut B, op: &Operation) -> Result<Option<Vec<InstrId>>>
                 },
                 &x,
                 Some(shape),
-            )?
+            )?;
+            // The backend config travels verbatim (the LAPACK calls read
+            // `uplo`, `side`, ... from it). Operand/result layouts are not
+            // needed: rxla's values are logical arrays.
+            let config = match op.attr(&["mhlo.backend_config", "backend_config"]) {
+                Some(a @ Attr::Dict(_)) => Some(a.to_text()),
+                Some(Attr::Str(s)) if !s.is_empty() => Some(format!("{s:?}")),
+                _ => None,
+            };
+            if let Some(c) = config {
+                b.comp.get_mut(id).attrs.push(("backend_config".into(), c));
+            }
+            id
         }
         "stablehlo.optimization_barrier" => {
             let x = b.operands(op)?;

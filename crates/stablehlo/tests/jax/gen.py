@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Extra StableHLO samples beyond tests/corpus_jax: printed with locations
+(`as_text(debug_info=True)`), complex numbers and FFTs, LAPACK custom calls,
+composites, optimization barriers, the rbg PRNG. Writes NAME.mlir and NAME.json
+(inputs and JAX's outputs, genlib's encoding) into this directory, or prints
+SKIP with the reason.
+usage: python3 gen.py   (needs jax==0.10.2; /work/venv/bin/python)"""
+import os, sys, json
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "../../../../tests/corpus_jax"))
+sys.argv = [sys.argv[0], here]
+from genlib import *  # noqa: F401,F403  (rng seeded 7, enc, arr)
+
+
+def sample(name, f, args, tol=(0.0, 0.0), debug_info=False):
+    try:
+        text = jax.jit(f).lower(*args).as_text(debug_info=debug_info)
+        out = jax.jit(f)(*args)
+    except Exception as e:
+        print("SKIP", name, type(e).__name__, str(e)[:200]); return
+    outs = jax.tree_util.tree_leaves(list(out) if isinstance(out, (tuple, list)) else [out])
+    open(f"{here}/{name}.mlir", "w").write(text)
+    js = {"case": name, "jax_version": jax.__version__, "inputs": [enc(a) for a in args],
+          "outputs": [enc(np.asarray(o)) for o in outs], "tolerance": {"rtol": tol[0], "atol": tol[1]}}
+    json.dump(js, open(f"{here}/{name}.json", "w"))
+    print("ok", name)
+
+
+T = (1e-5, 1e-5)
+sample("locations", lambda x: jax.nn.softmax(x, axis=-1) + jnp.cumsum(x, axis=0), [arr((3, 4))], T, debug_info=True)
+sample("locations_while", lambda x: lax.fori_loop(0, 3, lambda i, c: c * 2.0 + i, x), [arr((2,))], debug_info=True)
+sample("complex_arith", lambda x, y: (jnp.real(lax.complex(x, y) * (1 + 2j)), jnp.imag(lax.complex(x, y) * (1 + 2j)), jnp.abs(lax.complex(x, y))), [arr((4,)), arr((4,))], T)
+sample("fft_rfft", lambda x: (jnp.real(jnp.fft.fft(x)), jnp.imag(jnp.fft.fft(x)), jnp.fft.irfft(jnp.fft.rfft(x), n=8)), [arr((8,))], T)
+sample("cholesky", lambda a: jnp.linalg.cholesky(a @ a.T + 4 * jnp.eye(3)), [arr((3, 3))], T)
+sample("solve", lambda a, b: jnp.linalg.solve(a + 4 * jnp.eye(3), b), [arr((3, 3)), arr((3, 2))], T)
+sample("triangular_solve", lambda a, b: lax.linalg.triangular_solve(jnp.tril(a) + 4 * jnp.eye(3, dtype=a.dtype), b, left_side=True, lower=True), [arr((3, 3)), arr((3, 2))], T)
+sample("opt_barrier", lambda x, y: lax.optimization_barrier((x * 2.0, y + 1)), [arr((3,)), arr((2,), np.int32)])
+sample("rbg_bits", lambda k: jax.random.bits(jax.random.wrap_key_data(k, impl="rbg"), (4,)), [np.array([1, 2, 3, 4], np.uint32)])
+try:
+    def _comp(x):
+        return lax.composite(lambda x: jnp.sin(x) * 2.0, name="my.sin2")(x)
+    sample("composite", _comp, [arr((5,))], T)
+except Exception as e:
+    print("SKIP composite", e)
+sample("cond_pred_capture", lambda p, x, y: lax.cond(p, lambda v: v * y, lambda v: v - y, x), [np.array(False), arr((3,)), arr((3,))])
+sample("clz_bf16_mix", lambda x: (x.astype(jnp.bfloat16) * 3).astype(np.float32), [arr((5,))])
