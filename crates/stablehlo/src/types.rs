@@ -201,10 +201,19 @@ pub fn parse_type(lx: &mut Lexer, depth: usize) -> Result<Type, IrError> {
             }
             "complex" => Ok(Type::Scalar(complex(lx)?)),
             n => element_type(n).map(Type::Scalar).ok_or_else(|| {
-                lx.err_at(
-                    pos,
-                    format!("expected a type, found '{n}'; {}", unsupported_element(n)),
-                )
+                // `f8E4M3FN`, `i4`, `ui2`: an element type rxla lacks.
+                let looks_elem = n.len() <= 16
+                    && n
+                        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                        .starts_with(|c: char| c.is_ascii_digit());
+                if looks_elem {
+                    lx.err_at(pos, unsupported_element(n))
+                } else {
+                    lx.err_at(
+                        pos,
+                        format!("expected a type (tensor<...>, tuple<...>, !stablehlo.token or an element type), found '{n}'"),
+                    )
+                }
             }),
         },
         Tok::Bang(n) if n == "stablehlo.token" => Ok(Type::Token),
