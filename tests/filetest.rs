@@ -16,8 +16,11 @@
 //!                                      verify) with a message containing this
 //! ```
 //!
-//! With `opt`, `run` lines are checked on the optimized module too. This
-//! module parses directives and runs them; it never rewrites the files.
+//! With `opt`, `run` lines are checked on the optimized module too. A file
+//! named `*.mlir` is StableHLO text (read by `rxla_stablehlo`; its `//`
+//! directive lines are MLIR comments); CHECK lines then match the HLO text
+//! of the converted module. This module parses directives and runs them;
+//! it never rewrites the files.
 
 use crate::filecheck;
 use rxla_ir::{Literal, Module, Shape};
@@ -261,10 +264,19 @@ fn check_runs_on(
     Ok(())
 }
 
+/// Reads the module: StableHLO text for a `.mlir` name, else HLO text.
+fn parse_source(name: &str, source: &str) -> Result<Module, rxla_ir::IrError> {
+    if name.ends_with(".mlir") {
+        rxla_stablehlo::parse_stablehlo(source, name)
+    } else {
+        rxla_ir::parse_module(source, name)
+    }
+}
+
 /// An `// error:` filetest: the module must not parse and verify, and the
 /// message must contain every expected text.
 fn check_errors(t: &FileTest, name: &str, source: &str) -> Result<(), String> {
-    let msg = match rxla_ir::parse_module(source, name) {
+    let msg = match parse_source(name, source) {
         Err(e) => e.to_string(),
         Ok(module) => match rxla_ir::verify_module(&module) {
             Err(e) => e.to_string(),
@@ -287,7 +299,7 @@ pub fn run_filetest(name: &str, source: &str) -> Result<(), String> {
     if !t.errors.is_empty() {
         return check_errors(&t, name, source);
     }
-    let module = rxla_ir::parse_module(source, name).map_err(|e| e.to_string())?;
+    let module = parse_source(name, source).map_err(|e| e.to_string())?;
     rxla_ir::verify_module(&module).map_err(|e| format!("{name}: {e}"))?;
     if t.roundtrip {
         let once = rxla_ir::print_module(&module);

@@ -1,4 +1,4 @@
-//! Runs every `.hlo` filetest under `tests/filetests/` (see
+//! Runs every `.hlo` (and StableHLO `.mlir`) filetest under `tests/filetests/` (see
 //! `filetest.rs` for the directives) and reports all failures at once.
 
 use std::path::{Path, PathBuf};
@@ -11,7 +11,7 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         if p.is_dir() {
             collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "hlo") {
+        } else if p.extension().is_some_and(|x| x == "hlo" || x == "mlir") {
             out.push(p);
         }
     }
