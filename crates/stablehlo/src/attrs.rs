@@ -407,20 +407,19 @@ fn parse_hash_body(
     let save = lx.pos;
     if !name.contains('.') {
         // `#stablehlo<comparison_direction GT>`, `#stablehlo<precision DEFAULT>`.
-        if let (Tok::Ident(kind), _) = lx.next()? {
-            if let (Tok::Ident(v), _) = lx.next()? {
-                if lx.peek_byte() == Some(b'>') {
-                    lx.next()?;
-                    return Ok(Attr::Enum(kind, v));
-                }
-            }
+        if let (Tok::Ident(kind), _) = lx.next()?
+            && let (Tok::Ident(v), _) = lx.next()?
+            && lx.peek_byte() == Some(b'>')
+        {
+            lx.next()?;
+            return Ok(Attr::Enum(kind, v));
         }
     } else if name == "stablehlo.conv" {
-        if let Ok(d) = parse_conv_dims(lx) {
-            if lx.peek_byte() == Some(b'>') {
-                lx.next()?;
-                return Ok(d);
-            }
+        if let Ok(d) = parse_conv_dims(lx)
+            && lx.peek_byte() == Some(b'>')
+        {
+            lx.next()?;
+            return Ok(d);
         }
     } else {
         lx.pos = save;

@@ -162,7 +162,9 @@ impl<'a> Lexer<'a> {
         Ok(s.to_string())
     }
 
-    /// Consumes and returns the next token with its start offset.
+    /// Consumes and returns the next token with its start offset. (Not an
+    /// `Iterator`: it fails, and callers rewind by setting `pos`.)
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<(Tok, usize), IrError> {
         self.skip_ws();
         let b = self.bytes();

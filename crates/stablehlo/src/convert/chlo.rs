@@ -414,6 +414,8 @@ fn digamma(b: &mut B, x: InstrId) -> Result<InstrId> {
 }
 
 /// Giles' double-precision erfinv (three ranges of w = -log1p(-x^2)).
+/// The coefficients are written as published (and as XLA has them).
+#[allow(clippy::excessive_precision)]
 fn erf_inv_f64(b: &mut B, x: InstrId) -> Result<InstrId> {
     use BinaryOp::*;
     use UnaryOp::*;

@@ -123,7 +123,9 @@ fn call_order<'f>(
     }
     let mut order = Vec::new();
     let mut state: HashMap<&str, u8> = HashMap::new(); // 1 = on stack, 2 = done
-    let mut stack: Vec<(&Func, Vec<(&str, usize)>, usize)> = Vec::new();
+    // (function, its callees with call positions, next callee to visit)
+    type Frame<'f, 'o> = (&'f Func, Vec<(&'o str, usize)>, usize);
+    let mut stack: Vec<Frame> = Vec::new();
     let mut first = Vec::new();
     callees(&entry.body, &mut first);
     state.insert(entry.name.as_str(), 1);
@@ -246,14 +248,14 @@ impl<'c, 'a> B<'c, 'a> {
         let shapes: Vec<&Shape> = operands.iter().map(|&o| &self.comp.get(o).shape).collect();
         let inferred = infer_shape(&self.cx.module, &op, &shapes, declared.as_ref())
             .map_err(|e| self.err(e))?;
-        if let Some(d) = &declared {
-            if !d.compatible(&inferred) {
-                return Err(self.err(format!(
-                    "the declared result type {} differs from the inferred {}",
-                    d.to_string_no_layout(),
-                    inferred.to_string_no_layout()
-                )));
-            }
+        if let Some(d) = &declared
+            && !d.compatible(&inferred)
+        {
+            return Err(self.err(format!(
+                "the declared result type {} differs from the inferred {}",
+                d.to_string_no_layout(),
+                inferred.to_string_no_layout()
+            )));
         }
         let name = format!("{}.{}", op.opcode(), self.comp.instructions.len());
         Ok(self.raw_push(op, operands, inferred, &name))
@@ -452,10 +454,10 @@ impl<'c, 'a> B<'c, 'a> {
         if let Some(r) = control::convert(self, op)? {
             return Ok(r);
         }
-        if name.starts_with("chlo.") {
-            if let Some(r) = chlo::convert(self, op)? {
-                return Ok(r);
-            }
+        if name.starts_with("chlo.")
+            && let Some(r) = chlo::convert(self, op)?
+        {
+            return Ok(r);
         }
         let hint = if name.starts_with("stablehlo.")
             || name.starts_with("chlo.")
