@@ -737,6 +737,10 @@ fn label_list(lx: &mut Lexer) -> Result<Vec<(String, usize)>, IrError> {
     }
 }
 
+/// Largest constant (in bytes) [`dense_to_literal`] builds: a splat of a
+/// huge shape is refused instead of exhausting memory.
+pub const MAX_CONSTANT_BYTES: usize = 1 << 30;
+
 /// Converts `dense<...>` of type `ty` into a literal: a single value
 /// splats; otherwise the element count must match.
 pub fn dense_to_literal(v: &DenseVal, ty: &Type) -> Result<Literal, String> {
@@ -747,6 +751,12 @@ pub fn dense_to_literal(v: &DenseVal, ty: &Type) -> Result<Literal, String> {
     let shape = ArrayShape::new(et, dims.clone()).map_err(|e| e.to_string())?;
     let n = shape.element_count().map_err(|e| e.to_string())?;
     let size = et.byte_size();
+    if n.saturating_mul(size) > MAX_CONSTANT_BYTES {
+        return Err(format!(
+            "a {ty} constant would take {} bytes; rxla reads constants of at most {MAX_CONSTANT_BYTES} bytes",
+            n.saturating_mul(size)
+        ));
+    }
     let bytes: Vec<u8> = if let DenseVal::Hex(h) = v {
         if h.len() == n * size {
             h.clone()
@@ -765,7 +775,7 @@ pub fn dense_to_literal(v: &DenseVal, ty: &Type) -> Result<Literal, String> {
         let mut leaves = Vec::new();
         flatten(v, &mut leaves);
         let mut one = Vec::new();
-        let mut all = Vec::with_capacity(n * size);
+        let mut all = Vec::with_capacity(leaves.len().min(n) * size);
         let target = if leaves.len() == 1 {
             &mut one
         } else {

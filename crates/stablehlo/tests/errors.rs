@@ -104,6 +104,45 @@ fn semantic_errors_are_located() {
 }
 
 #[test]
+fn huge_constants_are_refused() {
+    let e = err(
+        "func.func @main() -> tensor<1099511627776xf32> {\n  %0 = stablehlo.constant dense<1.0> : tensor<1099511627776xf32>\n  return %0 : tensor<1099511627776xf32>\n}\n",
+    );
+    assert!(
+        e.starts_with(
+            "f.mlir:2:8: error: stablehlo.constant: a tensor<1099511627776xf32> constant would take"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn nested_regions_convert_on_a_small_stack() {
+    // 100 nested `case` ops (the limit is 128), on a 1 MiB stack.
+    let mut body = String::from(
+        "%r = stablehlo.add %x, %x : tensor<f32>\nstablehlo.return %r : tensor<f32>\n",
+    );
+    for _ in 0..100 {
+        body = format!(
+            "%r = \"stablehlo.case\"(%i) ({{\n{body}}}) : (tensor<i32>) -> tensor<f32>\nstablehlo.return %r : tensor<f32>\n"
+        );
+    }
+    let text =
+        format!("func.func @main(%i: tensor<i32>, %x: tensor<f32>) -> tensor<f32> {{\n{body}}}\n");
+    let r = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || {
+            parse_stablehlo(&text, "f.mlir")
+                .map(|m| m.computations.len())
+                .map_err(|e| e.to_string())
+        })
+        .unwrap()
+        .join()
+        .expect("no stack overflow or panic");
+    assert_eq!(r, Ok(101));
+}
+
+#[test]
 fn truncated_input_is_an_error_at_every_cut() {
     for cut in 0..GOOD.len() {
         let text = &GOOD[..cut];
