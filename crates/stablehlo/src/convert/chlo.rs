@@ -3,7 +3,7 @@
 //! `cosh`, `asinh`, `acosh`, `asin`, `acos`, `atan`, `atanh`, `erfc`,
 //! `erf_inv` (Giles' f32 and f64 polynomials), `lgamma` and `digamma` (Lanczos,
 //! with Euler's reflection), `is_inf`, `is_pos_inf`, `is_neg_inf`,
-//! `conj` (`erf`, `tan` and `top_k` map to rxla ops directly elsewhere).
+//! `conj`, `next_after` (`erf`, `tan` and `top_k` map to rxla ops directly elsewhere).
 //! Any other chlo op is an error naming it.
 
 use super::{B, Result};
@@ -103,9 +103,23 @@ pub(crate) fn convert(b: &mut B, op: &Operation) -> Result<Option<Vec<InstrId>>>
         "chlo.is_pos_inf",
         "chlo.is_neg_inf",
         "chlo.conj",
+        "chlo.next_after",
     ];
     if !known.contains(&name) {
         return Ok(None);
+    }
+    if name == "chlo.next_after" {
+        let x = b.expect_operands(op, 2)?;
+        let declared = b.result_shape(op, 0)?;
+        let r = next_after(b, x[0], x[1])?;
+        if !b.shape(r).compatible(&declared) {
+            return Err(b.err(format!(
+                "the declared result type {} differs from the computed {}",
+                declared.to_string_no_layout(),
+                b.shape(r).to_string_no_layout()
+            )));
+        }
+        return Ok(Some(vec![r]));
     }
     let x = b.expect_operands(op, 1)?[0];
     let declared = b.result_shape(op, 0)?;
@@ -524,4 +538,72 @@ fn erf_inv_f64(b: &mut B, x: InstrId) -> Result<InstrId> {
     let one = cmpc(b, Dir::Eq, ax, 1.0)?;
     let inf = binc(b, Multiply, x, f64::INFINITY)?;
     sel(b, one, inf, r)
+}
+
+/// XLA's NextAfter on the bit patterns (as signed integers of the float's
+/// width): step the magnitude of `from` towards `to`; equal inputs give
+/// `to`, zero `from` gives the smallest subnormal signed like `to` (or
+/// `to` when it is zero too), NaN in gives NaN.
+fn next_after(b: &mut B, from: InstrId, to: InstrId) -> Result<InstrId> {
+    use BinaryOp::*;
+    let fs = b.shape(from).clone();
+    let et = fs
+        .element_type()
+        .ok_or_else(|| b.err("expected array operands"))?;
+    let it = match et {
+        ElementType::F16 | ElementType::BF16 => ElementType::S16,
+        ElementType::F32 => ElementType::S32,
+        ElementType::F64 => ElementType::S64,
+        _ => {
+            return Err(b.err(format!(
+                "chlo.next_after on {et} is not supported (floats only)"
+            )));
+        }
+    };
+    let is = Shape::array(it, fs.dims().to_vec()).map_err(|e| b.err(e))?;
+    let xi = b.push(Op::BitcastConvert, &[from], Some(is.clone()))?;
+    let yi = b.push(Op::BitcastConvert, &[to], Some(is.clone()))?;
+    let bits = et.bit_width();
+    // The sign bit as a constant of the integer type.
+    let sb = {
+        let data = ArrayData::from_le_bytes(
+            it,
+            &(1i128 << (bits - 1)).to_le_bytes()[..(bits / 8) as usize],
+        )
+        .map_err(|e| b.err(e))?;
+        let lit = ArrayLiteral::new(ArrayShape::new(it, vec![]).map_err(|e| b.err(e))?, data)
+            .map_err(|e| b.err(e))?;
+        let c = b.constant(Literal::Array(lit))?;
+        if fs.dims().is_empty() {
+            c
+        } else {
+            b.push(Op::Broadcast { dimensions: vec![] }, &[c], Some(is.clone()))?
+        }
+    };
+    let nsb = b.push(Op::Unary(UnaryOp::Not), &[sb], None)?;
+    let xabs = bin(b, And, xi, nsb)?;
+    let yabs = bin(b, And, yi, nsb)?;
+    let xsign = bin(b, And, xi, sb)?;
+    let ysign = bin(b, And, yi, sb)?;
+    let zero = k(b, xi, 0.0)?;
+    let one = k(b, xi, 1.0)?;
+    let minus_one = k(b, xi, -1.0)?;
+    let from_zero = cmp(b, Dir::Eq, xabs, zero)?;
+    let to_zero = cmp(b, Dir::Eq, yabs, zero)?;
+    let tiny = bin(b, Or, ysign, one)?;
+    let disagree = cmp(b, Dir::Ne, xsign, ysign)?;
+    let larger = cmp(b, Dir::Gt, xabs, yabs)?;
+    let smaller = bin(b, Or, larger, disagree)?;
+    let adj = sel(b, smaller, minus_one, one)?;
+    let stepped = add(b, xi, adj)?;
+    let at_zero = sel(b, to_zero, yi, tiny)?;
+    let r = sel(b, from_zero, at_zero, stepped)?;
+    let eq = cmp(b, Dir::Eq, from, to)?;
+    let r = sel(b, eq, yi, r)?;
+    let r = b.push(Op::BitcastConvert, &[r], Some(fs.clone()))?;
+    let fnan = cmp(b, Dir::Ne, from, from)?;
+    let tnan = cmp(b, Dir::Ne, to, to)?;
+    let nan_in = bin(b, Or, fnan, tnan)?;
+    let nan = k(b, from, f64::NAN)?;
+    sel(b, nan_in, nan, r)
 }

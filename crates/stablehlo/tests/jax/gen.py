@@ -54,3 +54,7 @@ sample("expm", lambda x: jax.scipy.linalg.expm(x), [arr((2, 2)) * 0.1], T)
 sample("special_igamma_i0e", lambda x: (jax.scipy.special.gammainc(2.0, jnp.abs(x) + 0.1), jax.scipy.special.i0e(x)), [arr((4,))], T)
 sample("lu", lambda a: lax.linalg.lu(a)[0], [arr((3, 3))], T)
 sample("top_k_int_clz_u8", lambda x, y: (lax.top_k(x, 2), lax.clz(y)), [arr((5,), np.int32), arr((4,), np.uint8)])
+# f64 results as their bits: serde_json's f64 parsing is not correctly rounded.
+sample("nextafter", lambda a, b, c, d: (jnp.nextafter(a, b), lax.bitcast_convert_type(jnp.nextafter(c, d), jnp.int64)),
+       [np.array([0.0, -0.0, 1.0, -1.0, np.nan, 1.0, 0.0, 3.0, 1e-45], np.float32), np.array([1.0, -1.0, 2.0, -2.0, 0.0, 1.0, -0.0, -3.0, 0.0], np.float32),
+        np.array([0.0, 1.0, -5.0], np.float64), np.array([-1.0, 0.5, -6.0], np.float64)])
