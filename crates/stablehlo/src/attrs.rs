@@ -414,7 +414,7 @@ fn parse_hash_body(
             lx.next()?;
             return Ok(Attr::Enum(kind, v));
         }
-    } else if name == "stablehlo.conv" {
+    } else if name == "stablehlo.conv" && lx.peek_byte() == Some(b'[') {
         if let Ok(d) = parse_conv_dims(lx)
             && lx.peek_byte() == Some(b'>')
         {
@@ -423,6 +423,11 @@ fn parse_hash_body(
         }
     } else {
         lx.pos = save;
+        // `#stablehlo.conv<raw input_batch_dimension = 0, ...>`: the
+        // `raw` marker, then the fields.
+        if name == "stablehlo.conv" && !matches!(lx.next()?, (Tok::Ident(ref r), _) if r == "raw") {
+            lx.pos = save;
+        }
         let mut fields = Vec::new();
         let ok = (|| -> Result<(), IrError> {
             if lx.peek_byte() == Some(b'>') {
