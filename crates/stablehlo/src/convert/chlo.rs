@@ -4,7 +4,8 @@
 //! `erf_inv` (Giles' f32 and f64 polynomials), `lgamma` and `digamma` (Lanczos,
 //! with Euler's reflection), `is_inf`, `is_pos_inf`, `is_neg_inf`,
 //! `conj`, `next_after` (`erf`, `tan` and `top_k` map to rxla ops directly elsewhere).
-//! Any other chlo op is an error naming it.
+//! Any other chlo op is an error naming it. A formula must not be less
+//! accurate than XLA's (the corpus compares with XLA's results).
 
 use super::{B, Result};
 use crate::ast::Operation;

@@ -3,7 +3,8 @@
 //! generic `#stablehlo.dot<...>`), `dot`, `convolution` (dimension labels
 //! and the `window = {...}` dictionary, or generic attributes), `fft`,
 //! `cholesky`, `triangular_solve`. Precision and algorithm attributes
-//! are ignored (rxla computes at the operand precision).
+//! are ignored (rxla computes at the operand precision). It must not
+//! reorder operands or pick algorithms.
 
 use super::{B, Result};
 use crate::ast::Operation;

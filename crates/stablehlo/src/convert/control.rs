@@ -3,7 +3,8 @@
 //! the branch operand tuple, as XLA's converter does), `func.call`,
 //! `stablehlo.composite` (a call of its decomposition),
 //! `stablehlo.custom_call`, `optimization_barrier`, `rng`,
-//! `rng_bit_generator`, `after_all`/`create_token`.
+//! `rng_bit_generator`, `after_all`/`create_token`. It must not inline
+//! calls or unroll loops: that is for the passes.
 
 use super::{B, Result, free_values};
 use crate::ast::{Operation, Region};

@@ -1,7 +1,8 @@
 //! Elementwise ops: unary and binary arithmetic, `compare`, `select`,
 //! `clamp`, `convert`, `bitcast_convert`, `reduce_precision`, `complex`,
 //! `real`/`imag`. One StableHLO op → one rxla instruction (same operand
-//! order); the result type comes from the text.
+//! order); the result type comes from the text. It must not rewrite or
+//! fold anything: simplification is the passes' job.
 
 use super::{B, Result};
 use crate::ast::Operation;

@@ -2,7 +2,8 @@
 //! `select_and_scatter`, `sort`, `scatter`, `map`, and `chlo.top_k`.
 //! The body region becomes a called computation whose parameters are the
 //! block arguments (in block order, which is HLO's order too); several
-//! results become a tuple and are unpacked with get-tuple-element.
+//! results become a tuple and are unpacked with get-tuple-element. A body
+//! may not capture outside values (an error, as in XLA).
 
 use super::contraction::pad_pairs;
 use super::{B, Result};

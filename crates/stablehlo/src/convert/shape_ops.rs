@@ -2,7 +2,8 @@
 //! operand dims that expand are reshaped away first, as XLA does),
 //! `reshape`, `transpose`, `reverse`, `slice`, `dynamic_slice`,
 //! `dynamic_update_slice`, `concatenate`, `pad`, `gather`, `tuple`,
-//! `get_tuple_element`.
+//! `get_tuple_element`. No folding or layout choices here (rows are
+//! row-major, as XLA's converter leaves them).
 
 use super::{B, Result};
 use crate::ast::Operation;
