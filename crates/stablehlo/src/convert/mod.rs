@@ -230,9 +230,10 @@ impl<'c, 'a> B<'c, 'a> {
         &self.comp.get(id).shape
     }
 
-    /// Appends without shape inference (parameters).
+    /// Appends without shape inference (parameters). Names are unique by
+    /// construction (`Arg_N` for parameters, `opcode.INDEX` otherwise), so
+    /// there is no search for a fresh one (O(n) per instruction).
     pub fn raw_push(&mut self, op: Op, operands: &[InstrId], shape: Shape, name: &str) -> InstrId {
-        let name = self.comp.fresh_name(name);
         self.comp
             .push(Instruction::new(name, op, operands.to_vec(), shape))
     }
