@@ -1,4 +1,4 @@
-//! Runs every `.hlo` filetest under `tests/filetests/` with the
+//! Runs every `.hlo` and `.mlir` filetest under `tests/filetests/` with the
 //! `rxla-filetests` runner (directives: see that crate) and reports all
 //! failures at once. `rxla test tests/filetests` does the same from the CLI.
 

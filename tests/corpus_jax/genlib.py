@@ -2,7 +2,9 @@
 """Shared helpers of gen.py and gen2.py: deterministic inputs (multiples of 1/8), the
 corpus JSON encoding, and `case(name, f, args, tol)`, which writes NAME.hlo (JAX's text),
 NAME.opt.hlo (after XLA:CPU's pipeline) and NAME.json (inputs, XLA:CPU's outputs).
-usage: python3 gen.py OUTDIR (needs `pip install jax==0.10.2`)."""
+usage: python3 gen.py OUTDIR (needs `pip install jax==0.10.2`).
+With RXLA_GEN_MLIR=1 (see gen_mlir.py) `case()` writes only NAME.mlir, the StableHLO text
+of `jax.jit(f).lower(*args).as_text()`, and leaves the other files alone."""
 import json, sys, os
 import numpy as np
 import jax, jax.numpy as jnp
@@ -39,7 +41,26 @@ def enc(x):
                 else: data.append(float(v))
     return {"dtype": d, "shape": list(x.shape), "data": data}
 
+MLIR_ONLY = os.environ.get("RXLA_GEN_MLIR") == "1"
+
+def case_mlir(name, f, args):
+    """Writes NAME.mlir only; warns when the inputs differ from NAME.json's (the
+    rng sequence must match the run that wrote the corpus)."""
+    try:
+        text = jax.jit(f).lower(*args).as_text()
+    except Exception as e:
+        print("SKIP", name, type(e).__name__, str(e)[:200]); return
+    js = f"{OUT}/{name}.json"
+    if os.path.exists(js):
+        want = json.load(open(js))["inputs"]
+        if json.loads(json.dumps([enc(a) for a in args])) != want:
+            print("WARN", name, "inputs differ from", js)
+    open(f"{OUT}/{name}.mlir", "w").write(text)
+    print("ok", name)
+
 def case(name, f, args, tol=(0.0, 0.0), desc=""):
+    if MLIR_ONLY:
+        return case_mlir(name, f, args)
     try:
         lowered = jax.jit(f).lower(*args)
         pre = lowered.compiler_ir("hlo").as_hlo_text()

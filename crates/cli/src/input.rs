@@ -91,7 +91,9 @@ pub fn display_name(path: &str) -> &str {
     if path == "-" { "<stdin>" } else { path }
 }
 
-/// Reads, parses and verifies a module. With `--fill-elided-constants`,
+/// Reads, parses and verifies a module: HLO text, or StableHLO text when
+/// the file name ends in `.mlir` or the text starts like MLIR
+/// (`module`/`func.func`). With `--fill-elided-constants`,
 /// elided constants (`constant({...})`) are filled with seeded random
 /// values and a note on stderr says how many.
 pub fn load_module(path: &str) -> Result<Module, Failure> {
@@ -106,6 +108,12 @@ pub fn load_module(path: &str) -> Result<Module, Failure> {
             e.valid_up_to()
         ))
     })?;
+    if path.ends_with(".mlir") || rxla_stablehlo::looks_like_stablehlo(text) {
+        // StableHLO text (JAX's `lower(...).as_text()`); it has no elided
+        // constants. The converter verifies the module it builds.
+        return rxla_stablehlo::parse_stablehlo(text, name)
+            .map_err(|e| Failure::input(e.to_string()));
+    }
     let options = rxla_ir::ParseOptions {
         fill_elided_constants: fill_elided_constants(),
     };

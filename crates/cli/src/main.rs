@@ -54,7 +54,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse and verify an HLO module; print a one-line summary.
+    /// Parse and verify a module (HLO text, or StableHLO text: `.mlir` or
+    /// MLIR-looking content); print a one-line summary.
     Check(check::CheckArgs),
     /// Run passes over a module and print it (no passes: print it back).
     Opt(opt::OptArgs),

@@ -15,7 +15,7 @@ pub fn bless_source(name: &str, source: &str) -> Result<Option<String>, String> 
     if !t.errors.is_empty() || (t.opt().is_none() && t.checks.is_empty()) {
         return Ok(None);
     }
-    let module = rxla_ir::parse_module(source, name).map_err(|e| format!("{name}: {e}"))?;
+    let module = crate::parse_source(name, source).map_err(|e| format!("{name}: {e}"))?;
     rxla_ir::verify_module(&module).map_err(|e| format!("{name}: {e}"))?;
     let text = crate::checked_text(&t, &module).map_err(|e| format!("{name}: {e}"))?;
     let checks = check_lines(&text);

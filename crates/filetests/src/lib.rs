@@ -21,7 +21,10 @@
 //! CHECK lines match the optimized text (without `opt`, the module as
 //! parsed). [`run_source`] runs one file's subtests; [`bless_source`]
 //! rewrites its CHECK lines from the actual output (`rxla test --bless`).
-//! Directives are parsed in `directives`, each kind runs in `kinds`.
+//! Directives are parsed in `directives`, each kind runs in `kinds`. A file
+//! named `*.mlir` is StableHLO text (read by `rxla-stablehlo`; its `//`
+//! directive lines are MLIR comments), and CHECK lines then match the HLO
+//! text of the converted module.
 //! Running never edits a file; only `bless` produces new text, and the
 //! caller decides whether to write it.
 
@@ -50,7 +53,7 @@ fn run_parsed(t: &FileTest, name: &str, source: &str) -> Result<(), String> {
     if t.kinds.is_empty() && t.checks.is_empty() {
         return Err("declares no test (`// test: interp|jit|roundtrip|opt ...`)".into());
     }
-    let module = rxla_ir::parse_module(source, name).map_err(|e| e.to_string())?;
+    let module = parse_source(name, source).map_err(|e| e.to_string())?;
     rxla_ir::verify_module(&module).map_err(|e| e.to_string())?;
     for kind in &t.kinds {
         match kind {
@@ -81,6 +84,15 @@ fn run_parsed(t: &FileTest, name: &str, source: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Reads the module: StableHLO text for a `.mlir` name, else HLO text.
+pub fn parse_source(name: &str, source: &str) -> Result<rxla_ir::Module, rxla_ir::IrError> {
+    if name.ends_with(".mlir") {
+        rxla_stablehlo::parse_stablehlo(source, name)
+    } else {
+        rxla_ir::parse_module(source, name)
+    }
+}
+
 /// The text CHECK lines match: the optimized module with `opt`, else the
 /// module as parsed.
 pub(crate) fn checked_text(t: &FileTest, module: &rxla_ir::Module) -> Result<String, String> {
@@ -90,7 +102,7 @@ pub(crate) fn checked_text(t: &FileTest, module: &rxla_ir::Module) -> Result<Str
     })
 }
 
-/// Every `.hlo` file under `dir` (recursively), sorted.
+/// Every `.hlo` and `.mlir` file under `dir` (recursively), sorted.
 pub fn collect_files(dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -100,7 +112,7 @@ pub fn collect_files(dir: &Path) -> Vec<PathBuf> {
             let p = e.path();
             if p.is_dir() {
                 walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "hlo") {
+            } else if p.extension().is_some_and(|x| x == "hlo" || x == "mlir") {
                 out.push(p);
             }
         }
@@ -122,7 +134,7 @@ pub struct Summary {
 }
 
 /// Runs (or, with `bless`, first rewrites the CHECK lines of and then runs)
-/// each file; a directory stands for every `.hlo` file under it.
+/// each file; a directory stands for every `.hlo` and `.mlir` file under it.
 pub fn run_paths(paths: &[PathBuf], bless: bool) -> Summary {
     let mut files = Vec::new();
     for p in paths {

@@ -1,7 +1,8 @@
 //! rxla as a library: one dependency for embedding the compiler. It
 //! re-exports the crates ([`ir`], [`eval`], [`passes`], [`jit`]), gathers
 //! the everyday names in [`prelude`], and offers one-call helpers:
-//! [`parse_text`] (parse + verify), [`optimize_text`] (parse, verify, run a
+//! [`parse_text`] (parse + verify; HLO text or StableHLO text, told apart
+//! by content), [`optimize_text`] (parse, verify, run a
 //! pipeline) and [`compile_text`] (parse, verify, optimize, JIT-compile),
 //! all returning the one [`Error`] type that wraps the crates' errors.
 //!
@@ -28,6 +29,7 @@ pub use rxla_eval as eval;
 pub use rxla_ir as ir;
 pub use rxla_jit as jit;
 pub use rxla_passes as passes;
+pub use rxla_stablehlo as stablehlo;
 
 use rxla_ir::{Module, ParseOptions};
 use rxla_jit::{CompileOptions, Executable};
@@ -106,8 +108,17 @@ impl Default for Options {
 }
 
 /// Parses HLO text (with `options.parse`, named `options.file` in errors)
-/// and verifies it.
+/// and verifies it. StableHLO text (what `jax.jit(f).lower(...).as_text()`
+/// prints: `module @... { func.func public @main ... }`, recognised by
+/// [`rxla_stablehlo::looks_like_stablehlo`]) is read by
+/// [`rxla_stablehlo::parse_stablehlo`] instead; `options.parse` does not
+/// apply to it.
 pub fn parse_text(text: &str, options: &Options) -> Result<Module, Error> {
+    if rxla_stablehlo::looks_like_stablehlo(text) {
+        let module = rxla_stablehlo::parse_stablehlo(text, &options.file)?;
+        rxla_ir::verify_module(&module)?;
+        return Ok(module);
+    }
     let parsed = rxla_ir::parse_module_with(text, &options.file, &options.parse)?;
     rxla_ir::verify_module(&parsed.module)?;
     Ok(parsed.module)

@@ -4,7 +4,7 @@
 use crate::directives::FileTest;
 
 pub fn check(t: &FileTest, name: &str, source: &str) -> Result<(), String> {
-    let msg = match rxla_ir::parse_module(source, name) {
+    let msg = match crate::parse_source(name, source) {
         Err(e) => e.to_string(),
         Ok(module) => match rxla_ir::verify_module(&module) {
             Err(e) => e.to_string(),

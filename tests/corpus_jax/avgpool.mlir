@@ -1,0 +1,15 @@
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<1x2x6x6xf32>) -> (tensor<1x2x3x3xf32> {jax.result_info = "result"}) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<f32>
+    %1 = "stablehlo.reduce_window"(%arg0, %0) <{base_dilations = array<i64: 1, 1, 1, 1>, padding = dense<[[0, 0], [0, 0], [0, 1], [0, 1]]> : tensor<4x2xi64>, window_dilations = array<i64: 1, 1, 1, 1>, window_dimensions = array<i64: 1, 1, 3, 3>, window_strides = array<i64: 1, 1, 2, 2>}> ({
+    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):
+      %4 = stablehlo.add %arg1, %arg2 : tensor<f32>
+      stablehlo.return %4 : tensor<f32>
+    }) : (tensor<1x2x6x6xf32>, tensor<f32>) -> tensor<1x2x3x3xf32>
+    %cst_0 = stablehlo.constant dense<9.000000e+00> : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f32>) -> tensor<1x2x3x3xf32>
+    %3 = stablehlo.divide %1, %2 : tensor<1x2x3x3xf32>
+    return %3 : tensor<1x2x3x3xf32>
+  }
+}
