@@ -79,7 +79,7 @@ fn f8_to_f32_matches_ml_dtypes_for_all_256_patterns() {
             ty = t.ty
         );
         let arg = Literal::vec1(t.decode.iter().map(|d| d.0).collect::<Vec<u8>>());
-        let (e, j) = run_both(&text, arg, false);
+        let (e, j) = run_both(&text, arg, true);
         let want: Vec<u32> = t.decode.iter().map(|d| d.1).collect();
         for (name, got) in [("evaluator", u32s(&e)), ("jit", u32s(&j))] {
             for (k, (g, w)) in got.iter().zip(&want).enumerate() {
@@ -107,7 +107,7 @@ fn f32_to_f8_matches_ml_dtypes_on_the_sweep() {
                 .map(|d| f32::from_bits(d.0))
                 .collect::<Vec<f32>>(),
         );
-        let (e, j) = run_both(&text, arg, false);
+        let (e, j) = run_both(&text, arg, true);
         for (name, got) in [("evaluator", u8s(&e)), ("jit", u8s(&j))] {
             let mut bad = 0;
             for (g, (x, w)) in got.iter().zip(&t.encode) {

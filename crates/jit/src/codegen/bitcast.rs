@@ -63,7 +63,7 @@ pub fn same_width(em: &mut Emitter, x: Value, from: ElementType, to: ElementType
     if from.is_token() || to.is_token() {
         return Err(JitError::unsupported("bitcast-convert of tokens"));
     }
-    if from.byte_size() != to.byte_size() {
+    if from.byte_size() != to.byte_size() || from.is_int_n() || to.is_int_n() {
         return Err(JitError::unsupported("bitcast-convert width"));
     }
     let bits = to_bits(em, x, from)?;
@@ -82,6 +82,9 @@ pub fn width_changing(
     let (from, to) = (os.element_type, out.element_type);
     if from.is_token() || to.is_token() {
         return Err(JitError::unsupported("bitcast-convert of tokens"));
+    }
+    if from.is_int_n() || to.is_int_n() {
+        return Err(JitError::unsupported("bitcast-convert of 2/4-bit integers"));
     }
     let (fb, tb) = (from.byte_size(), to.byte_size());
     if fb > tb {

@@ -260,6 +260,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
             && self.b.func.dfg.value_type(v) == cranelift_codegen::ir::types::F32
         {
             scalar::half_bits_raw(self, v, et)?
+        } else if et.is_int_n() {
+            self.b.ins().band_imm_s(v, (1i64 << et.bit_width()) - 1)
         } else {
             v
         };
@@ -649,11 +651,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             .with_can_move();
         let Some(sym) = lanes else {
             let v = self.b.ins().load(ty, flags, addr, 0);
-            return if scalar::is_half(et) {
-                scalar::half_from_bits(self, v, et)
-            } else {
-                Ok(v)
-            };
+            return scalar::from_memory(self, v, et);
         };
         if et != ElementType::F32 {
             return Err(JitError::unsupported("vector loads of non-f32 data"));
@@ -741,6 +739,16 @@ impl<'a, 'f> Emitter<'a, 'f> {
         {
             let et = instr.shape.element_type().unwrap_or(ElementType::F16);
             v = scalar::round_half(self, v, et)?;
+        }
+        if lanes.is_none()
+            && !self.inputs.contains_key(&(c, id))
+            && matches!(
+                instr.op,
+                Op::Unary(_) | Op::Binary(_) | Op::Clamp | Op::Iota { .. }
+            )
+            && let Some(et) = instr.shape.element_type().filter(|t| t.is_int_n())
+        {
+            v = scalar::wrap_int_n(self, v, et);
         }
         if let Some(top) = self.memo.last_mut() {
             top.insert(key, v);
@@ -831,6 +839,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
                         || from.byte_size() != et.byte_size()
                         || scalar::is_half(from)
                         || scalar::is_half(et)
+                        || from.is_int_n()
+                        || et.is_int_n()
                     {
                         return Err(JitError::unsupported("element-type-changing bitcast"));
                     }
@@ -2467,6 +2477,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let r = self.b.use_var(acc);
         if scalar::is_half(et) {
             scalar::round_half(self, r, et)
+        } else if et.is_int_n() {
+            Ok(scalar::wrap_int_n(self, r, et))
         } else {
             Ok(r)
         }
