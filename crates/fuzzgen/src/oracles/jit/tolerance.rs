@@ -317,6 +317,7 @@ fn unit_roundoff(et: ElementType) -> Option<f64> {
         ElementType::BF16 => 2f64.powi(-7),
         ElementType::F32 | ElementType::C64 => 2f64.powi(-23),
         ElementType::F64 | ElementType::C128 => 2f64.powi(-52),
+        t if t.is_f8() => 2f64.powi(-(rxla_ir::narrow::f8_format(t)?.man_bits as i32)),
         _ => return None,
     })
 }
@@ -499,6 +500,10 @@ fn type_limits(d: &ArrayData) -> Option<(f64, f64, f64)> {
         ArrayData::BF16(_) => (2f64.powi(-7), 2f64.powi(-126), 3.3895313892515355e38),
         ArrayData::F32(_) | ArrayData::C64(_) => (2f64.powi(-23), 2f64.powi(-126), f32::MAX as f64),
         ArrayData::F64(_) | ArrayData::C128(_) => (2f64.powi(-52), 2f64.powi(-1022), f64::MAX),
+        ArrayData::Narrow(t, _) if t.is_f8() => {
+            let f = rxla_ir::narrow::f8_format(*t)?;
+            (2f64.powi(-(f.man_bits as i32)), f.min_normal(), f.max())
+        }
         _ => return None,
     })
 }
@@ -526,6 +531,10 @@ fn floats(d: &ArrayData) -> Option<Vec<(f64, u64)>> {
         ArrayData::BF16(v) => v.iter().map(|x| (x.to_f64(), x.to_bits() as u64)).collect(),
         ArrayData::F32(v) => v.iter().map(|x| (*x as f64, x.to_bits() as u64)).collect(),
         ArrayData::F64(v) => v.iter().map(|x| (*x, x.to_bits())).collect(),
+        ArrayData::Narrow(t, v) if t.is_f8() => v
+            .iter()
+            .map(|&b| (rxla_ir::narrow::to_f64(*t, b), b as u64))
+            .collect(),
         // Complex leaves compare part by part (re, im, re, im, ...).
         ArrayData::C64(v) => v
             .iter()
