@@ -1013,7 +1013,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 let from = op_shape(0)?.element_type;
                 // A width-changing bitcast-convert also changes the rank:
                 // the operand cannot be indexed with this op's index.
-                if matches!(instr.op, Op::BitcastConvert) && from.byte_size() != et.byte_size() {
+                if matches!(instr.op, Op::BitcastConvert) && from.bit_width() != et.bit_width() {
                     if lanes.is_some() {
                         return Err(JitError::unsupported(
                             "vector width-changing bitcast-convert",
