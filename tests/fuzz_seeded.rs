@@ -177,6 +177,11 @@ mod regressions {
     }
 
     #[test]
+    fn jit_bitcast_convert_s8_to_s2() {
+        regression("jit_bitcast_convert_s8_to_s2.hlo", Oracle::Jit);
+    }
+
+    #[test]
     fn jit_layout_changing_gte() {
         regression("jit_layout_changing_gte.hlo", Oracle::Jit);
     }

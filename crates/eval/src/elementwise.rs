@@ -259,6 +259,14 @@ fn narrow_unary_fn(op: UnaryOp, ty: ElementType) -> Option<Box<dyn Fn(u8) -> u8>
             enc::f8_encode(fmt, f16::from_f32(f(x)).to_f64())
         }));
     }
+    if op == UnaryOp::Clz {
+        // XLA counts leading zeros in the narrow width itself.
+        let w = ty.bit_width();
+        return Some(Box::new(move |a| {
+            let p = enc::int_n_wrap(ty, enc::int_n_value(ty, a));
+            enc::int_n_wrap(ty, (p.leading_zeros() - (8 - w)) as i64)
+        }));
+    }
     if ty.is_signed_int() {
         let f = i8::unary(op)?;
         Some(Box::new(move |a| {
@@ -281,6 +289,26 @@ fn narrow_binary_fn(op: BinaryOp, ty: ElementType) -> Option<Box<dyn Fn(u8, u8) 
             let y = enc::f8_decode(fmt, b);
             enc::f8_encode(fmt, f16::from_f32(f(x, y)).to_f64())
         }));
+    }
+    let w = ty.bit_width();
+    let mask = (1u8 << w) - 1;
+    match op {
+        // XLA shifts right in the narrow width itself (the amount read as
+        // an unsigned narrow value): no detour through s8/u8.
+        BinaryOp::ShiftRightLogical => {
+            return Some(Box::new(move |a, b| {
+                let (p, k) = (a & mask, b & mask);
+                if k as u32 >= w { 0 } else { p >> k }
+            }));
+        }
+        BinaryOp::ShiftRightArithmetic => {
+            return Some(Box::new(move |a, b| {
+                let v = ((a << (8 - w)) as i8) >> (8 - w);
+                let k = ((b & mask) as u32).min(w - 1);
+                ((v >> k) as u8) & mask
+            }));
+        }
+        _ => {}
     }
     if ty.is_signed_int() {
         let f = i8::binary(op)?;

@@ -335,6 +335,13 @@ pub fn unary(em: &mut Emitter, op: UnaryOp, et: ElementType, x: Value) -> Result
             }
         }
         UnaryOp::Popcnt => b.ins().popcnt(x),
+        UnaryOp::Clz if et.is_int_n() => {
+            // Leading zeros in the narrow width (XLA, the evaluator).
+            let w = et.bit_width() as i64;
+            let p = b.ins().band_imm_s(x, (1 << w) - 1);
+            let z = em.b.ins().clz(p);
+            em.b.ins().iadd_imm_s(z, w - 8)
+        }
         UnaryOp::Clz => b.ins().clz(x),
         _ => return Err(JitError::unsupported(format!("{} on {et}", op.name()))),
     })
@@ -352,6 +359,32 @@ pub fn binary(
         && let Some(v) = super::approx::scalar_f32_binary(em, op, x, y)?
     {
         return Ok(v);
+    }
+    if et.is_int_n()
+        && matches!(
+            op,
+            BinaryOp::ShiftRightLogical | BinaryOp::ShiftRightArithmetic
+        )
+    {
+        // XLA shifts 2/4-bit integers right in their own width (the
+        // amount read as an unsigned narrow value), as the evaluator.
+        let w = et.bit_width() as i64;
+        let mask = (1i64 << w) - 1;
+        let k = em.b.ins().band_imm_s(y, mask);
+        if op == BinaryOp::ShiftRightLogical {
+            let p = em.b.ins().band_imm_s(x, mask);
+            let sh = em.b.ins().ushr(p, k);
+            let big =
+                em.b.ins()
+                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, k, w);
+            let zero = em.b.ins().iconst(I8, 0);
+            return Ok(em.b.ins().select(big, zero, sh));
+        }
+        let t = em.b.ins().ishl_imm_s(x, 8 - w);
+        let v = em.b.ins().sshr_imm_s(t, 8 - w);
+        let top = em.b.ins().iconst(I8, w - 1);
+        let n = em.b.ins().umin(k, top);
+        return Ok(em.b.ins().sshr(v, n));
     }
     if et.is_float() {
         let b = &mut em.b;
