@@ -596,6 +596,34 @@ impl Literal {
         Ok(Literal::Array(ArrayLiteral::new(shape, T::wrap(values))?))
     }
 
+    /// A literal of a narrow type (s2, s4, u2, u4, f8*) from values: f8
+    /// types round to nearest even, integers must be in range.
+    pub fn narrow(ty: ElementType, dims: &[i64], values: &[f64]) -> Result<Literal> {
+        if !ty.is_narrow() {
+            return Err(IrError::literal(format!("{ty} is not a narrow type")));
+        }
+        if ty.is_int_n() {
+            let (lo, hi) = crate::narrow::int_n_range(ty);
+            if let Some(v) = values
+                .iter()
+                .find(|&&v| v.fract() != 0.0 || v < lo as f64 || v > hi as f64)
+            {
+                return Err(IrError::literal(format!(
+                    "{v} is not a {ty} value (integers in [{lo}, {hi}])"
+                )));
+            }
+        }
+        let bits = values
+            .iter()
+            .map(|&v| crate::narrow::from_f64(ty, v))
+            .collect();
+        let shape = ArrayShape::new(ty, dims.to_vec())?;
+        Ok(Literal::Array(ArrayLiteral::new(
+            shape,
+            ArrayData::narrow(ty, bits),
+        )?))
+    }
+
     /// A scalar literal.
     pub fn scalar<T: NativeType>(v: T) -> Literal {
         Literal::Array(ArrayLiteral {
