@@ -126,3 +126,34 @@ fn f32_to_f8_matches_ml_dtypes_on_the_sweep() {
         }
     }
 }
+
+/// Every JAX corpus module with a narrow type (`corpus_jax/gen3.py`:
+/// converts, arithmetic, transcendentals, dots, reduce, select, concat,
+/// reverse, shifts, bitcast-convert) compiles to native code: no
+/// interpreter fallback.
+#[test]
+fn narrow_corpus_modules_compile_without_fallback() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/corpus_jax");
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).expect("corpus_jax").flatten() {
+        let p = e.path();
+        if p.extension().is_none_or(|x| x != "hlo") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        let narrow = ["s2[", "s4[", "u2[", "u4[", "f8e"]
+            .iter()
+            .any(|t| text.contains(t));
+        if !narrow {
+            continue;
+        }
+        let m = parse_module(&text, &p.display().to_string()).expect("parses");
+        let opts = CompileOptions {
+            allow_interpreter_fallback: false,
+            ..CompileOptions::default()
+        };
+        compile(&m, &opts).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        n += 1;
+    }
+    assert!(n >= 64, "only {n} narrow corpus modules");
+}
