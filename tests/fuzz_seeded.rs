@@ -177,6 +177,24 @@ mod regressions {
     }
 
     #[test]
+    fn jit_fft_times_parameter() {
+        // The oracle's arguments are seeded: the failure needs seed 314975's.
+        let path = repo()
+            .join("regressions")
+            .join("jit_fft_times_parameter.hlo");
+        let text = std::fs::read_to_string(&path).expect("regression file exists");
+        let m = rxla_ir::parse_module(&text, "jit_fft_times_parameter.hlo").unwrap();
+        if let Err(e) = Oracle::Jit.check(&m, 314975) {
+            panic!("jit oracle: {e}");
+        }
+    }
+
+    #[test]
+    fn jit_bitcast_convert_s8_to_s2() {
+        regression("jit_bitcast_convert_s8_to_s2.hlo", Oracle::Jit);
+    }
+
+    #[test]
     fn jit_layout_changing_gte() {
         regression("jit_layout_changing_gte.hlo", Oracle::Jit);
     }

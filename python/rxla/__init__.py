@@ -14,7 +14,7 @@ arrays, optimize HLO text with rxla's pass pipelines, check HLO text.
 rxla` does not need jax).
 
 Arrays: inputs are numpy arrays (or anything `numpy.asarray` accepts) of
-dtypes bool, int8..int64, uint8..uint64, float16, bfloat16 (ml_dtypes),
+dtypes bool, int8..int64, uint8..uint64, float16, bfloat16 and the narrow int2/int4/uint2/uint4/float8_* types (ml_dtypes),
 float32, float64. A C-contiguous, aligned, native-byte-order input is read in
 place (no copy); any other input is first copied into row-major order. Results
 are written straight into freshly allocated numpy arrays.
@@ -59,17 +59,30 @@ __all__ = [
 
 _DTYPES: Dict[str, Any] = {}
 
+# The narrow types, from ml_dtypes (one element per byte, as rxla stores them).
+_ML_DTYPES = (
+    "int2",
+    "int4",
+    "uint2",
+    "uint4",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+)
+
 
 def _dtype(name: str) -> np.dtype:
     """The numpy dtype of an rxla dtype name (bfloat16 comes from ml_dtypes)."""
     d = _DTYPES.get(name)
     if d is None:
-        if name == "bfloat16":
+        if name == "bfloat16" or name in _ML_DTYPES:
             try:
                 import ml_dtypes
             except ImportError as e:  # pragma: no cover - jax installs it
-                raise RxlaError("bfloat16 arrays need the ml_dtypes package") from e
-            d = np.dtype(ml_dtypes.bfloat16)
+                raise RxlaError(f"{name} arrays need the ml_dtypes package") from e
+            d = np.dtype(getattr(ml_dtypes, name))
         else:
             d = np.dtype(name)
         _DTYPES[name] = d

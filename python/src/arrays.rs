@@ -28,6 +28,17 @@ pub fn dtype_name(t: ElementType) -> Option<&'static str> {
         ElementType::F64 => "float64",
         ElementType::C64 => "complex64",
         ElementType::C128 => "complex128",
+        // The narrow types are ml_dtypes' (one element per byte, as rxla
+        // stores them: zero-copy).
+        ElementType::S2 => "int2",
+        ElementType::S4 => "int4",
+        ElementType::U2 => "uint2",
+        ElementType::U4 => "uint4",
+        ElementType::F8E4M3FN => "float8_e4m3fn",
+        ElementType::F8E5M2 => "float8_e5m2",
+        ElementType::F8E4M3B11FNUZ => "float8_e4m3b11fnuz",
+        ElementType::F8E4M3FNUZ => "float8_e4m3fnuz",
+        ElementType::F8E5M2FNUZ => "float8_e5m2fnuz",
         ElementType::Token => return None,
     })
 }

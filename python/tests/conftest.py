@@ -26,6 +26,15 @@ _DTYPES = {
     "bf16": "bfloat16",
     "f32": "float32",
     "f64": "float64",
+    "s2": "int2",
+    "s4": "int4",
+    "u2": "uint2",
+    "u4": "uint4",
+    "f8e4m3fn": "float8_e4m3fn",
+    "f8e5m2": "float8_e5m2",
+    "f8e4m3b11fnuz": "float8_e4m3b11fnuz",
+    "f8e4m3fnuz": "float8_e4m3fnuz",
+    "f8e5m2fnuz": "float8_e5m2fnuz",
 }
 
 
@@ -33,7 +42,7 @@ def to_array(v):
     """A corpus JSON array (`{"dtype", "shape", "data"}`) as numpy."""
     data = [float(x) if isinstance(x, str) else x for x in v["data"]]
     dt = rxla._dtype(_DTYPES[v["dtype"]])
-    if dt.kind == "V" or dt.name == "bfloat16":
+    if dt.kind == "V" or dt.name == "bfloat16" or v["dtype"] in ("s2", "s4", "u2", "u4") or v["dtype"].startswith("f8"):
         a = np.array(data, dtype=np.float64).astype(dt)
     else:
         a = np.array(data, dtype=dt)

@@ -27,8 +27,19 @@ def enc(x):
     dt = {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64", np.dtype(np.int32): "s32", np.dtype(np.int64): "s64",
           np.dtype(np.uint32): "u32", np.dtype(np.uint8): "u8", np.dtype(np.int8): "s8", np.dtype(np.bool_): "pred",
           np.dtype(np.float16): "f16", np.dtype(np.uint64): "u64", np.dtype(np.int16): "s16", np.dtype(np.uint16): "u16"}
+    narrow = {"int2": "s2", "int4": "s4", "uint2": "u2", "uint4": "u4", "float8_e4m3fn": "f8e4m3fn",
+              "float8_e5m2": "f8e5m2", "float8_e4m3b11fnuz": "f8e4m3b11fnuz", "float8_e4m3fnuz": "f8e4m3fnuz",
+              "float8_e5m2fnuz": "f8e5m2fnuz"}
     if x.dtype.name == "bfloat16":
         d = "bf16"; data = [float(v) for v in x.astype(np.float32).ravel()]
+    elif x.dtype.name in narrow and x.dtype.name.startswith("float8"):
+        d = narrow[x.dtype.name]; data = []
+        for v in x.astype(np.float64).ravel():
+            if np.isnan(v): data.append("nan")
+            elif np.isinf(v): data.append("inf" if v > 0 else "-inf")
+            else: data.append(float(v))
+    elif x.dtype.name in narrow:
+        d = narrow[x.dtype.name]; data = [int(v) for v in x.astype(np.int64).ravel()]
     else:
         d = dt[x.dtype]
         if x.dtype == np.bool_: data = [bool(v) for v in x.ravel()]

@@ -74,7 +74,9 @@ fn npy_literal(name: &str, bytes: &[u8]) -> Result<Literal, String> {
         ElementType::F64 => ArrayData::F64(file.into_vec::<f64>().map_err(io)?),
         ElementType::C64 => ArrayData::C64(file.into_vec::<rxla_ir::Complex32>().map_err(io)?),
         ElementType::C128 => ArrayData::C128(file.into_vec::<rxla_ir::Complex64>().map_err(io)?),
-        ElementType::BF16 | ElementType::Token => unreachable!("not produced by element_type"),
+        ElementType::BF16 | ElementType::Token | rxla_ir::narrow_types!() => {
+            unreachable!("not produced by element_type")
+        }
     };
     let shape = ArrayShape::new(ty, dims).map_err(|e| format!("{name}: {e}"))?;
     let lit = if order == Order::Fortran && shape.rank() > 1 {
@@ -127,6 +129,9 @@ fn encode_npy(name: &str, lit: &ArrayLiteral) -> Result<Vec<u8>, String> {
             return Err(format!(
                 "{name}: bf16 has no NumPy dtype; use --output json"
             ));
+        }
+        ArrayData::Narrow(t, _) => {
+            return Err(format!("{name}: {t} has no NumPy dtype; use --output json"));
         }
         ArrayData::Token(_) => {
             return Err(format!("{name}: a token has no data to write"));

@@ -215,6 +215,12 @@ pub fn random_literal(shape: &Shape, rng: &mut SplitMix) -> Result<Literal, Stri
                         })
                         .collect(),
                 ),
+                t @ (rxla_ir::narrow_types!()) => ArrayData::narrow(
+                    t,
+                    (0..n)
+                        .map(|_| rxla_ir::narrow::from_f64(t, f(rng) / 2.0))
+                        .collect(),
+                ),
                 ElementType::Token => return Ok(Literal::token()),
             };
             let lit = ArrayLiteral::new(

@@ -106,6 +106,17 @@ pub fn concat_data(parts: &[&ArrayData]) -> Result<ArrayData> {
         ArrayData::F64(_) => cat!(F64),
         ArrayData::C64(_) => cat!(C64),
         ArrayData::C128(_) => cat!(C128),
+        ArrayData::Narrow(t, _) => {
+            let mut v = Vec::with_capacity(total);
+            for p in parts {
+                if let ArrayData::Narrow(u, x) = p
+                    && u == t
+                {
+                    v.extend_from_slice(x);
+                }
+            }
+            ArrayData::Narrow(*t, v)
+        }
         ArrayData::Token(_) => ArrayData::Token(total),
     })
 }
@@ -138,6 +149,7 @@ pub fn assign(dst: &mut ArrayData, positions: &[usize], src: &ArrayData) -> Resu
         (ArrayData::F64(d), ArrayData::F64(s)) => put!(d, s),
         (ArrayData::C64(d), ArrayData::C64(s)) => put!(d, s),
         (ArrayData::C128(d), ArrayData::C128(s)) => put!(d, s),
+        (ArrayData::Narrow(t, d), ArrayData::Narrow(u, s)) if t == u => put!(d, s),
         (ArrayData::Token(_), ArrayData::Token(_)) => {}
         (d, s) => {
             return Err(EvalError::new(format!(

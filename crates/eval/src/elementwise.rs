@@ -6,6 +6,7 @@
 use crate::error::{EvalError, Result};
 use crate::scalar::Scalar;
 use half::{bf16, f16};
+use rxla_ir::narrow as enc;
 use rxla_ir::{ArrayData, BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
 
 // ---------------------------------------------------------------- floats
@@ -246,6 +247,84 @@ fn map2<T: Copy, U>(a: &[T], b: &[T], f: impl Fn(T, T) -> U) -> Result<Vec<U>> {
     }
 }
 
+// ---------------------------------------------------------------- narrow
+
+/// A unary op on narrow bit patterns of `ty`: through f16 (f8) or s8/u8
+/// (2/4-bit integers), as `crate::narrow` describes.
+fn narrow_unary_fn(op: UnaryOp, ty: ElementType) -> Option<Box<dyn Fn(u8) -> u8>> {
+    if let Some(fmt) = enc::f8_format(ty) {
+        let f = f32::unary(op)?;
+        return Some(Box::new(move |a| {
+            let x = f16::from_f32(enc::f8_decode(fmt, a)).to_f32();
+            enc::f8_encode(fmt, f16::from_f32(f(x)).to_f64())
+        }));
+    }
+    if op == UnaryOp::Clz {
+        // XLA counts leading zeros in the narrow width itself.
+        let w = ty.bit_width();
+        return Some(Box::new(move |a| {
+            let p = enc::int_n_wrap(ty, enc::int_n_value(ty, a));
+            enc::int_n_wrap(ty, (p.leading_zeros() - (8 - w)) as i64)
+        }));
+    }
+    if ty.is_signed_int() {
+        let f = i8::unary(op)?;
+        Some(Box::new(move |a| {
+            enc::int_n_wrap(ty, f(enc::int_n_value(ty, a) as i8) as i64)
+        }))
+    } else {
+        let f = u8::unary(op)?;
+        Some(Box::new(move |a| {
+            enc::int_n_wrap(ty, f(enc::int_n_value(ty, a) as u8) as i64)
+        }))
+    }
+}
+
+/// A binary op on narrow bit patterns of `ty` (see [`narrow_unary_fn`]).
+fn narrow_binary_fn(op: BinaryOp, ty: ElementType) -> Option<Box<dyn Fn(u8, u8) -> u8>> {
+    if let Some(fmt) = enc::f8_format(ty) {
+        let f = f32::binary(op)?;
+        return Some(Box::new(move |a, b| {
+            let x = enc::f8_decode(fmt, a);
+            let y = enc::f8_decode(fmt, b);
+            enc::f8_encode(fmt, f16::from_f32(f(x, y)).to_f64())
+        }));
+    }
+    let w = ty.bit_width();
+    let mask = (1u8 << w) - 1;
+    match op {
+        // XLA shifts right in the narrow width itself (the amount read as
+        // an unsigned narrow value): no detour through s8/u8.
+        BinaryOp::ShiftRightLogical => {
+            return Some(Box::new(move |a, b| {
+                let (p, k) = (a & mask, b & mask);
+                if k as u32 >= w { 0 } else { p >> k }
+            }));
+        }
+        BinaryOp::ShiftRightArithmetic => {
+            return Some(Box::new(move |a, b| {
+                let v = ((a << (8 - w)) as i8) >> (8 - w);
+                let k = ((b & mask) as u32).min(w - 1);
+                ((v >> k) as u8) & mask
+            }));
+        }
+        _ => {}
+    }
+    if ty.is_signed_int() {
+        let f = i8::binary(op)?;
+        Some(Box::new(move |a, b| {
+            let r = f(enc::int_n_value(ty, a) as i8, enc::int_n_value(ty, b) as i8);
+            enc::int_n_wrap(ty, r as i64)
+        }))
+    } else {
+        let f = u8::binary(op)?;
+        Some(Box::new(move |a, b| {
+            let r = f(enc::int_n_value(ty, a) as u8, enc::int_n_value(ty, b) as u8);
+            enc::int_n_wrap(ty, r as i64)
+        }))
+    }
+}
+
 // ---------------------------------------------------------------- unary
 
 /// Elementwise unary op. `is-finite` returns pred data.
@@ -255,6 +334,13 @@ pub fn unary(op: UnaryOp, x: &ArrayData) -> Result<ArrayData> {
         return crate::complex::unary(op, x);
     }
     let err = || unsupported("unary op", op.name(), ty);
+    if let ArrayData::Narrow(t, v) = x {
+        if op == UnaryOp::IsFinite && t.is_f8() {
+            return unary(op, &crate::narrow::widen(x));
+        }
+        let f = narrow_unary_fn(op, *t).ok_or_else(err)?;
+        return Ok(ArrayData::Narrow(*t, map1(v, f)));
+    }
     if op == UnaryOp::IsFinite {
         return Ok(ArrayData::Pred(match x {
             ArrayData::F16(v) => map1(v, |a| a.is_finite()),
@@ -293,7 +379,9 @@ pub fn unary(op: UnaryOp, x: &ArrayData) -> Result<ArrayData> {
         }
         ArrayData::F32(v) => ArrayData::F32(map1(v, f32::unary(op).ok_or_else(err)?)),
         ArrayData::F64(v) => ArrayData::F64(map1(v, f64::unary(op).ok_or_else(err)?)),
-        ArrayData::C64(_) | ArrayData::C128(_) | ArrayData::Token(_) => return Err(err()),
+        ArrayData::C64(_) | ArrayData::C128(_) | ArrayData::Token(_) | ArrayData::Narrow(..) => {
+            return Err(err());
+        }
     })
 }
 
@@ -345,6 +433,10 @@ pub fn binary(op: BinaryOp, a: &ArrayData, b: &ArrayData) -> Result<ArrayData> {
             ArrayData::F64(map2(x, y, f64::binary(op).ok_or_else(err)?)?)
         }
         (ArrayData::C64(_), _) | (ArrayData::C128(_), _) => crate::complex::binary(op, a, b)?,
+        (ArrayData::Narrow(t, x), ArrayData::Narrow(u, y)) if t == u => {
+            let f = narrow_binary_fn(op, *t).ok_or_else(err)?;
+            ArrayData::Narrow(*t, map2(x, y, f)?)
+        }
         _ => {
             return Err(EvalError::new(format!(
                 "binary op {} on mismatched types {} and {}",
@@ -414,6 +506,9 @@ pub fn reduce_into(
                 q.to_f32()
             )))
         }
+        (ArrayData::Narrow(t, a), ArrayData::Narrow(u, v)) if t == u => {
+            go!(a, v, narrow_binary_fn(op, *t).ok_or_else(err)?)
+        }
         (a, v) => {
             return Err(EvalError::new(format!(
                 "reduce with {} on mismatched types {} and {}",
@@ -473,6 +568,11 @@ pub fn compare(
             )));
         }
         return crate::complex::compare(dir, a, b);
+    }
+    if matches!(a, ArrayData::Narrow(..)) || matches!(b, ArrayData::Narrow(..)) {
+        // Widening is exact and keeps the order (NaNs and their signs too).
+        let (x, y) = (crate::narrow::widen(a), crate::narrow::widen(b));
+        return compare(dir, kind, &x, &y);
     }
     Ok(ArrayData::Pred(match (a, b) {
         (ArrayData::Pred(x), ArrayData::Pred(y)) => cmp_vec(dir, x, y)?,
@@ -614,6 +714,7 @@ fn convert_to<T: FromScalar>(src: &ArrayData) -> Result<Vec<T>> {
                 src.element_type()
             )));
         }
+        ArrayData::Narrow(..) => return convert_to(&crate::narrow::widen(src)),
         ArrayData::Token(_) => return Err(EvalError::new("cannot convert a token")),
     })
 }
@@ -635,6 +736,7 @@ pub fn convert(src: &ArrayData, to: ElementType) -> Result<ArrayData> {
         ElementType::F32 => ArrayData::F32(convert_to(src)?),
         ElementType::F64 => ArrayData::F64(convert_to(src)?),
         ElementType::C64 | ElementType::C128 => crate::complex::convert(src, to)?,
+        t @ (rxla_ir::narrow_types!()) => crate::narrow::convert_to_narrow(src, t)?,
         ElementType::Token => return Err(EvalError::new("cannot convert to token")),
     })
 }
@@ -645,6 +747,9 @@ pub fn convert(src: &ArrayData, to: ElementType) -> Result<ArrayData> {
 pub fn bitcast_convert(src: &ArrayData, to: ElementType, count: usize) -> Result<ArrayData> {
     if src.element_type() == ElementType::Token || to == ElementType::Token {
         return Err(EvalError::new("bitcast-convert of tokens"));
+    }
+    if src.element_type().is_int_n() || to.is_int_n() {
+        return crate::narrow::bitcast_bits(src, to, count);
     }
     let bytes = src.to_le_bytes();
     if bytes.len() != count * to.byte_size() {
@@ -819,9 +924,9 @@ pub fn scalar_convert(x: Scalar, to: ElementType) -> Result<Scalar> {
         ElementType::BF16 => Scalar::BF16(convert1(x)),
         ElementType::F32 => Scalar::F32(convert1(x)),
         ElementType::F64 => Scalar::F64(convert1(x)),
-        ElementType::C64 | ElementType::C128 => {
+        ElementType::C64 | ElementType::C128 | rxla_ir::narrow_types!() => {
             return Err(EvalError::new(format!(
-                "scalar convert to {to}: complex values are not scalars here"
+                "scalar convert to {to}: not a scalar type here"
             )));
         }
         ElementType::Token => return Err(EvalError::new("cannot convert to token")),
@@ -840,6 +945,7 @@ pub fn binary_supported(op: BinaryOp, ty: ElementType) -> bool {
         }
         ElementType::C64 | ElementType::C128 => crate::complex::binary_fn::<f32>(op).is_some(),
         ElementType::Token => false,
+        t if t.is_narrow() => narrow_binary_fn(op, t).is_some(),
         _ => i32::binary(op).is_some(),
     }
 }

@@ -8,6 +8,7 @@
 
 use crate::error::{EvalError, Result};
 use half::{bf16, f16};
+use rxla_ir::narrow;
 use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, Complex32, Complex64, ElementType, Literal};
 use serde_json::{Map, Number, Value};
 
@@ -168,6 +169,19 @@ pub fn literal_from_json(v: &Value) -> Result<Literal> {
         }
         ElementType::F32 => ArrayData::F32(floats(&vals)?.into_iter().map(|x| x as f32).collect()),
         ElementType::F64 => ArrayData::F64(floats(&vals)?),
+        t @ (rxla_ir::narrow_types!()) => {
+            if t.is_f8() {
+                let v = floats(&vals)?;
+                ArrayData::narrow(t, v.iter().map(|&x| narrow::from_f64(t, x)).collect())
+            } else {
+                let v: Vec<i64> = ints(&vals, ty)?;
+                let (lo, hi) = narrow::int_n_range(t);
+                if let Some(x) = v.iter().find(|&&x| x < lo || x > hi) {
+                    return Err(err(format!("{x} is out of range for {t}")));
+                }
+                ArrayData::narrow(t, v.iter().map(|&x| narrow::int_n_wrap(t, x)).collect())
+            }
+        }
         ElementType::Token | ElementType::C64 | ElementType::C128 => {
             unreachable!("handled above")
         }
@@ -192,6 +206,15 @@ fn numpy_name(s: &str) -> Option<ElementType> {
         "float64" => ElementType::F64,
         "complex64" => ElementType::C64,
         "complex128" => ElementType::C128,
+        "int2" => ElementType::S2,
+        "int4" => ElementType::S4,
+        "uint2" => ElementType::U2,
+        "uint4" => ElementType::U4,
+        "float8_e4m3fn" => ElementType::F8E4M3FN,
+        "float8_e5m2" => ElementType::F8E5M2,
+        "float8_e4m3b11fnuz" => ElementType::F8E4M3B11FNUZ,
+        "float8_e4m3fnuz" => ElementType::F8E4M3FNUZ,
+        "float8_e5m2fnuz" => ElementType::F8E5M2FNUZ,
         _ => return None,
     })
 }
@@ -232,6 +255,14 @@ pub fn literal_to_json(lit: &ArrayLiteral) -> Value {
         ArrayData::C128(v) => v
             .iter()
             .map(|z| Value::Array(vec![float_json(z.re), float_json(z.im)]))
+            .collect(),
+        ArrayData::Narrow(t, v) if t.is_f8() => v
+            .iter()
+            .map(|&b| float_json(narrow::to_f64(*t, b)))
+            .collect(),
+        ArrayData::Narrow(t, v) => v
+            .iter()
+            .map(|&b| Value::from(narrow::int_n_value(*t, b)))
             .collect(),
         ArrayData::Token(_) => Vec::new(),
     };
@@ -351,6 +382,7 @@ fn as_f64s(d: &ArrayData) -> Option<Vec<f64>> {
         ArrayData::BF16(v) => v.iter().map(|x| x.to_f64()).collect(),
         ArrayData::F32(v) => v.iter().map(|&x| x as f64).collect(),
         ArrayData::F64(v) => v.clone(),
+        ArrayData::Narrow(t, v) if t.is_f8() => v.iter().map(|&b| narrow::to_f64(*t, b)).collect(),
         _ => return None,
     })
 }

@@ -13,6 +13,7 @@ pub mod json;
 pub mod kernels;
 pub mod limits;
 pub mod movement;
+pub mod narrow;
 pub mod options;
 pub mod reduce;
 pub mod scalar;

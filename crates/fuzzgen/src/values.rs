@@ -51,6 +51,10 @@ fn float_value(c: &mut impl Choices, ty: ElementType) -> f64 {
         ElementType::F16 => (f16::from_bits(1).to_f64(), f16::MAX.to_f64()),
         ElementType::BF16 => (bf16::from_bits(1).to_f64(), bf16::MAX.to_f64()),
         ElementType::F32 => (f32::from_bits(1) as f64, f32::MAX as f64),
+        t if t.is_f8() => {
+            let f = rxla_ir::narrow::f8_format(t).expect("f8");
+            (rxla_ir::narrow::f8_decode(f, 1) as f64, f.max())
+        }
         _ => (f64::from_bits(1), f64::MAX),
     };
     if c.chance(1, 4) {
@@ -133,6 +137,18 @@ pub fn random_data(c: &mut impl Choices, ty: ElementType, n: usize) -> ArrayData
                 .map(|_| {
                     let re = float_value(c, ElementType::F64);
                     Complex64::new(re, float_value(c, ElementType::F64))
+                })
+                .collect(),
+        ),
+        t @ (rxla_ir::narrow_types!()) => ArrayData::narrow(
+            t,
+            (0..n)
+                .map(|_| {
+                    if t.is_f8() {
+                        rxla_ir::narrow::from_f64(t, float_value(c, t))
+                    } else {
+                        rxla_ir::narrow::int_n_wrap(t, int_value(c, t) as i64)
+                    }
                 })
                 .collect(),
         ),

@@ -66,3 +66,37 @@ fn arbitrary_bytes_always_give_a_valid_module() {
         }
     }
 }
+
+/// Every narrow element type (s2, s4, u2, u4, the five f8 types) appears
+/// across 2,000 seeds, as the operand or result of arithmetic and of
+/// converts (not only as a parameter).
+#[test]
+fn narrow_types_are_generated() {
+    use rxla_ir::ElementType;
+    let cfg = GenConfig::evaluable();
+    let mut in_arith = BTreeSet::new();
+    let mut in_convert = BTreeSet::new();
+    for seed in 0..2_000 {
+        let m = generate_from_seed(seed, &cfg);
+        for c in &m.computations {
+            for i in &c.instructions {
+                let Some(t) = i.shape.as_array().ok().map(|a| a.element_type) else {
+                    continue;
+                };
+                match &i.op {
+                    Op::Binary(_) | Op::Unary(_) if t.is_narrow() => {
+                        in_arith.insert(t);
+                    }
+                    Op::Convert if t.is_narrow() => {
+                        in_convert.insert(t);
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    for t in ElementType::NARROW {
+        assert!(in_arith.contains(&t), "{t} never in arithmetic");
+        assert!(in_convert.contains(&t), "{t} never converted to");
+    }
+}

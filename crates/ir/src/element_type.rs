@@ -1,8 +1,27 @@
 //! Element (primitive) types of array shapes: `pred`, signed and unsigned
-//! integers, floats, complex (`c64`, `c128`) and `token`. Only names, sizes and classification live
-//! here; no arithmetic.
+//! integers (the narrow `s2`/`s4`/`u2`/`u4` included), floats (the 8-bit
+//! `f8*` types included), complex (`c64`, `c128`) and `token`. Only names,
+//! sizes and classification live here; no arithmetic (the narrow types'
+//! encodings are in `narrow.rs`).
 
 use std::fmt;
+
+/// A pattern matching every narrow element type (s2, s4, u2, u4 and the
+/// five f8 types): `match t { rxla_ir::narrow_types!() => ..., }`.
+#[macro_export]
+macro_rules! narrow_types {
+    () => {
+        $crate::ElementType::S2
+            | $crate::ElementType::S4
+            | $crate::ElementType::U2
+            | $crate::ElementType::U4
+            | $crate::ElementType::F8E4M3FN
+            | $crate::ElementType::F8E5M2
+            | $crate::ElementType::F8E4M3B11FNUZ
+            | $crate::ElementType::F8E4M3FNUZ
+            | $crate::ElementType::F8E5M2FNUZ
+    };
+}
 
 /// The element type of an array shape (XLA's `PrimitiveType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -26,11 +45,33 @@ pub enum ElementType {
     C128,
     /// Ordering token (`token[]`): carries no data.
     Token,
+    /// 2-bit signed integer, one element per byte (the low 2 bits).
+    S2,
+    /// 4-bit signed integer, one element per byte (the low 4 bits).
+    S4,
+    /// 2-bit unsigned integer, one element per byte.
+    U2,
+    /// 4-bit unsigned integer, one element per byte.
+    U4,
+    /// 8-bit float, 4 exponent bits (bias 7), 3 mantissa bits, no
+    /// infinities, NaN = S.1111.111.
+    F8E4M3FN,
+    /// 8-bit float, 5 exponent bits (bias 15), 2 mantissa bits, IEEE-like.
+    F8E5M2,
+    /// 8-bit float, 4 exponent bits (bias 11), 3 mantissa bits, no
+    /// infinities, no -0, one NaN = 0x80.
+    F8E4M3B11FNUZ,
+    /// 8-bit float, 4 exponent bits (bias 8), 3 mantissa bits, no
+    /// infinities, no -0, one NaN = 0x80.
+    F8E4M3FNUZ,
+    /// 8-bit float, 5 exponent bits (bias 16), 2 mantissa bits, no
+    /// infinities, no -0, one NaN = 0x80.
+    F8E5M2FNUZ,
 }
 
 impl ElementType {
     /// Every element type, in declaration order.
-    pub const ALL: [ElementType; 16] = [
+    pub const ALL: [ElementType; 25] = [
         ElementType::Pred,
         ElementType::S8,
         ElementType::S16,
@@ -47,6 +88,28 @@ impl ElementType {
         ElementType::C64,
         ElementType::C128,
         ElementType::Token,
+        ElementType::S2,
+        ElementType::S4,
+        ElementType::U2,
+        ElementType::U4,
+        ElementType::F8E4M3FN,
+        ElementType::F8E5M2,
+        ElementType::F8E4M3B11FNUZ,
+        ElementType::F8E4M3FNUZ,
+        ElementType::F8E5M2FNUZ,
+    ];
+
+    /// The narrow types: s2, s4, u2, u4 and the five f8 types.
+    pub const NARROW: [ElementType; 9] = [
+        ElementType::S2,
+        ElementType::S4,
+        ElementType::U2,
+        ElementType::U4,
+        ElementType::F8E4M3FN,
+        ElementType::F8E5M2,
+        ElementType::F8E4M3B11FNUZ,
+        ElementType::F8E4M3FNUZ,
+        ElementType::F8E5M2FNUZ,
     ];
 
     /// The HLO text name (`f32`, `pred`, ...).
@@ -68,6 +131,15 @@ impl ElementType {
             ElementType::C64 => "c64",
             ElementType::C128 => "c128",
             ElementType::Token => "token",
+            ElementType::S2 => "s2",
+            ElementType::S4 => "s4",
+            ElementType::U2 => "u2",
+            ElementType::U4 => "u4",
+            ElementType::F8E4M3FN => "f8e4m3fn",
+            ElementType::F8E5M2 => "f8e5m2",
+            ElementType::F8E4M3B11FNUZ => "f8e4m3b11fnuz",
+            ElementType::F8E4M3FNUZ => "f8e4m3fnuz",
+            ElementType::F8E5M2FNUZ => "f8e5m2fnuz",
         }
     }
 
@@ -76,10 +148,12 @@ impl ElementType {
         ElementType::ALL.iter().copied().find(|t| t.name() == name)
     }
 
-    /// Size of one element in bytes (pred is one byte, token zero).
+    /// Size of one element in bytes (pred is one byte, token zero; the
+    /// narrow types take one byte each: rxla never packs them).
     pub fn byte_size(self) -> usize {
         match self {
             ElementType::Pred | ElementType::S8 | ElementType::U8 => 1,
+            crate::narrow_types!() => 1,
             ElementType::S16 | ElementType::U16 | ElementType::F16 | ElementType::BF16 => 2,
             ElementType::S32 | ElementType::U32 | ElementType::F32 => 4,
             ElementType::S64 | ElementType::U64 | ElementType::F64 | ElementType::C64 => 8,
@@ -88,17 +162,48 @@ impl ElementType {
         }
     }
 
-    /// Width in bits (pred counts as 1 bit of information but 8 of storage;
-    /// this returns the storage width).
+    /// Width in bits, XLA's `BitWidth` (pred counts as 1 bit of
+    /// information but 8 of storage; this returns 8 for it). The narrow
+    /// integers are 2 or 4 bits wide although stored in a byte.
     pub fn bit_width(self) -> u32 {
-        self.byte_size() as u32 * 8
+        match self {
+            ElementType::S2 | ElementType::U2 => 2,
+            ElementType::S4 | ElementType::U4 => 4,
+            _ => self.byte_size() as u32 * 8,
+        }
     }
 
+    /// Floats, the f8 types included.
     pub fn is_float(self) -> bool {
         matches!(
             self,
             ElementType::F16 | ElementType::BF16 | ElementType::F32 | ElementType::F64
+        ) || self.is_f8()
+    }
+
+    /// One of the five 8-bit float types.
+    pub fn is_f8(self) -> bool {
+        matches!(
+            self,
+            ElementType::F8E4M3FN
+                | ElementType::F8E5M2
+                | ElementType::F8E4M3B11FNUZ
+                | ElementType::F8E4M3FNUZ
+                | ElementType::F8E5M2FNUZ
         )
+    }
+
+    /// s2, s4, u2 or u4.
+    pub fn is_int_n(self) -> bool {
+        matches!(
+            self,
+            ElementType::S2 | ElementType::S4 | ElementType::U2 | ElementType::U4
+        )
+    }
+
+    /// The narrow types (held as `ArrayData::Narrow`): f8 and 2/4-bit ints.
+    pub fn is_narrow(self) -> bool {
+        self.is_f8() || self.is_int_n()
     }
 
     /// c64 or c128 (not counted by [`ElementType::is_float`]).
@@ -129,14 +234,24 @@ impl ElementType {
     pub fn is_signed_int(self) -> bool {
         matches!(
             self,
-            ElementType::S8 | ElementType::S16 | ElementType::S32 | ElementType::S64
+            ElementType::S2
+                | ElementType::S4
+                | ElementType::S8
+                | ElementType::S16
+                | ElementType::S32
+                | ElementType::S64
         )
     }
 
     pub fn is_unsigned_int(self) -> bool {
         matches!(
             self,
-            ElementType::U8 | ElementType::U16 | ElementType::U32 | ElementType::U64
+            ElementType::U2
+                | ElementType::U4
+                | ElementType::U8
+                | ElementType::U16
+                | ElementType::U32
+                | ElementType::U64
         )
     }
 
@@ -188,5 +303,13 @@ mod tests {
         );
         assert_eq!(ElementType::F32.complex_of(), Some(ElementType::C64));
         assert!(!ElementType::C64.is_float());
+        assert_eq!(ElementType::from_name("s4"), Some(ElementType::S4));
+        assert_eq!(
+            ElementType::from_name("f8e4m3b11fnuz"),
+            Some(ElementType::F8E4M3B11FNUZ)
+        );
+        assert_eq!(ElementType::S4.bit_width(), 4);
+        assert_eq!(ElementType::U2.byte_size(), 1);
+        assert!(ElementType::F8E5M2.is_float() && ElementType::S2.is_signed_int());
     }
 }

@@ -16,6 +16,7 @@ pub mod layout_verifier;
 pub mod linalg;
 pub mod literal;
 pub mod module;
+pub mod narrow;
 pub mod ops;
 pub mod shape;
 pub mod shape_inference;

@@ -36,6 +36,10 @@ pub enum ArrayData {
     C128(Vec<Complex64>),
     /// Token values carry no data; the count is kept.
     Token(usize),
+    /// A narrow type (s2, s4, u2, u4, the f8 types): one byte per element
+    /// holding its bit pattern (`narrow.rs`; integers keep only their low
+    /// bits). Build it with [`ArrayData::narrow`], which masks.
+    Narrow(ElementType, Vec<u8>),
 }
 
 /// Applies `$body` to the typed vector inside an [`ArrayData`] bound as `$v`
@@ -59,6 +63,7 @@ macro_rules! dispatch_data {
             $crate::ArrayData::F64($v) => $body,
             $crate::ArrayData::C64($v) => $body,
             $crate::ArrayData::C128($v) => $body,
+            $crate::ArrayData::Narrow(_, $v) => $body,
             $crate::ArrayData::Token(_) => $tok,
         }
     };
@@ -85,6 +90,7 @@ macro_rules! map_data {
             $crate::ArrayData::F64($v) => $crate::ArrayData::F64($body),
             $crate::ArrayData::C64($v) => $crate::ArrayData::C64($body),
             $crate::ArrayData::C128($v) => $crate::ArrayData::C128($body),
+            $crate::ArrayData::Narrow(t, $v) => $crate::ArrayData::Narrow(*t, $body),
             $crate::ArrayData::Token(n) => $crate::ArrayData::Token(*n),
         }
     };
@@ -223,9 +229,20 @@ native_complex!(Complex32, f32, C64, 4);
 native_complex!(Complex64, f64, C128, 8);
 
 impl ArrayData {
+    /// Narrow-type data from bit patterns (integers masked to their width).
+    pub fn narrow(ty: ElementType, mut bits: Vec<u8>) -> ArrayData {
+        if ty.is_int_n() {
+            for b in &mut bits {
+                *b = crate::narrow::canonical(ty, *b);
+            }
+        }
+        ArrayData::Narrow(ty, bits)
+    }
+
     /// `n` zero elements (false for pred).
     pub fn zeros(ty: ElementType, n: usize) -> ArrayData {
         match ty {
+            t @ (crate::narrow_types!()) => ArrayData::Narrow(t, vec![0; n]),
             ElementType::Pred => ArrayData::Pred(vec![false; n]),
             ElementType::S8 => ArrayData::S8(vec![0; n]),
             ElementType::S16 => ArrayData::S16(vec![0; n]),
@@ -262,6 +279,7 @@ impl ArrayData {
             ArrayData::F64(_) => ElementType::F64,
             ArrayData::C64(_) => ElementType::C64,
             ArrayData::C128(_) => ElementType::C128,
+            ArrayData::Narrow(t, _) => *t,
             ArrayData::Token(_) => ElementType::Token,
         }
     }
@@ -311,6 +329,9 @@ impl ArrayData {
                     (ArrayData::F64(v), ArrayData::F64(f)) => ArrayData::F64(go!(v, f)),
                     (ArrayData::C64(v), ArrayData::C64(f)) => ArrayData::C64(go!(v, f)),
                     (ArrayData::C128(v), ArrayData::C128(f)) => ArrayData::C128(go!(v, f)),
+                    (ArrayData::Narrow(t, v), ArrayData::Narrow(u, f)) if t == u => {
+                        ArrayData::Narrow(*t, go!(v, f))
+                    }
                     _ => panic!(
                         "take_or: fill type {:?} differs from data type {:?}",
                         fill.element_type(),
@@ -324,6 +345,9 @@ impl ArrayData {
     /// One element from an f64 (padding values): numeric cast.
     pub fn scalar_from_f64(ty: ElementType, v: f64) -> ArrayData {
         match ty {
+            t @ (crate::narrow_types!()) => {
+                ArrayData::Narrow(t, vec![crate::narrow::from_f64(t, v)])
+            }
             ElementType::Pred => ArrayData::Pred(vec![v != 0.0]),
             ElementType::S8 => ArrayData::S8(vec![v as i8]),
             ElementType::S16 => ArrayData::S16(vec![v as i16]),
@@ -366,6 +390,7 @@ impl ArrayData {
             T::wrap(bytes.chunks_exact(size).map(T::read_le).collect())
         }
         Ok(match ty {
+            t @ (crate::narrow_types!()) => ArrayData::narrow(t, bytes.to_vec()),
             ElementType::Pred => read::<bool>(bytes, size),
             ElementType::S8 => read::<i8>(bytes, size),
             ElementType::S16 => read::<i16>(bytes, size),
@@ -415,6 +440,14 @@ impl ArrayData {
                 out.push_str(", ");
                 format_float(v[i].im, FloatWidth::F64, out);
                 out.push(')');
+            }
+            ArrayData::Narrow(t, v) => {
+                if t.is_int_n() {
+                    write!(out, "{}", crate::narrow::int_n_value(*t, v[i])).unwrap()
+                } else {
+                    let x = crate::narrow::to_f64(*t, v[i]);
+                    format_float(x, FloatWidth::Half(x as f32), out)
+                }
             }
             ArrayData::Token(_) => {}
         }
@@ -561,6 +594,34 @@ impl Literal {
     pub fn from_vec<T: NativeType>(dims: &[i64], values: Vec<T>) -> Result<Literal> {
         let shape = ArrayShape::new(T::TYPE, dims.to_vec())?;
         Ok(Literal::Array(ArrayLiteral::new(shape, T::wrap(values))?))
+    }
+
+    /// A literal of a narrow type (s2, s4, u2, u4, f8*) from values: f8
+    /// types round to nearest even, integers must be in range.
+    pub fn narrow(ty: ElementType, dims: &[i64], values: &[f64]) -> Result<Literal> {
+        if !ty.is_narrow() {
+            return Err(IrError::literal(format!("{ty} is not a narrow type")));
+        }
+        if ty.is_int_n() {
+            let (lo, hi) = crate::narrow::int_n_range(ty);
+            if let Some(v) = values
+                .iter()
+                .find(|&&v| v.fract() != 0.0 || v < lo as f64 || v > hi as f64)
+            {
+                return Err(IrError::literal(format!(
+                    "{v} is not a {ty} value (integers in [{lo}, {hi}])"
+                )));
+            }
+        }
+        let bits = values
+            .iter()
+            .map(|&v| crate::narrow::from_f64(ty, v))
+            .collect();
+        let shape = ArrayShape::new(ty, dims.to_vec())?;
+        Ok(Literal::Array(ArrayLiteral::new(
+            shape,
+            ArrayData::narrow(ty, bits),
+        )?))
     }
 
     /// A scalar literal.

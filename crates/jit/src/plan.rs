@@ -489,6 +489,16 @@ impl Planner<'_> {
         }
         let all_arrays = arrays.len() == instr.operands.len();
         let leaves: Vec<ArrayShape> = instr.shape.leaves().into_iter().cloned().collect();
+        let narrow = |s: &Shape| s.leaves().iter().any(|l| l.element_type.is_narrow());
+        // Sort and top-k move narrow elements as bytes (keys and comparator
+        // kernels decode them); the other runtime steps leave them to the
+        // evaluator.
+        let moves_bytes = matches!(instr.op, Op::Sort { .. } | Op::TopK { .. });
+        if !moves_bytes
+            && (narrow(&instr.shape) || instr.operands.iter().any(|&o| narrow(&comp.get(o).shape)))
+        {
+            return Ok(Err("narrow element types run on the evaluator".into()));
+        }
         let pair = |leaves: &[ArrayShape]| -> Option<[ArrayShape; 2]> {
             match (&instr.shape, leaves) {
                 (Shape::Tuple(t), [a, b]) if t.len() == 2 => Some([a.clone(), b.clone()]),

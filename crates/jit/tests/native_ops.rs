@@ -105,6 +105,11 @@ fn lit(shape: &str, v: &[f64]) -> Literal {
         ElementType::BF16 => ArrayData::BF16(v.iter().map(|&x| bf16::from_f64(x)).collect()),
         ElementType::F32 => ArrayData::F32(v.iter().map(|&x| x as f32).collect()),
         ElementType::F64 => ArrayData::F64(v.to_vec()),
+        // Narrow types: f8 rounds, s2/s4/u2/u4 saturate.
+        t @ (rxla_ir::narrow_types!()) => ArrayData::narrow(
+            t,
+            v.iter().map(|&x| rxla_ir::narrow::from_f64(t, x)).collect(),
+        ),
         ElementType::C64 | ElementType::C128 | ElementType::Token => panic!("{shape}"),
     };
     Literal::Array(ArrayLiteral::new(s, d).unwrap())

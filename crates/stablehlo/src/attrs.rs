@@ -843,6 +843,26 @@ fn element_bytes(v: &DenseVal, et: ElementType, out: &mut Vec<u8>) -> Result<(),
                 out.extend(ArrayData::scalar_from_f64(et, parse_float(s)?).to_le_bytes());
             }
         }
+        (DenseVal::Int(s), S2 | S4 | U2 | U4) => {
+            let i = parse_int(s).ok_or_else(|| format!("integer '{s}' is out of range"))?;
+            let (lo, hi) = rxla_ir::narrow::int_n_range(et);
+            let i = i64::try_from(i)
+                .ok()
+                .filter(|i| (lo..=hi).contains(i))
+                .ok_or_else(|| format!("integer '{s}' is out of range [{lo}, {hi}] of {et}"))?;
+            out.push(rxla_ir::narrow::int_n_wrap(et, i));
+        }
+        (DenseVal::Bool(b), S2 | S4 | U2 | U4) => out.push(*b as u8),
+        (DenseVal::Int(s), F8E4M3FN | F8E5M2 | F8E4M3B11FNUZ | F8E4M3FNUZ | F8E5M2FNUZ)
+            if s.starts_with("0x") || s.starts_with("0X") =>
+        {
+            let i = parse_int(s).ok_or_else(|| format!("bad hex float '{s}'"))?;
+            out.push(u8::try_from(i).map_err(|_| format!("hex float '{s}' is not 8 bits"))?);
+        }
+        (
+            DenseVal::Int(s) | DenseVal::Float(s),
+            F8E4M3FN | F8E5M2 | F8E4M3B11FNUZ | F8E4M3FNUZ | F8E5M2FNUZ,
+        ) => out.push(rxla_ir::narrow::from_f64(et, parse_float(s)?)),
         (DenseVal::Complex(re, im), C64 | C128) => {
             let part = if et == C64 { F32 } else { F64 };
             element_bytes(re, part, out)?;

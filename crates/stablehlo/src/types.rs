@@ -93,6 +93,15 @@ pub fn mlir_name(e: ElementType) -> &'static str {
         C64 => "complex<f32>",
         C128 => "complex<f64>",
         Token => "!stablehlo.token",
+        S2 => "i2",
+        S4 => "i4",
+        U2 => "ui2",
+        U4 => "ui4",
+        F8E4M3FN => "f8E4M3FN",
+        F8E5M2 => "f8E5M2",
+        F8E4M3B11FNUZ => "f8E4M3B11FNUZ",
+        F8E4M3FNUZ => "f8E4M3FNUZ",
+        F8E5M2FNUZ => "f8E5M2FNUZ",
     }
 }
 
@@ -114,20 +123,29 @@ pub fn element_type(name: &str) -> Option<ElementType> {
         "f32" => F32,
         "f64" => F64,
         "index" => S64,
+        "i2" | "si2" => S2,
+        "i4" | "si4" => S4,
+        "ui2" => U2,
+        "ui4" => U4,
+        "f8E4M3FN" => F8E4M3FN,
+        "f8E5M2" => F8E5M2,
+        "f8E4M3B11FNUZ" => F8E4M3B11FNUZ,
+        "f8E4M3FNUZ" => F8E4M3FNUZ,
+        "f8E5M2FNUZ" => F8E5M2FNUZ,
         _ => return None,
     })
 }
 
 fn unsupported_element(name: &str) -> String {
     let why = if name.starts_with("f8") || name.starts_with("f4") || name.starts_with("f6") {
-        " (rxla has no 8-bit or smaller floats)"
+        " (rxla has the f8 types f8E4M3FN, f8E5M2, f8E4M3B11FNUZ, f8E4M3FNUZ, f8E5M2FNUZ)"
     } else if name.starts_with('i') || name.starts_with("ui") || name.starts_with("si") {
-        " (rxla has 8, 16, 32 and 64-bit integers and i1)"
+        " (rxla has 2, 4, 8, 16, 32 and 64-bit integers and i1)"
     } else {
         ""
     };
     format!(
-        "unsupported element type '{name}'{why}; expected i1, i8..i64, ui8..ui64, f16, bf16, f32, f64 or complex<f32|f64>"
+        "unsupported element type '{name}'{why}; expected i1, i2, i4, i8..i64, ui2, ui4, ui8..ui64, f8E4M3FN, f8E5M2, f8E4M3B11FNUZ, f8E4M3FNUZ, f8E5M2FNUZ, f16, bf16, f32, f64 or complex<f32|f64>"
     )
 }
 
@@ -288,13 +306,23 @@ mod tests {
             Type::Tuple(vec![Type::Tensor(vec![], ElementType::BF16), Type::Token])
         );
         assert_eq!(ty("tensor<3xi64>").unwrap().to_string(), "tensor<3xi64>");
+        // The narrow types.
+        assert_eq!(
+            ty("tensor<2xf8E4M3FN>").unwrap(),
+            Type::Tensor(vec![2], ElementType::F8E4M3FN)
+        );
+        assert_eq!(
+            ty("tensor<ui4>").unwrap(),
+            Type::Tensor(vec![], ElementType::U4)
+        );
+        assert_eq!(ty("tensor<3xi2>").unwrap().to_string(), "tensor<3xi2>");
     }
 
     #[test]
     fn bad_types_are_located_errors() {
-        let e = ty("tensor<2xf8E4M3FN>").unwrap_err().to_string();
+        let e = ty("tensor<2xf4E2M1FN>").unwrap_err().to_string();
         assert!(
-            e.starts_with("t.mlir:1:10: error: unsupported element type 'f8E4M3FN'"),
+            e.starts_with("t.mlir:1:10: error: unsupported element type 'f4E2M1FN'"),
             "{e}"
         );
         let e = ty("tensor<?x2xf32>").unwrap_err().to_string();

@@ -52,9 +52,9 @@ fn unknown_op_is_located() {
 
 #[test]
 fn bad_types_are_located() {
-    let e = err(&GOOD.replace("%arg1: tensor<2xf32>", "%arg1: tensor<2xf8E5M2>"));
+    let e = err(&GOOD.replace("%arg1: tensor<2xf32>", "%arg1: tensor<2xf6E3M2FN>"));
     assert!(
-        e.starts_with("f.mlir:2:64: error: unsupported element type 'f8E5M2'"),
+        e.starts_with("f.mlir:2:64: error: unsupported element type 'f6E3M2FN'"),
         "{e}"
     );
     let e = err(&GOOD.replace("%arg0: tensor<2xf32>", "%arg0: tensor<?xf32>"));

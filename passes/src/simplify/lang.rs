@@ -203,10 +203,15 @@ impl ConstVal {
     /// A scalar constant from the little-endian bits of one element.
     pub fn scalar(ty: ElementType, bits: u64) -> ConstVal {
         let n = ty.byte_size();
+        let mut bytes = bits.to_le_bytes()[..n].to_vec();
+        if ty.is_narrow() {
+            // One byte per element, integers masked (`ArrayData::narrow`).
+            bytes[0] = rxla_ir::narrow::canonical(ty, bytes[0]);
+        }
         ConstVal {
             ty,
             dims: Vec::new(),
-            bytes: bits.to_le_bytes()[..n].to_vec(),
+            bytes,
         }
     }
 

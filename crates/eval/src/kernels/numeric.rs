@@ -110,6 +110,7 @@ macro_rules! cast_num {
                             d.element_type()
                         )));
                     }
+                    ArrayData::Narrow(..) => return Self::cast_all(&crate::narrow::widen(d)),
                     ArrayData::Token(_) => return Err(EvalError::new("token operands carry no values")),
                 })
             }
@@ -177,6 +178,16 @@ pub fn run_for_output<K: RingKernel>(
                 .map(bf16::from_f32)
                 .collect(),
         ),
+        // As XLA CPU: f32 accumulation, the result rounded to f16 and then
+        // to the f8 type; narrow integers wrap an s32 result.
+        t if t.is_f8() => {
+            let wide: Vec<f32> = go::<f32, K>(kernel, lhs, rhs)?;
+            let half = ArrayData::F16(wide.into_iter().map(f16::from_f32).collect());
+            crate::narrow::convert_to_narrow(&half, t)?
+        }
+        t @ (rxla_ir::narrow_types!()) => {
+            crate::narrow::convert_to_narrow(&ArrayData::S32(go(kernel, lhs, rhs)?), t)?
+        }
         ElementType::Token => return Err(EvalError::new("a token result has no values")),
     })
 }

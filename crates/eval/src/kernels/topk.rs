@@ -29,6 +29,12 @@ pub fn total_order(data: &ArrayData, i: usize, j: usize) -> Ordering {
         // Shape inference rejects topk of complex; lexicographic by parts.
         ArrayData::C64(v) => (v[i].re.total_cmp(&v[j].re)).then(v[i].im.total_cmp(&v[j].im)),
         ArrayData::C128(v) => (v[i].re.total_cmp(&v[j].re)).then(v[i].im.total_cmp(&v[j].im)),
+        ArrayData::Narrow(t, v) if t.is_f8() => {
+            rxla_ir::narrow::to_f64(*t, v[i]).total_cmp(&rxla_ir::narrow::to_f64(*t, v[j]))
+        }
+        ArrayData::Narrow(t, v) => {
+            rxla_ir::narrow::int_n_value(*t, v[i]).cmp(&rxla_ir::narrow::int_n_value(*t, v[j]))
+        }
         ArrayData::Token(_) => Ordering::Equal,
     }
 }

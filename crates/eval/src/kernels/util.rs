@@ -20,6 +20,10 @@ pub fn index_values(a: &ArrayLiteral, what: &str) -> Result<Vec<i64>> {
             .iter()
             .map(|&x| i64::try_from(x).unwrap_or(i64::MAX))
             .collect(),
+        ArrayData::Narrow(t, v) if t.is_int_n() => v
+            .iter()
+            .map(|&x| rxla_ir::narrow::int_n_value(*t, x))
+            .collect(),
         _ => {
             return Err(EvalError::new(format!(
                 "{what}: expected integer indices, got {}",
@@ -56,6 +60,11 @@ pub fn set_elem(dst: &mut ArrayData, i: usize, src: &ArrayData, j: usize) -> Res
                     *d.get_mut(i).ok_or_else(|| EvalError::new("element copy: destination index out of range"))? = x;
                     Ok(())
                 })*
+                (ArrayData::Narrow(t, d), ArrayData::Narrow(u, s)) if t == u => {
+                    let x = *s.get(j).ok_or_else(|| EvalError::new("element copy: source index out of range"))?;
+                    *d.get_mut(i).ok_or_else(|| EvalError::new("element copy: destination index out of range"))? = x;
+                    Ok(())
+                }
                 (d, s) => Err(EvalError::new(format!(
                     "a sub-computation produced {} where {} was expected",
                     s.element_type(),

@@ -386,9 +386,14 @@ fn bitcast_convert(g: &mut Gen, cb: &mut Cb) {
         .array(x)
         .cloned()
         .unwrap_or_else(|| scalar(ElementType::F32));
-    let wi = a.element_type.byte_size();
-    let want = g.ty_numeric();
-    let wo = want.byte_size();
+    // Widths in bits: s4 is 4 bits wide (XLA's BitWidth).
+    let wi = a.element_type.bit_width() as usize;
+    let want = if g.chance(1, 6) {
+        g.pick(&ElementType::NARROW)
+    } else {
+        g.ty_numeric()
+    };
+    let wo = want.bit_width() as usize;
     let mut dims = a.dims.clone();
     let ty = if wo < wi && a.rank() < 4 {
         dims.push((wi / wo) as i64);
@@ -400,8 +405,9 @@ fn bitcast_convert(g: &mut Gen, cb: &mut Cb) {
         // Same width: any type of that width (maybe the same type).
         let same: Vec<ElementType> = super::DATA_TYPES[1..]
             .iter()
+            .chain(&ElementType::NARROW)
             .copied()
-            .filter(|t| t.byte_size() == wi)
+            .filter(|t| t.bit_width() as usize == wi)
             .collect();
         g.pick(&same)
     };

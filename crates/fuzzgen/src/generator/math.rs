@@ -48,7 +48,7 @@ pub(super) fn by_name(g: &mut Gen, cb: &mut Cb, name: &str) -> bool {
         "imag" => complex_chain(g, cb, UnaryOp::Imag),
         "fft" => return fft(g, cb),
         "reduce-precision" => {
-            let x = g.array_where(cb, |t| t.is_float(), Gen::ty_float, 0);
+            let x = g.array_where(cb, |t| t.is_float() && !t.is_f8(), Gen::ty_float, 0);
             let a = cb
                 .array(x)
                 .cloned()

@@ -187,8 +187,13 @@ impl<'a, 'b> Gen<'a, 'b> {
         p
     }
 
+    /// Any data type; one time in eight a narrow one (s2, s4, u2, u4, f8).
     pub fn ty_any(&mut self) -> ElementType {
-        self.pick(&DATA_TYPES)
+        if self.chance(1, 8) {
+            self.pick(&ElementType::NARROW)
+        } else {
+            self.pick(&DATA_TYPES)
+        }
     }
     pub fn ty_float(&mut self) -> ElementType {
         self.pick(&[

@@ -93,6 +93,15 @@ fn first_difference(a: &ArrayData, b: &ArrayData) -> Option<usize> {
                 .iter()
                 .all(|(a, b)| (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits())
         }),
+        (ArrayData::Narrow(t, x), ArrayData::Narrow(u, y)) if t == u => {
+            let f8 = rxla_ir::narrow::f8_format(*t);
+            pos(x, y, |p, q| {
+                p == q
+                    || f8.is_some_and(|f| {
+                        rxla_ir::narrow::f8_is_nan(f, *p) && rxla_ir::narrow::f8_is_nan(f, *q)
+                    })
+            })
+        }
         (ArrayData::Token(_), ArrayData::Token(_)) => None,
         _ => Some(0),
     }

@@ -224,10 +224,11 @@ pub(super) fn rng(
         ));
     }
     let t = a.element_type;
-    let ok = match dist {
-        RngDistribution::Uniform => t.is_float() || t.is_integer(),
-        RngDistribution::Normal => t.is_float(),
-    };
+    let ok = !t.is_narrow()
+        && match dist {
+            RngDistribution::Uniform => t.is_float() || t.is_integer(),
+            RngDistribution::Normal => t.is_float(),
+        };
     if !ok {
         return err(format!("{} does not support element type {t}", dist.name()));
     }

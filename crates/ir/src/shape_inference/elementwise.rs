@@ -69,8 +69,11 @@ pub(super) fn reduce_precision(
 ) -> Result<Shape> {
     expect_count(ops, 1)?;
     let a = array(ops[0], "the operand")?;
-    if !a.element_type.is_float() {
-        return err(format!("expects a floating-point operand, got {}", ash(a)));
+    if !a.element_type.is_float() || a.element_type.is_f8() {
+        return err(format!(
+            "expects an f16, bf16, f32 or f64 operand, got {}",
+            ash(a)
+        ));
     }
     if exponent_bits < 1 || mantissa_bits < 0 {
         return err(format!(
@@ -283,7 +286,12 @@ pub(super) fn bitcast_convert(ops: &[&Shape], declared: Option<&Shape>) -> Resul
     let a = array(ops[0], "the operand")?;
     let d = need_declared(declared)?;
     let t = array(d, "the result")?.element_type;
-    let (wi, wo) = (a.element_type.byte_size(), t.byte_size());
+    // Widths in bits (XLA's BitWidth): s4 is 4 bits wide although stored
+    // in a byte, so s8[3] bitcast-converts to s4[3,2].
+    let (wi, wo) = (a.element_type.bit_width(), t.bit_width());
+    if wi == 0 || wo == 0 {
+        return err(format!("cannot bitcast-convert {} to {t}", ash(a)));
+    }
     if a.element_type.is_pred() != t.is_pred() {
         return err(format!(
             "cannot bitcast-convert between pred and another type ({} to {t})",

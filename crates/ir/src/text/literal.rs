@@ -92,6 +92,20 @@ impl ElidedFill {
             ElementType::U16 => ArrayData::U16((0..n).map(|_| (next() % 8) as u16).collect()),
             ElementType::U32 => ArrayData::U32((0..n).map(|_| (next() % 8) as u32).collect()),
             ElementType::U64 => ArrayData::U64((0..n).map(|_| next() % 8).collect()),
+            t @ (crate::narrow_types!()) => ArrayData::narrow(
+                t,
+                (0..n)
+                    .map(|_| {
+                        if t.is_f8() {
+                            crate::narrow::from_f64(t, unit(&mut next))
+                        } else {
+                            let (lo, hi) = crate::narrow::int_n_range(t);
+                            let v = small_int(&mut next).clamp(lo, hi);
+                            crate::narrow::int_n_wrap(t, v)
+                        }
+                    })
+                    .collect(),
+            ),
             ElementType::Token => ArrayData::Token(1),
         };
         c.pos += "{...}".len();
@@ -333,6 +347,20 @@ fn element(c: &mut Cursor<'_>, data: &mut ArrayData) -> Result<()> {
         ArrayData::F64(v) => v.push(float(tok).ok_or_else(|| bad("expected a number"))?),
         // Read above.
         ArrayData::C64(_) | ArrayData::C128(_) => {}
+        ArrayData::Narrow(t, v) => {
+            let t = *t;
+            if t.is_f8() {
+                let x = float(tok).ok_or_else(|| bad("expected a number"))?;
+                v.push(crate::narrow::from_f64(t, x));
+            } else {
+                let x: i128 = tok.parse().map_err(|_| bad("expected an integer"))?;
+                let (lo, hi) = crate::narrow::int_n_range(t);
+                if x < lo as i128 || x > hi as i128 {
+                    return Err(bad(&format!("out of range [{lo}, {hi}]")));
+                }
+                v.push(crate::narrow::int_n_wrap(t, x as i64));
+            }
+        }
         ArrayData::Token(n) => *n += 1,
     }
     Ok(())

@@ -32,6 +32,10 @@ fn to_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
     if scalar::is_half(et) {
         return scalar::half_bits_raw(em, v, et);
     }
+    if et.is_int_n() {
+        // The narrow pattern: the low bits of the held i8.
+        return Ok(em.b.ins().band_imm_s(v, (1i64 << et.bit_width()) - 1));
+    }
     let it = int_type(et.byte_size())?;
     Ok(if scalar::storage(et)? == it {
         v
@@ -49,6 +53,14 @@ fn from_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
         let nz = em.b.ins().icmp_imm_s(IntCC::NotEqual, v, 0);
         return from_bits(em, nz, ElementType::U8);
     }
+    if et.is_int_n() {
+        let v = if em.b.func.dfg.value_type(v) == I8 {
+            v
+        } else {
+            em.b.ins().ireduce(I8, v)
+        };
+        return Ok(scalar::wrap_int_n(em, v, et));
+    }
     let st = scalar::storage(et)?;
     Ok(if em.b.func.dfg.value_type(v) == st {
         v
@@ -63,7 +75,7 @@ pub fn same_width(em: &mut Emitter, x: Value, from: ElementType, to: ElementType
     if from.is_token() || to.is_token() {
         return Err(JitError::unsupported("bitcast-convert of tokens"));
     }
-    if from.byte_size() != to.byte_size() {
+    if from.bit_width() != to.bit_width() {
         return Err(JitError::unsupported("bitcast-convert width"));
     }
     let bits = to_bits(em, x, from)?;
@@ -83,48 +95,61 @@ pub fn width_changing(
     if from.is_token() || to.is_token() {
         return Err(JitError::unsupported("bitcast-convert of tokens"));
     }
-    let (fb, tb) = (from.byte_size(), to.byte_size());
-    if fb > tb {
-        // Narrower: out = operand dims + [fb / tb].
+    // Widths in bits (s4 is 4 bits wide in one byte of storage); held
+    // bits live in the integer type of at least one byte.
+    let (wi, wo) = (from.bit_width() as usize, to.bit_width() as usize);
+    let holder = |bits: usize| int_type(bits.div_ceil(8).max(1));
+    if wi > wo {
+        // Narrower: out = operand dims + [wi / wo].
         let n = out.rank();
         if n == 0
             || os.dims[..] != out.dims[..n - 1]
-            || out.dims[n - 1] != (fb / tb) as i64
-            || fb % tb != 0
+            || out.dims[n - 1] != (wi / wo) as i64
+            || wi % wo != 0
         {
             return Err(JitError::unsupported("bitcast-convert shapes"));
         }
         let v = em.emit(c, operand, &idx[..n - 1], None)?;
         let bits = to_bits(em, v, from)?;
+        let ht = holder(wi)?;
         let k = idx[n - 1];
-        let k = if int_type(fb)? == I64 {
+        let k = if ht == I64 {
             k
         } else {
-            em.b.ins().ireduce(int_type(fb)?, k)
+            em.b.ins().ireduce(ht, k)
         };
-        let shift = em.b.ins().imul_imm_s(k, (tb * 8) as i64);
+        let shift = em.b.ins().imul_imm_s(k, wo as i64);
         let part = em.b.ins().ushr(bits, shift);
-        let part = em.b.ins().ireduce(int_type(tb)?, part);
+        let to_t = holder(wo)?;
+        let part = if to_t == ht {
+            part
+        } else {
+            em.b.ins().ireduce(to_t, part)
+        };
         from_bits(em, part, to)
     } else {
-        // Wider: operand = out dims + [tb / fb].
+        // Wider: operand = out dims + [wo / wi].
         let m = os.rank();
         if m == 0
             || os.dims[..m - 1] != out.dims[..]
-            || os.dims[m - 1] != (tb / fb) as i64
-            || tb % fb != 0
+            || os.dims[m - 1] != (wo / wi) as i64
+            || wo % wi != 0
         {
             return Err(JitError::unsupported("bitcast-convert shapes"));
         }
-        let wide = int_type(tb)?;
+        let wide = holder(wo)?;
         let mut acc = em.b.ins().iconst(wide, 0);
-        for k in 0..tb / fb {
+        for k in 0..wo / wi {
             let mut oi = idx.to_vec();
             oi.push(em.iconst(k as i64));
             let v = em.emit(c, operand, &oi, None)?;
             let bits = to_bits(em, v, from)?;
-            let bits = em.b.ins().uextend(wide, bits);
-            let bits = em.b.ins().ishl_imm_s(bits, (k * fb * 8) as i64);
+            let bits = if holder(wi)? == wide {
+                bits
+            } else {
+                em.b.ins().uextend(wide, bits)
+            };
+            let bits = em.b.ins().ishl_imm_s(bits, (k * wi) as i64);
             acc = em.b.ins().bor(acc, bits);
         }
         from_bits(em, acc, to)

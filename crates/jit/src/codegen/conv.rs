@@ -199,6 +199,8 @@ pub fn convolution(
 fn finish(em: &mut Emitter, r: Value, et: ElementType) -> Result<Value> {
     if scalar::is_half(et) {
         scalar::round_half(em, r, et)
+    } else if et.is_int_n() {
+        Ok(scalar::wrap_int_n(em, r, et))
     } else {
         Ok(r)
     }

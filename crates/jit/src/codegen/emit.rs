@@ -260,6 +260,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
             && self.b.func.dfg.value_type(v) == cranelift_codegen::ir::types::F32
         {
             scalar::half_bits_raw(self, v, et)?
+        } else if et.is_int_n() {
+            self.b.ins().band_imm_s(v, (1i64 << et.bit_width()) - 1)
         } else {
             v
         };
@@ -649,11 +651,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             .with_can_move();
         let Some(sym) = lanes else {
             let v = self.b.ins().load(ty, flags, addr, 0);
-            return if scalar::is_half(et) {
-                scalar::half_from_bits(self, v, et)
-            } else {
-                Ok(v)
-            };
+            return scalar::from_memory(self, v, et);
         };
         if et != ElementType::F32 {
             return Err(JitError::unsupported("vector loads of non-f32 data"));
@@ -741,6 +739,16 @@ impl<'a, 'f> Emitter<'a, 'f> {
         {
             let et = instr.shape.element_type().unwrap_or(ElementType::F16);
             v = scalar::round_half(self, v, et)?;
+        }
+        if lanes.is_none()
+            && !self.inputs.contains_key(&(c, id))
+            && matches!(
+                instr.op,
+                Op::Unary(_) | Op::Binary(_) | Op::Clamp | Op::Iota { .. }
+            )
+            && let Some(et) = instr.shape.element_type().filter(|t| t.is_int_n())
+        {
+            v = scalar::wrap_int_n(self, v, et);
         }
         if let Some(top) = self.memo.last_mut() {
             top.insert(key, v);
@@ -831,6 +839,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
                         || from.byte_size() != et.byte_size()
                         || scalar::is_half(from)
                         || scalar::is_half(et)
+                        || from.is_int_n()
+                        || et.is_int_n()
                     {
                         return Err(JitError::unsupported("element-type-changing bitcast"));
                     }
@@ -1003,7 +1013,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 let from = op_shape(0)?.element_type;
                 // A width-changing bitcast-convert also changes the rank:
                 // the operand cannot be indexed with this op's index.
-                if matches!(instr.op, Op::BitcastConvert) && from.byte_size() != et.byte_size() {
+                if matches!(instr.op, Op::BitcastConvert) && from.bit_width() != et.bit_width() {
                     if lanes.is_some() {
                         return Err(JitError::unsupported(
                             "vector width-changing bitcast-convert",
@@ -2441,6 +2451,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let r = self.b.use_var(acc);
         if scalar::is_half(et) {
             scalar::round_half(self, r, et)
+        } else if et.is_int_n() {
+            Ok(scalar::wrap_int_n(self, r, et))
         } else {
             Ok(r)
         }

@@ -5,7 +5,7 @@
 //! conversions). Each helper computes exactly what the evaluator computes.
 //! No code generation here.
 
-use cranelift_codegen::ir::types::{F32, F64, I16, I64};
+use cranelift_codegen::ir::types::{F32, F64, I8, I16, I64};
 use cranelift_codegen::ir::{AbiParam, Signature, Type};
 use cranelift_codegen::isa::CallConv;
 
@@ -173,6 +173,83 @@ extern "C" fn rx_bf16_bits_raw(x: f32) -> i16 {
     f32_to_bf16_bits_raw(x) as i16
 }
 
+// The f8 types are held as f32 too. `rx_<t>_to_f32` / `rx_<t>_bits_raw`
+// move every pattern unchanged (an f8e5m2 NaN keeps its payload in the
+// top of the f32 mantissa); `rx_<t>_round` is the evaluator's rounding of
+// an arithmetic result (f32 → f16 → f8, as XLA CPU computes f8 in f16);
+// `rx_<t>_from_f64` is the direct conversion (one rounding).
+
+/// An f8 pattern as the f32 a kernel holds (see above).
+pub fn f8_bits_to_f32_raw(f: rxla_ir::narrow::F8Format, b: u8) -> f32 {
+    use rxla_ir::narrow::{F8Kind, f8_decode, f8_is_nan};
+    if f.kind == F8Kind::Ieee && f8_is_nan(f, b) {
+        let sign = ((b & 0x80) as u32) << 24;
+        return f32::from_bits(sign | 0x7f80_0000 | (((b & 3) as u32) << 21));
+    }
+    f8_decode(f, b)
+}
+
+/// The inverse of [`f8_bits_to_f32_raw`] on the values it produces.
+pub fn f32_to_f8_bits_raw(f: rxla_ir::narrow::F8Format, x: f32) -> u8 {
+    use rxla_ir::narrow::{F8Kind, f8_encode};
+    if x.is_nan() && f.kind == F8Kind::Ieee {
+        let b = x.to_bits();
+        let sign = ((b >> 24) & 0x80) as u8;
+        let man = ((b >> 21) & 3) as u8;
+        return sign | 0x7c | if man == 0 { 2 } else { man };
+    }
+    f8_encode(f, x as f64)
+}
+
+macro_rules! f8_calls {
+    ($($et:ident: $to:ident, $raw:ident, $round:ident, $from:ident;)*) => {
+        $(
+            extern "C" fn $to(b: i8) -> f32 {
+                f8_bits_to_f32_raw(f8fmt(rxla_ir::ElementType::$et), b as u8)
+            }
+            extern "C" fn $raw(x: f32) -> i8 {
+                f32_to_f8_bits_raw(f8fmt(rxla_ir::ElementType::$et), x) as i8
+            }
+            extern "C" fn $round(x: f32) -> f32 {
+                let f = f8fmt(rxla_ir::ElementType::$et);
+                let h = half::f16::from_f32(x).to_f64();
+                f8_bits_to_f32_raw(f, rxla_ir::narrow::f8_encode(f, h))
+            }
+            extern "C" fn $from(x: f64) -> f32 {
+                let f = f8fmt(rxla_ir::ElementType::$et);
+                f8_bits_to_f32_raw(f, rxla_ir::narrow::f8_encode(f, x))
+            }
+        )*
+        /// The host functions of the f8 types.
+        fn f8_libcalls() -> Vec<Libcall> {
+            vec![$(
+                lc!(stringify!($to), $to as extern "C" fn(i8) -> f32, [I8], F32),
+                lc!(stringify!($raw), $raw as extern "C" fn(f32) -> i8, [F32], I8),
+                lc!(stringify!($round), $round as extern "C" fn(f32) -> f32, [F32], F32),
+                lc!(stringify!($from), $from as extern "C" fn(f64) -> f32, [F64], F32),
+            )*]
+        }
+
+        /// `[to_f32, bits_raw, round, from_f64]` host function names of an
+        /// f8 type.
+        pub fn f8_names(et: rxla_ir::ElementType) -> Option<[&'static str; 4]> {
+            match et {
+                $(rxla_ir::ElementType::$et => Some([
+                    stringify!($to),
+                    stringify!($raw),
+                    stringify!($round),
+                    stringify!($from),
+                ]),)*
+                _ => None,
+            }
+        }
+    };
+}
+
+fn f8fmt(et: rxla_ir::ElementType) -> rxla_ir::narrow::F8Format {
+    rxla_ir::narrow::f8_format(et).expect("an f8 type")
+}
+
 /// An f16 bit pattern as the f32 a kernel holds: the value, or for a NaN
 /// its sign and payload unchanged (a signalling NaN stays signalling).
 pub fn f16_bits_to_f32_raw(b: u16) -> f32 {
@@ -230,14 +307,14 @@ pub struct Libcall {
 }
 
 macro_rules! lc {
-    ($name:literal, $f:expr, [$($p:expr),*], $r:expr) => {
+    ($name:expr, $f:expr, [$($p:expr),*], $r:expr) => {
         Libcall { name: $name, addr: $f as *const u8, params: &[$($p),*], ret: $r }
     };
 }
 
 /// Every host function, Cranelift's libcall names included.
 pub fn all() -> Vec<Libcall> {
-    vec![
+    let mut v = vec![
         lc!(
             "rxla_block_exp",
             crate::wide::block_exp as unsafe extern "C" fn(*mut f32, *const f32, i64) -> i64,
@@ -533,7 +610,9 @@ pub fn all() -> Vec<Libcall> {
             [F64],
             I16
         ),
-    ]
+    ];
+    v.extend(f8_libcalls());
+    v
 }
 
 /// The Cranelift signature of a host function.
@@ -570,4 +649,12 @@ mod tests {
         assert_eq!(s & 0x0040_0000, 0);
         assert_eq!(s, 0x7f80_2000);
     }
+}
+
+f8_calls! {
+    F8E4M3FN: rx_f8e4m3fn_to_f32, rx_f8e4m3fn_bits_raw, rx_f8e4m3fn_round, rx_f8e4m3fn_from_f64;
+    F8E5M2: rx_f8e5m2_to_f32, rx_f8e5m2_bits_raw, rx_f8e5m2_round, rx_f8e5m2_from_f64;
+    F8E4M3B11FNUZ: rx_f8e4m3b11fnuz_to_f32, rx_f8e4m3b11fnuz_bits_raw, rx_f8e4m3b11fnuz_round, rx_f8e4m3b11fnuz_from_f64;
+    F8E4M3FNUZ: rx_f8e4m3fnuz_to_f32, rx_f8e4m3fnuz_bits_raw, rx_f8e4m3fnuz_round, rx_f8e4m3fnuz_from_f64;
+    F8E5M2FNUZ: rx_f8e5m2fnuz_to_f32, rx_f8e5m2fnuz_bits_raw, rx_f8e5m2fnuz_round, rx_f8e5m2fnuz_from_f64;
 }

@@ -7,6 +7,13 @@
 //! of a vector (the same code as the vector lanes); f64 and the half types
 //! (f16/bf16, computed in f32 and rounded once, like the evaluator) call
 //! registered host functions, the evaluator's own definitions.
+//!
+//! Narrow types: the f8 types are held as f32 like the halves (their
+//! patterns loaded and stored through host functions, every arithmetic
+//! result rounded f32 → f16 → f8 by `rx_<t>_round`, as the evaluator);
+//! s2/s4/u2/u4 are held as an `i8` of their value (sign- or
+//! zero-extended), computed on as s8/u8 and wrapped back to their width
+//! after every op ([`wrap_int_n`]); memory holds their low bits.
 
 use super::emit::Emitter;
 use crate::error::{JitError, Result};
@@ -21,6 +28,8 @@ use rxla_ir::{ArrayData, BinaryOp, ComparisonDirection, ComparisonType, ElementT
 pub fn storage(et: ElementType) -> Result<Type> {
     Ok(match et {
         ElementType::F16 | ElementType::BF16 => F32,
+        t if t.is_f8() => F32,
+        t if t.is_int_n() => I8,
         ElementType::Pred | ElementType::S8 | ElementType::U8 => I8,
         ElementType::S16 | ElementType::U16 => I16,
         ElementType::S32 | ElementType::U32 => I32,
@@ -31,13 +40,50 @@ pub fn storage(et: ElementType) -> Result<Type> {
     })
 }
 
+/// Types held as the f32 of their value and rounded after every op: the
+/// halves (f16, bf16) and the f8 types.
 pub fn is_half(et: ElementType) -> bool {
-    matches!(et, ElementType::F16 | ElementType::BF16)
+    matches!(et, ElementType::F16 | ElementType::BF16) || et.is_f8()
 }
 
-/// The type of one element in memory (half types are 16-bit patterns).
+/// The type of one element in memory (half types are 16-bit patterns,
+/// f8 and the 2/4-bit integers one byte).
 pub fn memory(et: ElementType) -> Result<Type> {
-    if is_half(et) { Ok(I16) } else { storage(et) }
+    if et.is_narrow() {
+        Ok(I8)
+    } else if is_half(et) {
+        Ok(I16)
+    } else {
+        storage(et)
+    }
+}
+
+/// An `i8` holding an s8/u8 result wrapped to the 2/4-bit integer `et`
+/// (sign- or zero-extended from its width, as the evaluator wraps).
+pub fn wrap_int_n(em: &mut Emitter, v: Value, et: ElementType) -> Value {
+    let w = et.bit_width() as i64;
+    if et.is_signed_int() {
+        let t = em.b.ins().ishl_imm_s(v, 8 - w);
+        em.b.ins().sshr_imm_s(t, 8 - w)
+    } else {
+        em.b.ins().band_imm_s(v, (1 << w) - 1)
+    }
+}
+
+/// A loaded element (memory type) as the value a kernel holds.
+pub fn from_memory(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
+    if is_half(et) {
+        half_from_bits(em, v, et)
+    } else if et.is_int_n() {
+        Ok(wrap_int_n(em, v, et))
+    } else {
+        Ok(v)
+    }
+}
+
+/// The host function names of f8 type `et`.
+fn f8(et: ElementType) -> Result<[&'static str; 4]> {
+    super::libcalls::f8_names(et).ok_or_else(|| JitError::codegen(format!("{et} is not f8")))
 }
 
 /// Calls the half-conversion helper `[bf16, f16]` for `et` on `v`.
@@ -58,12 +104,18 @@ fn half_call(
 /// A half value's f32 from its bits (every pattern kept: a signalling
 /// NaN stays signalling, see `libcalls`).
 pub fn half_from_bits(em: &mut Emitter, bits: Value, et: ElementType) -> Result<Value> {
+    if et.is_f8() {
+        return em.call(f8(et)?[0], &[bits]);
+    }
     half_call(em, ["rx_bf16_to_f32", "rx_f16_to_f32"], bits, et)
 }
 
 /// The bits of a held half value (the inverse of [`half_from_bits`]):
 /// for stores and bitcasts, where the evaluator moves bits unchanged.
 pub fn half_bits_raw(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
+    if et.is_f8() {
+        return em.call(f8(et)?[1], &[v]);
+    }
     half_call(em, ["rx_bf16_bits_raw", "rx_f16_bits_raw"], v, et)
 }
 
@@ -75,6 +127,10 @@ pub fn half_to_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value
 
 /// Rounds an f32 to the nearest value of half type `et` (held as f32).
 pub fn round_half(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
+    if et.is_f8() {
+        // An f8 arithmetic result: through f16 (the evaluator, XLA CPU).
+        return em.call(f8(et)?[2], &[v]);
+    }
     let b = half_to_bits(em, v, et)?;
     half_from_bits(em, b, et)
 }
@@ -82,6 +138,7 @@ pub fn round_half(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> 
 pub fn zero(em: &mut Emitter, et: ElementType) -> Result<Value> {
     Ok(match et {
         ElementType::F32 | ElementType::F16 | ElementType::BF16 => em.b.ins().f32const(0.0),
+        t if t.is_f8() => em.b.ins().f32const(0.0),
         ElementType::F64 => em.b.ins().f64const(0.0),
         _ => em.b.ins().iconst(storage(et)?, 0),
     })
@@ -120,6 +177,19 @@ pub fn literal_value(em: &mut Emitter, d: &ArrayData, i: usize) -> Result<Value>
             em.b.ins()
                 .f32const(super::libcalls::bf16_bits_to_f32_raw(b))
         }
+        ArrayData::Narrow(t, v) => {
+            let b = *v.get(i).ok_or_else(oob)?;
+            match rxla_ir::narrow::f8_format(*t) {
+                Some(f) => {
+                    em.b.ins()
+                        .f32const(super::libcalls::f8_bits_to_f32_raw(f, b))
+                }
+                None => {
+                    em.b.ins()
+                        .iconst(I8, rxla_ir::narrow::int_n_value(*t, b) as u8 as i64)
+                }
+            }
+        }
         _ => return Err(JitError::unsupported("token constant")),
     })
 }
@@ -127,6 +197,14 @@ pub fn literal_value(em: &mut Emitter, d: &ArrayData, i: usize) -> Result<Value>
 /// An `i64` index converted to `et` (iota).
 pub fn from_i64(em: &mut Emitter, i: Value, et: ElementType) -> Result<Value> {
     let ty = storage(et)?;
+    if et.is_f8() {
+        let w = em.b.ins().fcvt_from_sint(F64, i);
+        return em.call(f8(et)?[3], &[w]);
+    }
+    if et.is_int_n() {
+        let r = em.b.ins().ireduce(I8, i);
+        return Ok(wrap_int_n(em, r, et));
+    }
     Ok(match et {
         ElementType::F32 | ElementType::F64 | ElementType::F16 | ElementType::BF16 => {
             em.b.ins().fcvt_from_sint(ty, i)
@@ -257,6 +335,13 @@ pub fn unary(em: &mut Emitter, op: UnaryOp, et: ElementType, x: Value) -> Result
             }
         }
         UnaryOp::Popcnt => b.ins().popcnt(x),
+        UnaryOp::Clz if et.is_int_n() => {
+            // Leading zeros in the narrow width (XLA, the evaluator).
+            let w = et.bit_width() as i64;
+            let p = b.ins().band_imm_s(x, (1 << w) - 1);
+            let z = em.b.ins().clz(p);
+            em.b.ins().iadd_imm_s(z, w - 8)
+        }
         UnaryOp::Clz => b.ins().clz(x),
         _ => return Err(JitError::unsupported(format!("{} on {et}", op.name()))),
     })
@@ -274,6 +359,32 @@ pub fn binary(
         && let Some(v) = super::approx::scalar_f32_binary(em, op, x, y)?
     {
         return Ok(v);
+    }
+    if et.is_int_n()
+        && matches!(
+            op,
+            BinaryOp::ShiftRightLogical | BinaryOp::ShiftRightArithmetic
+        )
+    {
+        // XLA shifts 2/4-bit integers right in their own width (the
+        // amount read as an unsigned narrow value), as the evaluator.
+        let w = et.bit_width() as i64;
+        let mask = (1i64 << w) - 1;
+        let k = em.b.ins().band_imm_s(y, mask);
+        if op == BinaryOp::ShiftRightLogical {
+            let p = em.b.ins().band_imm_s(x, mask);
+            let sh = em.b.ins().ushr(p, k);
+            let big =
+                em.b.ins()
+                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, k, w);
+            let zero = em.b.ins().iconst(I8, 0);
+            return Ok(em.b.ins().select(big, zero, sh));
+        }
+        let t = em.b.ins().ishl_imm_s(x, 8 - w);
+        let v = em.b.ins().sshr_imm_s(t, 8 - w);
+        let top = em.b.ins().iconst(I8, w - 1);
+        let n = em.b.ins().umin(k, top);
+        return Ok(em.b.ins().sshr(v, n));
     }
     if et.is_float() {
         let b = &mut em.b;
@@ -453,12 +564,47 @@ pub fn convert(em: &mut Emitter, x: Value, from: ElementType, to: ElementType) -
     // Half values are exact f32s: convert from them as from f32, but
     // quieted first (a held signalling NaN keeps its bits; the evaluator's
     // half-to-f32 conversion quiets it). x + (-0) is x for every other x.
-    let (x, from) = if is_half(from) {
+    let (x, from) = if from.is_f8() {
+        // ml_dtypes' (and the evaluator's) f8 → f32: a NaN becomes the
+        // quiet NaN of its sign, whatever its payload.
+        let nan = em.b.ins().fcmp(FloatCC::Unordered, x, x);
+        let bits = em.b.ins().bitcast(I32, MemFlagsData::new(), x);
+        let sign = em.b.ins().band_imm_s(bits, 0x8000_0000u32 as i32 as i64);
+        let q = em.b.ins().bor_imm_s(sign, 0x7fc0_0000);
+        let q = em.b.ins().bitcast(F32, MemFlagsData::new(), q);
+        (em.b.ins().select(nan, q, x), ElementType::F32)
+    } else if is_half(from) {
         let nz = em.b.ins().f32const(-0.0);
         (em.b.ins().fadd(x, nz), ElementType::F32)
     } else {
         (x, from)
     };
+    if to.is_f8() {
+        // One rounding from the exact f64 value of any source.
+        let wide = match from {
+            ElementType::F64 => x,
+            ElementType::F32 => em.b.ins().fpromote(F64, x),
+            _ => convert(em, x, from, ElementType::F64)?,
+        };
+        return em.call(f8(to)?[3], &[wide]);
+    }
+    if to.is_int_n() {
+        let (lo, hi) = rxla_ir::narrow::int_n_range(to);
+        let v = if from.is_float() {
+            // Saturating to the narrow range, NaN → 0.
+            let w = convert(em, x, from, ElementType::S64)?;
+            let l = em.b.ins().iconst(I64, lo);
+            let h = em.b.ins().iconst(I64, hi);
+            let c = em.b.ins().smax(w, l);
+            let c = em.b.ins().smin(c, h);
+            em.b.ins().ireduce(I8, c)
+        } else if storage(from)? == I8 {
+            x
+        } else {
+            em.b.ins().ireduce(I8, x)
+        };
+        return Ok(wrap_int_n(em, v, to));
+    }
     if is_half(to) {
         // The evaluator rounds f32 sources once, f64 and integer sources
         // through f64 once (no double rounding).

@@ -35,11 +35,7 @@ fn load_out(em: &mut Emitter, base: Value, shape: &ArrayShape, idx: &[Value]) ->
         addr,
         0,
     );
-    if scalar::is_half(et) {
-        scalar::half_from_bits(em, v, et)
-    } else {
-        Ok(v)
-    }
+    scalar::from_memory(em, v, et)
 }
 
 /// Runs `body` only when the `i8` `cond` is true.

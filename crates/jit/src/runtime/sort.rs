@@ -232,6 +232,11 @@ fn total_key(et: ElementType, b: &[u8]) -> i128 {
         }
         // Shape inference rejects topk of complex values (not ordered).
         ElementType::C64 | ElementType::C128 | ElementType::Token => 0,
+        // The planner leaves narrow types to the evaluator; keys by value.
+        t @ (rxla_ir::narrow_types!()) => match rxla_ir::narrow::f8_format(t) {
+            Some(f) => f32_key(rxla_ir::narrow::f8_decode(f, b[0]).to_bits()),
+            None => rxla_ir::narrow::int_n_value(t, b[0]) as i128,
+        },
     }
 }
 
