@@ -20,7 +20,7 @@ fn stablehlo_errors_name_the_file() {
         ..Options::default()
     };
     let e = rxla::parse_text(
-        &SQUARE.replace("tensor<3xf32>)", "tensor<3xf8E4M3FN>)"),
+        &SQUARE.replace("tensor<3xf32>)", "tensor<3xf4E2M1FN>)"),
         &opts,
     )
     .unwrap_err();

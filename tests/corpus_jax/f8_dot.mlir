@@ -1,0 +1,7 @@
+module @jit__lambda attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<3x4xf8E4M3FN>, %arg1: tensor<4x2xf8E4M3FN>) -> (tensor<3x2xf8E4M3FN> {jax.result_info = "result[0]"}, tensor<3x2xf32> {jax.result_info = "result[1]"}) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<3x4xf8E4M3FN>, tensor<4x2xf8E4M3FN>) -> tensor<3x2xf8E4M3FN>
+    %1 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<3x4xf8E4M3FN>, tensor<4x2xf8E4M3FN>) -> tensor<3x2xf32>
+    return %0, %1 : tensor<3x2xf8E4M3FN>, tensor<3x2xf32>
+  }
+}
