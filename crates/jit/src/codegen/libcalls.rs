@@ -312,43 +312,39 @@ macro_rules! lc {
     };
 }
 
+/// The wide block routines (`crate::wide`): unary `(dst, src, n)` and
+/// binary `(dst, a, step_a, b, step_b, n)`, each registered as
+/// `rxla_block_<name>`.
+fn block_routines() -> Vec<Libcall> {
+    type Unary = unsafe extern "C" fn(*mut f32, *const f32, i64) -> i64;
+    type Binary = unsafe extern "C" fn(*mut f32, *const f32, i64, *const f32, i64, i64) -> i64;
+    use crate::wide::*;
+    let unary: [(&'static str, Unary); 5] = [
+        ("rxla_block_exp", block_exp),
+        ("rxla_block_tanh", block_tanh),
+        ("rxla_block_logistic", block_logistic),
+        ("rxla_block_erf", block_erf),
+        ("rxla_block_log", block_log),
+    ];
+    let binary: [(&'static str, Binary); 4] = [
+        ("rxla_block_add", block_add),
+        ("rxla_block_sub", block_sub),
+        ("rxla_block_mul", block_mul),
+        ("rxla_block_div", block_div),
+    ];
+    let u = unary
+        .into_iter()
+        .map(|(name, f)| lc!(name, f, [I64, I64, I64], I64));
+    let b = binary
+        .into_iter()
+        .map(|(name, f)| lc!(name, f, [I64, I64, I64, I64, I64, I64], I64));
+    u.chain(b).collect()
+}
+
 /// Every host function, Cranelift's libcall names included.
 pub fn all() -> Vec<Libcall> {
-    let mut v = vec![
-        lc!(
-            "rxla_block_exp",
-            crate::wide::block_exp as unsafe extern "C" fn(*mut f32, *const f32, i64) -> i64,
-            [I64, I64, I64],
-            I64
-        ),
-        lc!(
-            "rxla_block_add",
-            crate::wide::block_add
-                as unsafe extern "C" fn(*mut f32, *const f32, i64, *const f32, i64, i64) -> i64,
-            [I64, I64, I64, I64, I64, I64],
-            I64
-        ),
-        lc!(
-            "rxla_block_sub",
-            crate::wide::block_sub
-                as unsafe extern "C" fn(*mut f32, *const f32, i64, *const f32, i64, i64) -> i64,
-            [I64, I64, I64, I64, I64, I64],
-            I64
-        ),
-        lc!(
-            "rxla_block_mul",
-            crate::wide::block_mul
-                as unsafe extern "C" fn(*mut f32, *const f32, i64, *const f32, i64, i64) -> i64,
-            [I64, I64, I64, I64, I64, I64],
-            I64
-        ),
-        lc!(
-            "rxla_block_div",
-            crate::wide::block_div
-                as unsafe extern "C" fn(*mut f32, *const f32, i64, *const f32, i64, i64) -> i64,
-            [I64, I64, I64, I64, I64, I64],
-            I64
-        ),
+    let mut v = block_routines();
+    v.extend([
         lc!(
             "rxla_block_sum",
             crate::wide::block_sum as unsafe extern "C" fn(*const f32, i64, *mut f32) -> i64,
@@ -360,30 +356,6 @@ pub fn all() -> Vec<Libcall> {
             crate::wide::block_maxmin
                 as unsafe extern "C" fn(*const f32, i64, *mut f32, *mut i32, i64) -> i64,
             [I64, I64, I64, I64, I64],
-            I64
-        ),
-        lc!(
-            "rxla_block_logistic",
-            crate::wide::block_logistic as unsafe extern "C" fn(*mut f32, *const f32, i64) -> i64,
-            [I64, I64, I64],
-            I64
-        ),
-        lc!(
-            "rxla_block_erf",
-            crate::wide::block_erf as unsafe extern "C" fn(*mut f32, *const f32, i64) -> i64,
-            [I64, I64, I64],
-            I64
-        ),
-        lc!(
-            "rxla_block_log",
-            crate::wide::block_log as unsafe extern "C" fn(*mut f32, *const f32, i64) -> i64,
-            [I64, I64, I64],
-            I64
-        ),
-        lc!(
-            "rxla_block_tanh",
-            crate::wide::block_tanh as unsafe extern "C" fn(*mut f32, *const f32, i64) -> i64,
-            [I64, I64, I64],
             I64
         ),
         lc!("ceilf", rx_ceilf as extern "C" fn(f32) -> f32, [F32], F32),
@@ -610,7 +582,7 @@ pub fn all() -> Vec<Libcall> {
             [F64],
             I16
         ),
-    ];
+    ]);
     v.extend(f8_libcalls());
     v
 }
