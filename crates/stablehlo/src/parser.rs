@@ -42,6 +42,20 @@ impl<'a> Parser<'a> {
     fn peek(&mut self) -> Result<Tok> {
         Ok(self.lx.peek()?.0)
     }
+    /// After a list element: `true` on `,` (another element follows),
+    /// `false` on `close`; anything else is an error saying where (`ctx`).
+    fn comma_or(&mut self, close: char, ctx: &str) -> Result<bool> {
+        let (t, p) = self.next()?;
+        match t {
+            Tok::Punct(',') => Ok(true),
+            Tok::Punct(c) if c == close => Ok(false),
+            t => Err(self.err(
+                p,
+                format!("expected ',' or '{close}' {ctx}, found {}", t.describe()),
+            )),
+        }
+    }
+
     fn err(&self, pos: usize, msg: impl Into<String>) -> IrError {
         self.lx.err_at(pos, msg)
     }
@@ -209,19 +223,8 @@ impl<'a> Parser<'a> {
                     ty,
                     pos: p,
                 });
-                let (t, p) = self.next()?;
-                match t {
-                    Tok::Punct(',') => continue,
-                    Tok::Punct(')') => break,
-                    t => {
-                        return Err(self.err(
-                            p,
-                            format!(
-                                "expected ',' or ')' after an argument, found {}",
-                                t.describe()
-                            ),
-                        ));
-                    }
+                if !self.comma_or(')', "after an argument")? {
+                    break;
                 }
             }
         }
@@ -235,19 +238,8 @@ impl<'a> Parser<'a> {
                         if self.lx.peek_byte() == Some(b'{') {
                             self.dict()?;
                         }
-                        let (t, p) = self.next()?;
-                        match t {
-                            Tok::Punct(',') => continue,
-                            Tok::Punct(')') => break,
-                            t => {
-                                return Err(self.err(
-                                    p,
-                                    format!(
-                                        "expected ',' or ')' after a result type, found {}",
-                                        t.describe()
-                                    ),
-                                ));
-                            }
+                        if !self.comma_or(')', "after a result type")? {
+                            break;
                         }
                     }
                 }
@@ -301,19 +293,8 @@ impl<'a> Parser<'a> {
                         ty,
                         pos: p,
                     });
-                    let (t, p) = self.next()?;
-                    match t {
-                        Tok::Punct(',') => continue,
-                        Tok::Punct(')') => break,
-                        t => {
-                            return Err(self.err(
-                                p,
-                                format!(
-                                    "expected ',' or ')' in block arguments, found {}",
-                                    t.describe()
-                                ),
-                            ));
-                        }
+                    if !self.comma_or(')', "in block arguments")? {
+                        break;
                     }
                 }
             }
@@ -367,19 +348,8 @@ impl<'a> Parser<'a> {
                 } else {
                     results.push(key(&n, None));
                 }
-                let (t, p) = self.next()?;
-                match t {
-                    Tok::Punct(',') => continue,
-                    Tok::Punct('=') => break,
-                    t => {
-                        return Err(self.err(
-                            p,
-                            format!(
-                                "expected ',' or '=' after result names, found {}",
-                                t.describe()
-                            ),
-                        ));
-                    }
+                if !self.comma_or('=', "after result names")? {
+                    break;
                 }
             }
         }
@@ -515,19 +485,8 @@ impl<'a> Parser<'a> {
             if !self.eat(')')? {
                 loop {
                     list.push(self.ty()?);
-                    let (t, p) = self.next()?;
-                    match t {
-                        Tok::Punct(',') => continue,
-                        Tok::Punct(')') => break,
-                        t => {
-                            return Err(self.err(
-                                p,
-                                format!(
-                                    "expected ',' or ')' in a type list, found {}",
-                                    t.describe()
-                                ),
-                            ));
-                        }
+                    if !self.comma_or(')', "in a type list")? {
+                        break;
                     }
                 }
             }
@@ -569,19 +528,8 @@ impl<'a> Parser<'a> {
             if !self.eat(')')? {
                 loop {
                     op.result_types.push(self.ty()?);
-                    let (t, p) = self.next()?;
-                    match t {
-                        Tok::Punct(',') => continue,
-                        Tok::Punct(')') => break,
-                        t => {
-                            return Err(self.err(
-                                p,
-                                format!(
-                                    "expected ',' or ')' in result types, found {}",
-                                    t.describe()
-                                ),
-                            ));
-                        }
+                    if !self.comma_or(')', "in result types")? {
+                        break;
                     }
                 }
             }
