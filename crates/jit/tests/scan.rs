@@ -130,3 +130,22 @@ ENTRY e {
     // A non-associative reducer still matches: the scan folds in the evaluator's order.
     check(text, Literal::from_vec(&[16], floats(16)).unwrap());
 }
+
+/// A scan along a dimension that is not the contiguous one runs 64 lines
+/// side by side (`codegen/scan.rs` `tile`): the same fold order per line,
+/// so still bit for bit the evaluator's, with partial tiles at the edge,
+/// column-major layouts and a middle dimension.
+#[test]
+fn scans_across_contiguous_lines_are_tiled_and_bitwise() {
+    for (dims, axis, layout, op, init) in [
+        (vec![37i64, 150i64], 0usize, "1,0", "add", "0"),
+        (vec![150, 37], 1, "0,1", "add", "0"),
+        (vec![37, 150], 0, "1,0", "maximum", "-inf"),
+        (vec![5, 20, 70], 1, "2,1,0", "add", "0"),
+        (vec![5, 20, 64], 0, "2,1,0", "minimum", "inf"),
+    ] {
+        let n: i64 = dims.iter().product();
+        let text = cumulative("f32", &dims, axis, op, init, layout);
+        check(&text, Literal::from_vec(&dims, floats(n as usize)).unwrap());
+    }
+}

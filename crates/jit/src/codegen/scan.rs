@@ -22,6 +22,10 @@ use rxla_ir::{ArrayShape, CompId, InstrId, Module, Op};
 /// Below this window size the ordinary window loop is as good.
 const MIN_WINDOW: i64 = 8;
 
+/// Lines scanned side by side when the scanned dimension is not the
+/// contiguous one (64 f32 accumulators: one 256-byte stack block).
+const TILE: i64 = 64;
+
 /// The scanned dimension of a prefix reduce-window `root`, if it is one.
 pub fn prefix_dim(module: &Module, comp: CompId, root: InstrId) -> Option<usize> {
     let c = module.comp(comp);
@@ -74,6 +78,44 @@ pub fn scan(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64, u
         lines.dims[lines.layout.minor_to_major[lines.rank() - 1] as usize]
     };
     let (c, reducer) = (spec.comp, *to_apply);
+    // A scan along a dimension that is not the contiguous one walks its
+    // lines TILE at a time side by side (TILE accumulators in a stack
+    // block), so every step reads contiguous memory instead of one value
+    // per cache line (and per page for wide rows): the same fold order per
+    // line, so the same values.
+    let m = first.layout.minor_to_major.first().map(|&m| m as usize);
+    let tiled = half == 1
+        && first.element_type == rxla_ir::ElementType::F32
+        && m.is_some_and(|m| m != d && first.dims[m] >= TILE);
+    if let (true, Some(m)) = (tiled, m) {
+        let mut tiles = lines.clone();
+        tiles.dims[m] = (first.dims[m] + TILE - 1) / TILE;
+        let outer = if tiles.rank() == 0 {
+            1
+        } else {
+            tiles.dims[tiles.layout.minor_to_major[tiles.rank() - 1] as usize]
+        };
+        let width = first.dims[m];
+        with_kernel(jit, module, spec, 1, |em, outs, lo, hi| {
+            if elements == 0 {
+                return Ok(());
+            }
+            for_each_index(em, &tiles, Some((lo, hi)), &mut |em, idx| {
+                tile(
+                    em,
+                    c,
+                    (operands[0], inits[0]),
+                    reducer,
+                    idx,
+                    (d, m, width),
+                    (n, out_n, w.stride, reach),
+                    &first,
+                    outs[0],
+                )
+            })
+        })?;
+        return Ok((outer, elements, false));
+    }
     with_kernel(jit, module, spec, leaves.len(), |em, outs, lo, hi| {
         if elements == 0 {
             return Ok(());
@@ -141,5 +183,86 @@ fn line(
             em.store_elem(v, a, leaf.element_type)?;
         }
         Ok(())
+    })
+}
+
+/// Lines `j0..j0+TILE` of the contiguous dimension `m` (`j0` = TILE ×
+/// `idx[m]`, fewer at the edge) of a single-operand f32 scan along `d`:
+/// their accumulators in a stack block, each step of the scan folding one
+/// contiguous row segment into them, outputs stored as in [`line`].
+#[allow(clippy::too_many_arguments)]
+fn tile(
+    em: &mut Emitter,
+    c: CompId,
+    (operand, init): (InstrId, InstrId),
+    reducer: CompId,
+    idx: &[cranelift_codegen::ir::Value],
+    (d, m, width): (usize, usize, i64),
+    (n, out_n, stride, reach): (i64, i64, i64, i64),
+    leaf: &ArrayShape,
+    out: cranelift_codegen::ir::Value,
+) -> Result<()> {
+    use cranelift_codegen::ir::types::{F32, I64};
+    use cranelift_codegen::ir::{MemFlagsData, StackSlotData, StackSlotKind};
+    let slot = em.b.create_sized_stack_slot(StackSlotData::new(
+        StackSlotKind::ExplicitSlot,
+        (TILE * 4) as u32,
+        4,
+    ));
+    let block = em.b.ins().stack_addr(I64, slot, 0);
+    let acc = accumulators(em, c, &[operand], &[init])?[0];
+    let init_v = em.b.use_var(acc);
+    let j0 = em.b.ins().imul_imm_s(idx[m], TILE);
+    let end = em.b.ins().iadd_imm_s(j0, TILE);
+    let w = em.iconst(width);
+    let j1 = em.b.ins().smin(end, w);
+    let lanes = em.b.ins().isub(j1, j0);
+    let flags = MemFlagsData::new().with_notrap();
+    let zero = em.iconst(0);
+    em.for_range(zero, lanes, 1, |em, k| {
+        let off = em.b.ins().ishl_imm_s(k, 2);
+        let a = em.b.ins().iadd(block, off);
+        em.b.ins().store(flags, init_v, a, 0);
+        Ok(())
+    })?;
+    let cur = em.var(I64);
+    em.b.def_var(cur, zero);
+    let (lo, hi) = (em.iconst(0), em.iconst(out_n));
+    em.for_range(lo, hi, 1, |em, i| {
+        let e = em.b.ins().imul_imm_s(i, stride);
+        let e = em.b.ins().iadd_imm_s(e, reach);
+        let end = em.clamp_idx(e, 0, n);
+        let start = em.b.use_var(cur);
+        em.for_range(start, end, 1, |em, j| {
+            let zero = em.iconst(0);
+            em.for_range(zero, lanes, 1, |em, k| {
+                let mut at = idx.to_vec();
+                at[d] = j;
+                at[m] = em.b.ins().iadd(j0, k);
+                let x = em.emit(c, operand, &at, None)?;
+                let off = em.b.ins().ishl_imm_s(k, 2);
+                let a = em.b.ins().iadd(block, off);
+                let v = em.b.ins().load(F32, flags, a, 0);
+                em.b.def_var(acc, v);
+                combine(em, reducer, &[acc], &[x], None)?;
+                let r = em.b.use_var(acc);
+                em.b.ins().store(flags, r, a, 0);
+                Ok(())
+            })
+        })?;
+        let start = em.b.use_var(cur);
+        let next = em.b.ins().smax(start, end);
+        em.b.def_var(cur, next);
+        let zero = em.iconst(0);
+        em.for_range(zero, lanes, 1, |em, k| {
+            let mut at = idx.to_vec();
+            at[d] = i;
+            at[m] = em.b.ins().iadd(j0, k);
+            let off = em.b.ins().ishl_imm_s(k, 2);
+            let a = em.b.ins().iadd(block, off);
+            let v = em.b.ins().load(F32, flags, a, 0);
+            let o = em.address(out, leaf, &at)?;
+            em.store_elem(v, o, leaf.element_type)
+        })
     })
 }
