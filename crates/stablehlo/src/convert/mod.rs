@@ -212,6 +212,17 @@ impl<'c, 'a> B<'c, 'a> {
         Ok(s)
     }
 
+    /// The integer list `key` of a dimension-numbers attribute's fields
+    /// (empty when absent; an error naming it when not a list of integers).
+    pub fn dims_list(&self, fields: &[(String, Attr)], key: &str) -> Result<Vec<i64>> {
+        match crate::attrs::field(fields, key) {
+            None => Ok(Vec::new()),
+            Some(a) => a
+                .as_i64s()
+                .ok_or_else(|| self.err(format!("'{key}' must be a list of integers"))),
+        }
+    }
+
     /// An error at the current op, prefixed with its name.
     pub fn err(&self, msg: impl std::fmt::Display) -> IrError {
         if self.opname.is_empty() {

@@ -157,14 +157,7 @@ pub(crate) fn convert(b: &mut B, op: &Operation) -> Result<Option<Vec<InstrId>>>
                 .ok_or_else(|| {
                     b.err("expected 'scatter_dimension_numbers = #stablehlo.scatter<...>'")
                 })?;
-            let list = |k: &str| -> Result<Vec<i64>> {
-                match field(dn, k) {
-                    None => Ok(Vec::new()),
-                    Some(a) => a
-                        .as_i64s()
-                        .ok_or_else(|| b.err(format!("'{k}' must be a list of integers"))),
-                }
-            };
+            let list = |k: &str| b.dims_list(dn, k);
             let dims = ScatterDims {
                 update_window_dims: list("update_window_dims")?,
                 inserted_window_dims: list("inserted_window_dims")?,

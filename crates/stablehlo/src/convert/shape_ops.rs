@@ -137,14 +137,7 @@ pub(crate) fn convert(b: &mut B, op: &Operation) -> Result<Option<Vec<InstrId>>>
                 .attr(&["dimension_numbers"])
                 .and_then(Attr::fields)
                 .ok_or_else(|| b.err("expected 'dimension_numbers = #stablehlo.gather<...>'"))?;
-            let list = |k: &str| -> Result<Vec<i64>> {
-                match field(dn, k) {
-                    None => Ok(Vec::new()),
-                    Some(a) => a
-                        .as_i64s()
-                        .ok_or_else(|| b.err(format!("'{k}' must be a list of integers"))),
-                }
-            };
+            let list = |k: &str| b.dims_list(dn, k);
             let dims = GatherDims {
                 offset_dims: list("offset_dims")?,
                 collapsed_slice_dims: list("collapsed_slice_dims")?,
