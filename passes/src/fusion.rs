@@ -30,12 +30,22 @@
 //! This pass never fuses across computations or changes layouts.
 
 use crate::error::Result;
-use crate::pass::{Pass, PassContext};
+use crate::pass::{Pass, PassContext, PassOption};
 use rxla_ir::{CompId, Computation, FusionKind, InstrId, Instruction, Module, Op, Shape, UnaryOp};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-/// The fusion pass.
-pub struct Fusion;
+/// The fusion pass. `fusion{dots=false}` is the JIT's form (its GEMM
+/// engine runs dots unfused; see `pipeline::JIT_BACKEND`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fusion {
+    pub config: FusionConfig,
+}
+
+const OPTIONS: &[PassOption] = &[PassOption {
+    key: "dots",
+    description: "fuse elementwise consumers into dots (kOutput): true or false",
+    default: "true",
+}];
 
 const MAX_GROUP: usize = 256;
 
@@ -58,10 +68,42 @@ impl Pass for Fusion {
         true
     }
 
+    fn options(&self) -> &'static [PassOption] {
+        OPTIONS
+    }
+
+    fn set_option(&mut self, key: &str, value: &str) -> Result<()> {
+        match (key, value) {
+            ("dots", "true") => self.config.fuse_dots = true,
+            ("dots", "false") => self.config.fuse_dots = false,
+            ("dots", _) => {
+                return Err(crate::PassError::option(
+                    self.name(),
+                    key,
+                    "expected true or false",
+                ));
+            }
+            _ => {
+                return Err(crate::PassError::option(
+                    self.name(),
+                    key,
+                    "unknown option (known: dots)",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn option_values(&self) -> Vec<(String, String)> {
+        if self.config.fuse_dots {
+            Vec::new()
+        } else {
+            vec![("dots".to_string(), "false".to_string())]
+        }
+    }
+
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool> {
-        let n = fuse_module_with(module, FusionConfig::default(), &mut |what| {
-            ctx.consume_fuel(what)
-        })?;
+        let n = fuse_module_with(module, self.config, &mut |what| ctx.consume_fuel(what))?;
         if n > 0 {
             ctx.stat("fusions created", n as u64);
         }

@@ -73,18 +73,31 @@ pub fn display_list(items: &[PipelineItem]) -> String {
         .join(",")
 }
 
+/// The JIT's backend pipeline: what `rxla_jit::compile` runs through the
+/// pass manager before it plans and generates code. Dots stay unfused (the
+/// GEMM engine runs them). Layouts and buffers are not passes yet: the
+/// JIT's planner honours the module's layouts (relayouting where they
+/// differ) and owns its buffers.
+pub const JIT_BACKEND: &str = "fusion{dots=false}";
+
 /// The named pipelines and their text. O2 is O1 followed by a cleanup
-/// fixpoint; later passes are added here.
-pub const NAMED_PIPELINES: [(&str, &str); 3] = [
+/// fixpoint; `jit-backend` is [`JIT_BACKEND`]; `jit` is O2 then the
+/// backend: exactly what `rxla run` compiles by default.
+pub const NAMED_PIPELINES: [(&str, &str); 5] = [
     ("O0", ""),
     ("O1", "inline,tuple-simplify,dce,cse,constant-folding,dce"),
     (
         "O2",
         "inline,tuple-simplify,dce,cse,constant-folding,dce,transpose-folding,fixpoint(tuple-simplify,simplify,cse,constant-folding,dce)",
     ),
+    ("jit-backend", JIT_BACKEND),
+    (
+        "jit",
+        "inline,tuple-simplify,dce,cse,constant-folding,dce,transpose-folding,fixpoint(tuple-simplify,simplify,cse,constant-folding,dce),fusion{dots=false}",
+    ),
 ];
 
-/// The text of a named pipeline (`O0`, `O1`, `O2`).
+/// The text of a named pipeline (`O0`, `O1`, `O2`, `jit-backend`, `jit`).
 pub fn named_pipeline_text(name: &str) -> Option<&'static str> {
     NAMED_PIPELINES
         .iter()
@@ -319,6 +332,18 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jit_is_o2_then_the_backend() {
+        let o2 = named_pipeline_text("O2").unwrap();
+        assert_eq!(
+            named_pipeline_text("jit").unwrap(),
+            format!("{o2},{JIT_BACKEND}")
+        );
+        assert_eq!(named_pipeline_text("jit-backend"), Some(JIT_BACKEND));
+        let items = named_pipeline("jit").unwrap();
+        assert_eq!(items.last().unwrap().to_string(), "fusion{dots=false}");
+    }
 
     fn pass(name: &str, col: usize) -> PipelineItem {
         PipelineItem::Pass {

@@ -50,7 +50,7 @@ impl Registry {
         r.register(|| Box::new(crate::inline::Inline));
         r.register(|| Box::new(crate::tuple_simplify::TupleSimplify));
         r.register(|| Box::<crate::constant_folding::ConstantFolding>::default());
-        r.register(|| Box::new(crate::fusion::Fusion));
+        r.register(|| Box::<crate::fusion::Fusion>::default());
         r.register(|| Box::new(crate::transpose_folding::TransposeFolding));
         r.register(|| Box::<crate::simplify::Simplify>::default());
         r.register(|| Box::<crate::layout_assignment::LayoutAssignment>::default());

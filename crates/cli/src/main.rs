@@ -16,6 +16,7 @@ mod check;
 mod fuzz;
 mod graph;
 mod input;
+mod irdebug;
 mod npy;
 mod opt;
 mod reduce;

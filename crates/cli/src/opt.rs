@@ -4,11 +4,10 @@
 //! manager and instrumentations, writes the reproducer when a pass breaks
 //! an invariant, and reports.
 
+use crate::irdebug::{IrDebugArgs, check_pass_names};
 use crate::{Failure, input};
-use clap::{Args, ValueEnum};
-use rxla_passes::instrument::{
-    DumpDir, PrintIr, PrintIrOptions, Scope, Selection, Sink, Stats, Timing,
-};
+use clap::Args;
+use rxla_passes::instrument::{Sink, Stats, Timing};
 use rxla_passes::{PassError, PassManager, Registry};
 use rxla_viz::report::{Recorder, ReportOptions};
 use std::path::{Path, PathBuf};
@@ -20,7 +19,10 @@ Pipelines:
                   default 25). Example:
                     --passes='inline,cse,constant-folding{max-elements=64},fixpoint(tuple-simplify,dce)'
   --pipeline=O1   named pipelines: O0 (nothing), O1 (inline, tuple-simplify, dce,
-                  cse, constant-folding, dce), O2 (O1 + a cleanup fixpoint).
+                  cse, constant-folding, dce), O2 (O1 + a cleanup fixpoint),
+                  jit-backend (what the JIT runs before code generation:
+                  fusion{dots=false}), jit (O2 + jit-backend: exactly the
+                  module `rxla run` compiles by default).
   With neither, the module is printed back unchanged. See docs/PASSES.md and
   `rxla opt --list-passes`.
 
@@ -42,15 +44,6 @@ Bisecting a miscompile:
   and reports the last rewrite applied; binary-search N to find the rewrite
   that breaks the result. --disable-passes=a,b skips passes by name.";
 
-/// `--print-ir-scope`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum IrScope {
-    /// The whole module.
-    Module,
-    /// Only the ENTRY computation.
-    Entry,
-}
-
 #[derive(Args)]
 #[command(after_long_help = OPT_HELP, after_help = OPT_HELP)]
 pub struct OptArgs {
@@ -62,43 +55,14 @@ pub struct OptArgs {
     /// Pass pipeline text, e.g. `inline,cse,fixpoint(tuple-simplify,dce)`.
     #[arg(long, value_name = "PIPELINE", conflicts_with = "pipeline")]
     pub passes: Option<String>,
-    /// A named pipeline: O0, O1 or O2.
+    /// A named pipeline: O0, O1, O2, jit-backend or jit.
     #[arg(long, value_name = "NAME")]
     pub pipeline: Option<String>,
     /// List the registered passes with their options and exit.
     #[arg(long)]
     pub list_passes: bool,
-    /// Print the IR before these passes (comma list).
-    #[arg(long, value_name = "P,Q", value_delimiter = ',')]
-    pub print_ir_before: Vec<String>,
-    /// Print the IR after these passes (comma list).
-    #[arg(long, value_name = "P,Q", value_delimiter = ',')]
-    pub print_ir_after: Vec<String>,
-    /// Print the IR before every pass.
-    #[arg(long)]
-    pub print_ir_before_all: bool,
-    /// Print the IR after every pass.
-    #[arg(long)]
-    pub print_ir_after_all: bool,
-    /// Print after a pass only if it changed the module (alone: after every
-    /// pass that changed something).
-    #[arg(long)]
-    pub print_ir_after_change: bool,
-    /// Print a unified diff against the IR before the pass instead of the
-    /// full IR (alone: after every pass that changed something).
-    #[arg(long)]
-    pub print_ir_diff: bool,
-    /// What the dumps show.
-    #[arg(long, value_enum, default_value = "module")]
-    pub print_ir_scope: IrScope,
-    /// Write every stage to DIR: 0000.input.hlo, 0001.after_<pass>.hlo, ...
-    /// and DIR/index.txt (number, pass, changed, instruction count).
-    #[arg(long, value_name = "DIR")]
-    pub dump_dir: Option<PathBuf>,
-    /// With --dump-dir, also write the ENTRY computation as Graphviz DOT per
-    /// stage.
-    #[arg(long, requires = "dump_dir")]
-    pub dump_graphs: bool,
+    #[command(flatten)]
+    pub ir: IrDebugArgs,
     /// Print a table: pass, wall time, instructions before -> after, changed.
     #[arg(long)]
     pub timing: bool,
@@ -157,9 +121,9 @@ pub fn run(args: OptArgs) -> Result<(), Failure> {
         (None, Some(name)) => Some(PassManager::named(name, &registry).map_err(usage)?),
         (None, None) => None,
     };
-    check_pass_names(&registry, "--print-ir-before", &args.print_ir_before)?;
-    check_pass_names(&registry, "--print-ir-after", &args.print_ir_after)?;
-    check_pass_names(&registry, "--disable-passes", &args.disable_passes)?;
+    args.ir.check(&registry).map_err(Failure::usage)?;
+    check_pass_names(&registry, "--disable-passes", &args.disable_passes)
+        .map_err(Failure::usage)?;
     let mut module = input::load_module(file)?;
     let pipeline_text = match (&args.passes, &args.pipeline) {
         (Some(t), _) => t.clone(),
@@ -257,46 +221,11 @@ fn list_passes(registry: &Registry) -> String {
     s
 }
 
-fn check_pass_names(registry: &Registry, flag: &str, names: &[String]) -> Result<(), Failure> {
-    for n in names {
-        if registry.create(n).is_none() {
-            return Err(Failure::usage(format!(
-                "error: {flag}: unknown pass `{n}` (known passes: {})",
-                registry.names().join(", ")
-            )));
-        }
-    }
-    Ok(())
-}
-
 fn configure(pm: &mut PassManager, args: &OptArgs) {
     pm.set_verify(!args.no_verify)
         .disable(&args.disable_passes)
         .set_fuel(args.fuel);
-    let print = PrintIrOptions {
-        before: if args.print_ir_before_all {
-            Selection::All
-        } else {
-            Selection::passes(&args.print_ir_before)
-        },
-        after: if args.print_ir_after_all {
-            Selection::All
-        } else {
-            Selection::passes(&args.print_ir_after)
-        },
-        after_change: args.print_ir_after_change,
-        diff: args.print_ir_diff,
-        scope: match args.print_ir_scope {
-            IrScope::Module => Scope::Module,
-            IrScope::Entry => Scope::Entry,
-        },
-    };
-    if print.is_active() {
-        pm.add_instrumentation(Box::new(PrintIr::new(print, Sink::Stderr)));
-    }
-    if let Some(dir) = &args.dump_dir {
-        pm.add_instrumentation(Box::new(DumpDir::new(dir, args.dump_graphs)));
-    }
+    args.ir.instrument(pm);
     if args.timing {
         pm.add_instrumentation(Box::new(Timing::new(Sink::Stderr)));
     }

@@ -106,9 +106,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "PIPELINE", conflicts_with = "pipeline")]
     pub passes: Option<String>,
     /// Run a named pipeline first (O0, O1, O2; default O2 with the JIT,
-    /// none with the interpreter).
+    /// none with the interpreter). With the JIT, the backend pipeline
+    /// (`rxla opt --pipeline=jit-backend`) follows it in the same pass
+    /// manager, so `--print-ir-*` and `--dump-dir` show what is compiled.
     #[arg(long, value_name = "NAME")]
     pub pipeline: Option<String>,
+    #[command(flatten)]
+    pub ir: crate::irdebug::IrDebugArgs,
     /// Time N runs after a warm-up and report median/min/max (with
     /// `--output json`, stdout is `{"timing": ...}`).
     #[arg(long, value_name = "N")]
@@ -353,19 +357,45 @@ fn list_names(arrays: &[(String, Option<Literal>)]) -> String {
     crate::clip(&names.join(", "), 300)
 }
 
-fn optimize(args: &RunArgs, module: &mut Module) -> Result<(), Failure> {
+/// Runs the chosen pipeline and, unless the interpreter was asked for,
+/// the JIT's backend pipeline after it, in one pass manager (so the IR
+/// dumps number and show every stage); `jit_compile` then skips the
+/// backend passes. Returns whether the backend pipeline ran.
+fn optimize(args: &RunArgs, module: &mut Module) -> Result<bool, Failure> {
+    use rxla_passes::pipeline::{JIT_BACKEND, named_pipeline_text};
     let registry = rxla_passes::Registry::standard();
-    let pm = match (&args.passes, &args.pipeline, args.backend) {
-        (Some(p), _, _) => Some(rxla_passes::PassManager::from_text(p, &registry)),
-        (None, Some(n), _) => Some(rxla_passes::PassManager::named(n, &registry)),
+    args.ir.check(&registry).map_err(Failure::usage)?;
+    let front = match (&args.passes, &args.pipeline, args.backend) {
+        (Some(p), _, _) => Some(p.clone()),
+        (None, Some(n), _) => Some(
+            named_pipeline_text(n)
+                .ok_or_else(|| {
+                    // The manager's error lists the known names.
+                    let e = rxla_passes::PassManager::named(n, &registry).err();
+                    Failure::usage(e.map(|e| e.to_string()).unwrap_or_default())
+                })?
+                .to_string(),
+        ),
         (None, None, Some(Backend::Interp)) => None,
-        (None, None, _) => Some(rxla_passes::PassManager::named("O2", &registry)),
+        (None, None, _) => named_pipeline_text("O2").map(str::to_string),
     };
-    if let Some(pm) = pm {
-        let mut pm = pm.map_err(|e| Failure::usage(e.to_string()))?;
-        pm.run(module).map_err(|e| Failure::input(e.to_string()))?;
+    let backend = args.backend != Some(Backend::Interp);
+    // Parse the user's pipeline alone first: its errors point at its text.
+    if let Some(text) = &front {
+        rxla_passes::PassManager::from_text(text, &registry)
+            .map_err(|e| Failure::usage(e.to_string()))?;
     }
-    Ok(())
+    let text = match (front, backend) {
+        (Some(f), true) if !f.trim().is_empty() => format!("{f},{JIT_BACKEND}"),
+        (_, true) => JIT_BACKEND.to_string(),
+        (Some(f), false) => f,
+        (None, false) => return Ok(false),
+    };
+    let mut pm = rxla_passes::PassManager::from_text(&text, &registry)
+        .map_err(|e| Failure::usage(e.to_string()))?;
+    args.ir.instrument(&mut pm);
+    pm.run(module).map_err(|e| Failure::input(e.to_string()))?;
+    Ok(backend)
 }
 
 fn make_options(args: &RunArgs) -> Result<RunOptions, Failure> {
@@ -508,12 +538,16 @@ fn time_jit(
     Ok(ms)
 }
 
+/// Compiles `module`; `lowered`: the backend pipeline already ran on it
+/// (`optimize`), so the JIT does not run it again.
 fn jit_compile(
     args: &RunArgs,
     module: &Module,
+    lowered: bool,
 ) -> Result<rxla_jit::Executable, rxla_jit::JitError> {
     let opts = rxla_jit::CompileOptions {
         threads: args.threads,
+        fusion: !lowered,
         keep_clif: args.emit == Some(Emit::Clif),
         keep_asm: args.emit == Some(Emit::Asm),
         ..rxla_jit::CompileOptions::default()
@@ -553,12 +587,12 @@ pub fn run(mut args: RunArgs) -> Result<(), Failure> {
     }
     let mut module = input::load_module(&args.file)?;
     let (replicas, partitions) = device_grid(&module, &args)?;
-    optimize(&args, &mut module)?;
+    let lowered = optimize(&args, &mut module)?;
     let failed = |e: rxla_jit::JitError| Failure::input(format!("{}: error: {e}", module.name));
     let exe = match args.backend {
         Some(Backend::Interp) => None,
-        Some(Backend::Jit) => Some(jit_compile(&args, &module).map_err(failed)?),
-        None => match jit_compile(&args, &module) {
+        Some(Backend::Jit) => Some(jit_compile(&args, &module, lowered).map_err(failed)?),
+        None => match jit_compile(&args, &module, lowered) {
             Ok(exe) => Some(exe),
             // A resource limit holds for the interpreter too.
             Err(e @ rxla_jit::JitError::Limit(_)) => return Err(failed(e)),

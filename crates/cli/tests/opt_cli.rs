@@ -106,7 +106,7 @@ fn usage_errors_exit_2() {
     let o = rxla(&["opt", f, "--pipeline=O3"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("unknown pipeline `O3` (known: O0, O1, O2)"),
+        stderr(&o).contains("unknown pipeline `O3` (known: O0, O1, O2, jit-backend, jit)"),
         "{}",
         stderr(&o)
     );
@@ -492,4 +492,58 @@ fn help_and_pass_list_document_everything() {
         assert!(list.contains(p), "{list}");
     }
     assert!(!list.contains("test-break-names"));
+}
+
+/// `rxla run` runs O2 and then the JIT's backend pipeline in one pass
+/// manager: `--print-ir-after-all` shows every stage, the backend's
+/// fusion last, and the module it prints is what `rxla opt --pipeline=jit`
+/// prints (what the JIT compiles).
+#[test]
+fn run_shows_the_backend_pipeline_and_opt_jit_prints_the_same_module() {
+    let dir = scratch("run-backend");
+    let input = write_input(&dir);
+    let f = input.to_str().unwrap();
+    let o = rxla(&["run", f, "--random-args", "--print-ir-after-all"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let heads = headers(&err);
+    assert_eq!(
+        heads.first().unwrap(),
+        "// ----- IR after inline (changed) -----"
+    );
+    assert_eq!(
+        heads.last().unwrap(),
+        "// ----- IR after fusion (changed) -----"
+    );
+    let compiled = err
+        .rsplit("// ----- IR after fusion (changed) -----\n")
+        .next()
+        .unwrap();
+    assert!(compiled.contains("kind=kLoop"), "{compiled}");
+    let (opt_out, _) = opt_ok("opt-jit", &["--pipeline=jit"]);
+    assert_eq!(compiled.trim(), opt_out.trim());
+    // The interpreter gets no backend pipeline.
+    let o = rxla(&[
+        "run",
+        f,
+        "--random-args",
+        "--backend=interp",
+        "--pipeline=O1",
+        "--print-ir-after-all",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("IR after fusion"), "{}", stderr(&o));
+    // The same values either way.
+    let jit = rxla(&["run", f, "--random-args"]);
+    let interp = rxla(&["run", f, "--random-args", "--backend=interp"]);
+    assert_eq!(stdout(&jit), stdout(&interp));
+    // An unknown pass in --print-ir-after is a usage error naming it.
+    let o = rxla(&["run", f, "--random-args", "--print-ir-after=nope"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--print-ir-after: unknown pass `nope`"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -73,6 +73,23 @@ fn evaluator_reason(module: &Module) -> Option<String> {
         })
 }
 
+/// The backend pipeline [`compile`] runs on a copy of the module before
+/// planning (`rxla_passes::pipeline::JIT_BACKEND`, the `jit-backend` named
+/// pipeline), without verification after each pass (the passes are tested;
+/// compile time matters). A caller that wants to watch it (print the IR
+/// after each pass, dump it) runs this manager itself with its
+/// instrumentation added, then compiles the result with
+/// `CompileOptions::fusion` off, which skips it here: `rxla run` does so.
+pub fn backend_passes() -> Result<rxla_passes::PassManager> {
+    let mut pm = rxla_passes::PassManager::from_text(
+        rxla_passes::pipeline::JIT_BACKEND,
+        &rxla_passes::Registry::standard(),
+    )
+    .map_err(|e| JitError::input(format!("backend pipeline: {e}")))?;
+    pm.set_verify(false);
+    Ok(pm)
+}
+
 /// Compiles `module` (its ENTRY computation and everything it calls).
 pub fn compile(module: &Module, opts: &CompileOptions) -> Result<Executable> {
     if module.computations.get(module.entry.index()).is_none() {
@@ -101,11 +118,9 @@ fn compile_shallow(module: &Module, opts: &CompileOptions) -> Result<Executable>
     let fused;
     let module = if opts.fusion {
         let mut m = module.clone();
-        rxla_passes::fusion::fuse_module_with_config(
-            &mut m,
-            rxla_passes::fusion::FusionConfig { fuse_dots: false },
-        )
-        .map_err(|e| JitError::input(format!("fusion: {e}")))?;
+        backend_passes()?
+            .run(&mut m)
+            .map_err(|e| JitError::input(format!("backend pipeline: {e}")))?;
         fused = m;
         &fused
     } else {

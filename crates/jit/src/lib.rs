@@ -5,7 +5,8 @@
 //! step on the buffers (sort, topk, rng, custom calls, infeed/outfeed).
 //! Instructions without a native path may run on the reference evaluator,
 //! one at a time (`CompileOptions::allow_interpreter_fallback`, listed in
-//! the stats). This crate never changes a module; fusion is a pass.
+//! the stats). This crate never changes a module; fusion is a pass, run
+//! through the pass manager as the backend pipeline (`backend_passes`).
 
 pub mod budget;
 pub mod codegen;
@@ -19,5 +20,5 @@ pub mod runtime;
 pub mod wide;
 
 pub use error::{JitError, Result};
-pub use executable::{Executable, compile};
+pub use executable::{Executable, backend_passes, compile};
 pub use options::{CompileOptions, CompileStats};

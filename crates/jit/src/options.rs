@@ -17,8 +17,10 @@ pub struct CompileOptions {
     pub keep_asm: bool,
     /// Vectorize inner loops (F32X4). Off only for testing the scalar path.
     pub vectorize: bool,
-    /// Run the `fusion` pass on a copy of the module first (each fusion
-    /// becomes one loop nest). Modules already fused are left as they are.
+    /// Run the backend pipeline (`executable::backend_passes`:
+    /// `fusion{dots=false}`) on a copy of the module first (each fusion
+    /// becomes one loop nest). Off when the caller already ran it (`rxla
+    /// run` does, to print it). Modules already fused are left as they are.
     pub fusion: bool,
     /// Run consecutive kernels that read each other row by row block of
     /// rows by block of rows (`rows`): intermediates stay in cache.
