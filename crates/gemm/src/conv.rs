@@ -214,64 +214,6 @@ struct Pointwise {
     s_out_b: isize,
 }
 
-fn labels(
-    rank: usize,
-    b: i64,
-    f: i64,
-    sp: &[i64],
-    what: &str,
-) -> Result<(usize, usize, Vec<usize>)> {
-    let all: Vec<i64> = [b, f].iter().chain(sp).copied().collect();
-    if all.len() != rank {
-        return Err(GemmError::new(format!(
-            "convolution: {what} has rank {rank} but the dimension labels name {} dimensions",
-            all.len()
-        )));
-    }
-    let mut seen = vec![false; rank];
-    for &d in &all {
-        let u = usize::try_from(d)
-            .ok()
-            .filter(|&u| u < rank)
-            .ok_or_else(|| {
-                GemmError::new(format!(
-                    "convolution: {what} dimension {d} is out of range for rank {rank}"
-                ))
-            })?;
-        if std::mem::replace(&mut seen[u], true) {
-            return Err(GemmError::new(format!(
-                "convolution: {what} dimension {d} is labelled twice"
-            )));
-        }
-    }
-    Ok((
-        b as usize,
-        f as usize,
-        sp.iter().map(|&d| d as usize).collect(),
-    ))
-}
-
-/// XLA's number of window positions along one dimension.
-fn out_size(base: i64, w: &rxla_ir::WindowDim) -> i64 {
-    let (b, size) = (base as i128, w.size as i128);
-    let dilated_base = if b == 0 {
-        0
-    } else {
-        (b - 1) * w.base_dilation as i128 + 1
-    };
-    let padded = dilated_base + w.pad_low as i128 + w.pad_high as i128;
-    let dilated_window = if size == 0 {
-        0
-    } else {
-        (size - 1) * w.window_dilation as i128 + 1
-    };
-    if padded < dilated_window {
-        0
-    } else {
-        i64::try_from((padded - dilated_window) / w.stride as i128 + 1).unwrap_or(i64::MAX)
-    }
-}
-
 impl ConvPlan {
     /// Plans `convolution(input, kernel)` writing `output` (XLA semantics; group counts >= 1).
     pub fn new(
@@ -289,88 +231,25 @@ impl ConvPlan {
             output.extent("convolution output")?,
         ];
         let (ld, rd, od) = (&input.dims, &kernel.dims, &output.dims);
-        let (in_b, in_f, in_sp) = labels(
-            ld.len(),
-            dims.input_batch,
-            dims.input_feature,
-            &dims.input_spatial,
-            "input",
-        )?;
-        let (k_i, k_o, k_sp) = labels(
-            rd.len(),
-            dims.kernel_input_feature,
-            dims.kernel_output_feature,
-            &dims.kernel_spatial,
-            "kernel",
-        )?;
-        let (out_b, out_f, out_sp) = labels(
-            od.len(),
-            dims.output_batch,
-            dims.output_feature,
-            &dims.output_spatial,
-            "output",
-        )?;
+        // Every check (labels, window, groups, sizes) is `rxla_ir::geometry`'s.
+        let wide = |d: &[usize]| d.iter().map(|&x| x as i64).collect::<Vec<i64>>();
+        let g = rxla_ir::geometry::conv_geometry(
+            &wide(ld),
+            &wide(rd),
+            &wide(od),
+            window,
+            dims,
+            feature_group_count,
+            batch_group_count,
+        )
+        .map_err(GemmError::new)?;
+        let (in_b, in_f, in_sp) = (g.input.batch, g.input.feature, g.input.spatial);
+        let (k_i, k_o, k_sp) = (g.kernel.batch, g.kernel.feature, g.kernel.spatial);
+        let (out_b, out_f, out_sp) = (g.output.batch, g.output.feature, g.output.spatial);
         let ns = in_sp.len();
-        if k_sp.len() != ns || out_sp.len() != ns || window.dims.len() != ns {
-            return Err(GemmError::new(format!(
-                "convolution: spatial ranks differ (input {ns}, kernel {}, output {}, window {})",
-                k_sp.len(),
-                out_sp.len(),
-                window.dims.len()
-            )));
-        }
-        for (i, w) in window.dims.iter().enumerate() {
-            if w.size < 0 || w.stride < 1 || w.window_dilation < 1 || w.base_dilation < 1 {
-                return Err(GemmError::new(format!(
-                    "convolution: window dimension {i} is malformed (size {}, stride {}, window dilation {}, base dilation {})",
-                    w.size, w.stride, w.window_dilation, w.base_dilation
-                )));
-            }
-            if w.size as usize != rd[k_sp[i]] {
-                return Err(GemmError::new(format!(
-                    "convolution: window size {} differs from kernel spatial size {} in spatial dimension {i}",
-                    w.size, rd[k_sp[i]]
-                )));
-            }
-            let want = out_size(ld[in_sp[i]] as i64, w);
-            if want != od[out_sp[i]] as i64 {
-                return Err(GemmError::new(format!(
-                    "convolution: output spatial dimension {i} has size {}, the window gives {want}",
-                    od[out_sp[i]]
-                )));
-            }
-        }
-        let (fgc, bgc) = (feature_group_count, batch_group_count);
-        if fgc < 1 || bgc < 1 {
-            return Err(GemmError::new(format!(
-                "convolution: group counts must be positive (feature {fgc}, batch {bgc})"
-            )));
-        }
-        let (fgc, bgc) = (fgc as usize, bgc as usize);
-        let (c_in, cg, c_out) = (ld[in_f], rd[k_i], rd[k_o]);
-        if cg.checked_mul(fgc) != Some(c_in) {
-            return Err(GemmError::new(format!(
-                "convolution: input features {c_in} != kernel input features {cg} * feature_group_count {fgc}"
-            )));
-        }
-        if c_out % fgc != 0 || c_out % bgc != 0 {
-            return Err(GemmError::new(format!(
-                "convolution: kernel output features {c_out} not divisible by the group counts ({fgc}, {bgc})"
-            )));
-        }
-        if ld[in_b] % bgc != 0 {
-            return Err(GemmError::new(format!(
-                "convolution: input batch {} not divisible by batch_group_count {bgc}",
-                ld[in_b]
-            )));
-        }
-        let batch_out = ld[in_b] / bgc;
-        if od[out_b] != batch_out || od[out_f] != c_out {
-            return Err(GemmError::new(format!(
-                "convolution: result {od:?} has batch {} and features {}, expected {batch_out} and {c_out}",
-                od[out_b], od[out_f]
-            )));
-        }
+        let (fgc, bgc) = (g.feature_groups as usize, g.batch_groups as usize);
+        let (cg, c_out) = (g.group_in as usize, g.c_out as usize);
+        let batch_out = g.batch_out as usize;
 
         let wsizes: Vec<usize> = window.dims.iter().map(|w| w.size as usize).collect();
         let taps: usize = wsizes.iter().product();

@@ -9,6 +9,7 @@ pub mod builder;
 pub mod collective;
 pub mod element_type;
 pub mod error;
+pub mod geometry;
 pub mod graph;
 pub mod index;
 pub mod layout;

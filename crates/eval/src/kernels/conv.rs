@@ -16,9 +16,7 @@
 //! over the group's input features in increasing order: `acc = acc + input * kernel` (no fused multiply-add).
 
 use super::numeric::{Ring, RingKernel, run_for_output};
-use super::util::{
-    check_literal, check_window, count, make_array, strides, window_base_index, window_output_dims,
-};
+use super::util::{check_literal, count, make_array, strides, window_base_index};
 use crate::error::{EvalError, Result};
 use rxla_ir::{ArrayLiteral, ArrayShape, ConvDims, Window};
 
@@ -72,43 +70,6 @@ struct Plan {
     batch_out: i64,
 }
 
-fn check_labels(
-    rank: usize,
-    b: i64,
-    f: i64,
-    sp: &[i64],
-    what: &str,
-) -> Result<(usize, usize, Vec<usize>)> {
-    let all: Vec<i64> = [b, f].iter().chain(sp).copied().collect();
-    let mut seen = vec![false; rank];
-    if all.len() != rank {
-        return Err(EvalError::new(format!(
-            "convolution: {what} has rank {rank} but the dimension labels name {} dimensions",
-            all.len()
-        )));
-    }
-    for &d in &all {
-        let u = usize::try_from(d)
-            .ok()
-            .filter(|&u| u < rank)
-            .ok_or_else(|| {
-                EvalError::new(format!(
-                    "convolution: {what} dimension {d} is out of range for rank {rank}"
-                ))
-            })?;
-        if std::mem::replace(&mut seen[u], true) {
-            return Err(EvalError::new(format!(
-                "convolution: {what} dimension {d} is labelled twice"
-            )));
-        }
-    }
-    Ok((
-        b as usize,
-        f as usize,
-        sp.iter().map(|&d| d as usize).collect(),
-    ))
-}
-
 impl Plan {
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -120,81 +81,13 @@ impl Plan {
         fgc: i64,
         bgc: i64,
     ) -> Result<Plan> {
-        let (in_b, in_f, in_sp) = check_labels(
-            ld.len(),
-            dims.input_batch,
-            dims.input_feature,
-            &dims.input_spatial,
-            "input",
-        )?;
-        let (k_i, k_o, k_sp) = check_labels(
-            rd.len(),
-            dims.kernel_input_feature,
-            dims.kernel_output_feature,
-            &dims.kernel_spatial,
-            "kernel",
-        )?;
-        let (out_b, out_f, out_sp) = check_labels(
-            od.len(),
-            dims.output_batch,
-            dims.output_feature,
-            &dims.output_spatial,
-            "output",
-        )?;
-        let nsp = in_sp.len();
-        if k_sp.len() != nsp || out_sp.len() != nsp {
-            return Err(EvalError::new(
-                "convolution: input, kernel and output have different spatial ranks",
-            ));
-        }
-        check_window(window, nsp, "convolution")?;
-        if fgc < 1 || bgc < 1 {
-            return Err(EvalError::new(format!(
-                "convolution: group counts must be positive (feature {fgc}, batch {bgc})"
-            )));
-        }
-        let c_in = ld[in_f];
-        let c_k = rd[k_i];
-        let c_out = rd[k_o];
-        if c_k.checked_mul(fgc) != Some(c_in) {
-            return Err(EvalError::new(format!(
-                "convolution: input features {c_in} != kernel input features {c_k} * feature_group_count {fgc}"
-            )));
-        }
-        if c_out % fgc != 0 || c_out % bgc != 0 {
-            return Err(EvalError::new(format!(
-                "convolution: kernel output features {c_out} not divisible by the group counts ({fgc}, {bgc})"
-            )));
-        }
-        if ld[in_b] % bgc != 0 {
-            return Err(EvalError::new(format!(
-                "convolution: input batch {} not divisible by batch_group_count {bgc}",
-                ld[in_b]
-            )));
-        }
-        let batch_out = ld[in_b] / bgc;
-        if od[out_b] != batch_out || od[out_f] != c_out {
-            return Err(EvalError::new(format!(
-                "convolution: result {od:?} has batch {} and features {}, expected {batch_out} and {c_out}",
-                od[out_b], od[out_f]
-            )));
-        }
-        for (i, w) in window.dims.iter().enumerate() {
-            if w.size != rd[k_sp[i]] {
-                return Err(EvalError::new(format!(
-                    "convolution: window size {} differs from kernel spatial size {} in spatial dimension {i}",
-                    w.size, rd[k_sp[i]]
-                )));
-            }
-        }
-        let in_spatial: Vec<i64> = in_sp.iter().map(|&d| ld[d]).collect();
-        let out_spatial: Vec<i64> = out_sp.iter().map(|&d| od[d]).collect();
-        let expect = window_output_dims(&in_spatial, window);
-        if out_spatial != expect {
-            return Err(EvalError::new(format!(
-                "convolution: result spatial sizes {out_spatial:?} differ from the window positions {expect:?}"
-            )));
-        }
+        // Every check (labels, window, groups, sizes) is `rxla_ir::geometry`'s.
+        let g = rxla_ir::geometry::conv_geometry(ld, rd, od, window, dims, fgc, bgc)
+            .map_err(EvalError::new)?;
+        let (c_k, c_out, batch_out) = (g.group_in, g.c_out, g.batch_out);
+        let (in_b, in_f, in_sp) = (g.input.batch, g.input.feature, g.input.spatial);
+        let (k_i, k_o, k_sp) = (g.kernel.batch, g.kernel.feature, g.kernel.spatial);
+        let (out_b, out_f, out_sp) = (g.output.batch, g.output.feature, g.output.spatial);
         Ok(Plan {
             window: window.clone(),
             out_dims: od.to_vec(),

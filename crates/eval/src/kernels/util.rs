@@ -154,21 +154,7 @@ pub fn window_base_index(o: i64, k: i64, w: &WindowDim, size: i64) -> Option<i64
 
 /// Checks a window has `rank` well-formed dimensions (size >= 0, stride and dilations >= 1).
 pub fn check_window(window: &Window, rank: usize, what: &str) -> Result<()> {
-    if window.dims.len() != rank {
-        return Err(EvalError::new(format!(
-            "{what}: window has {} dimensions, expected {rank}",
-            window.dims.len()
-        )));
-    }
-    for (i, w) in window.dims.iter().enumerate() {
-        if w.size < 0 || w.stride < 1 || w.window_dilation < 1 || w.base_dilation < 1 {
-            return Err(EvalError::new(format!(
-                "{what}: window dimension {i} is malformed (size {}, stride {}, window dilation {}, base dilation {})",
-                w.size, w.stride, w.window_dilation, w.base_dilation
-            )));
-        }
-    }
-    Ok(())
+    rxla_ir::geometry::check_window(window, rank, what).map_err(EvalError::new)
 }
 
 /// Row-major strides of `dims`.
@@ -213,34 +199,8 @@ pub fn resolve_dims(list: &[i64], rank: usize, what: &str) -> Result<Vec<usize>>
         .collect()
 }
 
-/// The number of window positions along each dimension (the reduce-window / convolution result dims) for a base of
-/// dims `base`: `(padded_dilated_base - dilated_window) / stride + 1`, or 0 when the window does not fit. Computed in
-/// i128 and saturated to i64.
-pub fn window_output_dims(base: &[i64], window: &Window) -> Vec<i64> {
-    base.iter()
-        .zip(&window.dims)
-        .map(|(&b, w)| {
-            let (b, size) = (b as i128, w.size as i128);
-            let dilated_base = if b == 0 {
-                0
-            } else {
-                (b - 1) * w.base_dilation as i128 + 1
-            };
-            let padded = dilated_base + w.pad_low as i128 + w.pad_high as i128;
-            let dilated_window = if size == 0 {
-                0
-            } else {
-                (size - 1) * w.window_dilation as i128 + 1
-            };
-            if padded < dilated_window {
-                0
-            } else {
-                i64::try_from((padded - dilated_window) / w.stride.max(1) as i128 + 1)
-                    .unwrap_or(i64::MAX)
-            }
-        })
-        .collect()
-}
+/// The number of window positions along each dimension (`rxla_ir::geometry::window_output_dims`).
+pub use rxla_ir::geometry::window_output_dims;
 
 /// The boolean of a pred scalar returned by a sub-computation.
 pub fn pred_result(lit: &Literal, what: &str) -> Result<bool> {

@@ -267,26 +267,17 @@ pub(crate) fn window_output_dim(input: i64, w: &WindowDim, i: usize) -> Result<i
             w.base_dilation, w.window_dilation
         ));
     }
-    let input = input as i128;
-    let dilated_base = if input == 0 {
-        0
-    } else {
-        (input - 1) * w.base_dilation as i128 + 1
-    };
-    let padded = dilated_base + w.pad_low as i128 + w.pad_high as i128;
+    let (padded, _) = crate::geometry::window_extents(input, w);
     if padded < 0 {
         return err(format!(
             "window dimension {i}: padding {}_{} makes the input of size {input} negative",
             w.pad_low, w.pad_high
         ));
     }
-    let dilated_window = (w.size as i128 - 1) * w.window_dilation as i128 + 1;
-    let out = if dilated_window > padded {
-        0
-    } else {
-        (padded - dilated_window) / w.stride as i128 + 1
-    };
-    to_dim(out, "window output size")
+    to_dim(
+        crate::geometry::window_output_size_wide(input, w),
+        "window output size",
+    )
 }
 
 /// The signature of computation `id`, or an error if it does not exist.

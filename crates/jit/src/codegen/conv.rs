@@ -18,48 +18,6 @@ use crate::error::{JitError, Result};
 use cranelift_codegen::ir::{InstBuilder, Value};
 use rxla_ir::{ArrayShape, BinaryOp, CompId, ConvDims, ElementType, InstrId, Window};
 
-/// Resolves a dimension label set (batch, feature, spatial...) of a rank
-/// `rank` array; `None` when they do not name each dimension once.
-fn labels(rank: usize, b: i64, f: i64, sp: &[i64]) -> Option<(usize, usize, Vec<usize>)> {
-    let all: Vec<i64> = [b, f].iter().chain(sp).copied().collect();
-    if all.len() != rank {
-        return None;
-    }
-    let mut seen = vec![false; rank];
-    for &d in &all {
-        let u = usize::try_from(d).ok().filter(|&u| u < rank)?;
-        if std::mem::replace(&mut seen[u], true) {
-            return None;
-        }
-    }
-    Some((
-        b as usize,
-        f as usize,
-        sp.iter().map(|&d| d as usize).collect(),
-    ))
-}
-
-/// The evaluator's `window_output_dims` for one dimension.
-fn window_output(b: i64, w: &rxla_ir::WindowDim) -> i64 {
-    let (b, size) = (b as i128, w.size as i128);
-    let dilated_base = if b == 0 {
-        0
-    } else {
-        (b - 1) * w.base_dilation as i128 + 1
-    };
-    let padded = dilated_base + w.pad_low as i128 + w.pad_high as i128;
-    let dilated_window = if size == 0 {
-        0
-    } else {
-        (size - 1) * w.window_dilation as i128 + 1
-    };
-    if padded < dilated_window {
-        0
-    } else {
-        i64::try_from((padded - dilated_window) / w.stride.max(1) as i128 + 1).unwrap_or(i64::MAX)
-    }
-}
-
 /// `convolution(lhs, rhs)` at output index `idx` (scalar).
 #[allow(clippy::too_many_arguments)]
 pub fn convolution(
@@ -76,57 +34,19 @@ pub fn convolution(
 ) -> Result<Value> {
     let ls = em.array_shape(c, lhs)?;
     let rs = em.array_shape(c, rhs)?;
-    let bad = || JitError::unsupported("convolution dimension numbers");
+    let bad = |_| JitError::unsupported("convolution dimension numbers");
     let (ld, rd, od) = (&ls.dims, &rs.dims, &out.dims);
-    let (in_b, in_f, in_sp) = labels(
-        ld.len(),
-        dims.input_batch,
-        dims.input_feature,
-        &dims.input_spatial,
-    )
-    .ok_or_else(bad)?;
-    let (k_i, k_o, k_sp) = labels(
-        rd.len(),
-        dims.kernel_input_feature,
-        dims.kernel_output_feature,
-        &dims.kernel_spatial,
-    )
-    .ok_or_else(bad)?;
-    let (out_b, out_f, out_sp) = labels(
-        od.len(),
-        dims.output_batch,
-        dims.output_feature,
-        &dims.output_spatial,
-    )
-    .ok_or_else(bad)?;
+    // Malformed numbers are `Unsupported` here: the evaluator, which checks
+    // with the same `rxla_ir::geometry`, then reports them.
+    let g = rxla_ir::geometry::conv_geometry(ld, rd, od, window, dims, fgc, bgc).map_err(bad)?;
+    if idx.len() != od.len() {
+        return Err(bad(String::new()));
+    }
+    let (in_b, in_f, in_sp) = (g.input.batch, g.input.feature, g.input.spatial);
+    let (k_i, k_o, k_sp) = (g.kernel.batch, g.kernel.feature, g.kernel.spatial);
+    let (out_b, out_f, out_sp) = (g.output.batch, g.output.feature, g.output.spatial);
+    let (c_k, c_out) = (g.group_in, g.c_out);
     let nsp = in_sp.len();
-    if k_sp.len() != nsp
-        || out_sp.len() != nsp
-        || window.dims.len() != nsp
-        || idx.len() != od.len()
-        || fgc < 1
-        || bgc < 1
-        || window
-            .dims
-            .iter()
-            .any(|w| w.size < 0 || w.stride < 1 || w.window_dilation < 1 || w.base_dilation < 1)
-    {
-        return Err(bad());
-    }
-    let (c_in, c_k, c_out) = (ld[in_f], rd[k_i], rd[k_o]);
-    if c_k.checked_mul(fgc) != Some(c_in)
-        || c_out % fgc != 0
-        || c_out % bgc != 0
-        || ld[in_b] % bgc != 0
-        || od[out_b] != ld[in_b] / bgc
-        || od[out_f] != c_out
-        || (0..nsp).any(|s| {
-            window.dims[s].size != rd[k_sp[s]]
-                || od[out_sp[s]] != window_output(ld[in_sp[s]], &window.dims[s])
-        })
-    {
-        return Err(bad());
-    }
     let et = out.element_type;
     let ct = if scalar::is_half(et) {
         ElementType::F32

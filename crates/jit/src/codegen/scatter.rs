@@ -342,7 +342,7 @@ pub fn select_and_scatter(
     let ss = arr(source)?;
     if os.dims != out.dims
         || window.dims.len() != os.rank()
-        || window_output_dims(&os.dims, window) != ss.dims
+        || rxla_ir::geometry::window_output_dims(&os.dims, window) != ss.dims
         || ss.rank() != os.rank()
         || arr(init)?.element_type != out.element_type
         || ss.element_type != out.element_type
@@ -433,31 +433,4 @@ pub fn select_and_scatter(
         })
     })?;
     Ok((1, elements, false))
-}
-
-/// Window positions per dimension (the evaluator's `window_output_dims`).
-fn window_output_dims(base: &[i64], window: &rxla_ir::Window) -> Vec<i64> {
-    base.iter()
-        .zip(&window.dims)
-        .map(|(&b, w)| {
-            let (b, size) = (b as i128, w.size as i128);
-            let dilated_base = if b == 0 {
-                0
-            } else {
-                (b - 1) * w.base_dilation as i128 + 1
-            };
-            let padded = dilated_base + w.pad_low as i128 + w.pad_high as i128;
-            let dilated_window = if size == 0 {
-                0
-            } else {
-                (size - 1) * w.window_dilation as i128 + 1
-            };
-            if padded < dilated_window {
-                0
-            } else {
-                i64::try_from((padded - dilated_window) / w.stride.max(1) as i128 + 1)
-                    .unwrap_or(i64::MAX)
-            }
-        })
-        .collect()
 }
