@@ -155,38 +155,6 @@ pub struct DotPlan {
     extents: [usize; 3],
 }
 
-fn resolve(list: &[i64], rank: usize, what: &str) -> Result<Vec<usize>> {
-    list.iter()
-        .map(|&d| {
-            usize::try_from(d)
-                .ok()
-                .filter(|&d| d < rank)
-                .ok_or_else(|| {
-                    GemmError::new(format!(
-                        "dot: {what} dimension {d} is out of range for rank {rank}"
-                    ))
-                })
-        })
-        .collect()
-}
-
-fn free_dims(
-    rank: usize,
-    batch: &[usize],
-    contracting: &[usize],
-    side: &str,
-) -> Result<Vec<usize>> {
-    let mut seen = vec![false; rank];
-    for &d in batch.iter().chain(contracting) {
-        if std::mem::replace(&mut seen[d], true) {
-            return Err(GemmError::new(format!(
-                "dot: {side} dimension {d} is listed twice among batch/contracting dimensions"
-            )));
-        }
-    }
-    Ok((0..rank).filter(|&d| !seen[d]).collect())
-}
-
 impl DotPlan {
     /// Plans `dot(lhs, rhs)` with dimension numbers `dims` writing `out` (dims = batch, lhs free, rhs free).
     pub fn new(
@@ -200,42 +168,17 @@ impl DotPlan {
             rhs.extent("dot rhs")?,
             out.extent("dot out")?,
         ];
-        let (lr, rr) = (lhs.dims.len(), rhs.dims.len());
-        let lb = resolve(&dims.lhs_batch, lr, "lhs batch")?;
-        let rb = resolve(&dims.rhs_batch, rr, "rhs batch")?;
-        let lc = resolve(&dims.lhs_contracting, lr, "lhs contracting")?;
-        let rc = resolve(&dims.rhs_contracting, rr, "rhs contracting")?;
-        if lb.len() != rb.len() || lc.len() != rc.len() {
-            return Err(GemmError::new(format!(
-                "dot: {} lhs vs {} rhs batch dims, {} lhs vs {} rhs contracting dims",
-                lb.len(),
-                rb.len(),
-                lc.len(),
-                rc.len()
-            )));
-        }
-        for (&l, &r) in lb.iter().zip(&rb).chain(lc.iter().zip(&rc)) {
-            if lhs.dims[l] != rhs.dims[r] {
-                return Err(GemmError::new(format!(
-                    "dot: lhs dimension {l} (size {}) is paired with rhs dimension {r} (size {})",
-                    lhs.dims[l], rhs.dims[r]
-                )));
-            }
-        }
-        let lf = free_dims(lr, &lb, &lc, "lhs")?;
-        let rf = free_dims(rr, &rb, &rc, "rhs")?;
-        let expect: Vec<usize> = lb
-            .iter()
-            .map(|&d| lhs.dims[d])
-            .chain(lf.iter().map(|&d| lhs.dims[d]))
-            .chain(rf.iter().map(|&d| rhs.dims[d]))
-            .collect();
-        if expect != out.dims {
-            return Err(GemmError::new(format!(
-                "dot: result dimensions {:?} do not match the operands (expected {expect:?})",
-                out.dims
-            )));
-        }
+        // Every check is `rxla_ir::geometry`'s.
+        let wide = |d: &[usize]| d.iter().map(|&x| x as i64).collect::<Vec<i64>>();
+        let g = rxla_ir::geometry::dot_geometry(
+            &wide(&lhs.dims),
+            &wide(&rhs.dims),
+            dims,
+            &wide(&out.dims),
+        )
+        .map_err(GemmError::new)?;
+        let (lb, lc, lf) = (g.lhs_batch, g.lhs_contracting, g.lhs_free);
+        let (rb, rc, rf) = (g.rhs_batch, g.rhs_contracting, g.rhs_free);
         let prod =
             |ds: &[usize], l: &TensorLayout| ds.iter().map(|&d| l.dims[d]).product::<usize>();
         let nb = lb.len();

@@ -1,13 +1,14 @@
-//! Window and convolution geometry, written once (XLA's window_util): how
-//! many positions a window takes along a dimension, and the checked layout
+//! Window, convolution and dot geometry, written once (XLA's window_util):
+//! how many positions a window takes along a dimension, the checked layout
 //! of a convolution (which dimension is batch, feature and spatial in each
-//! operand, the group counts, the feature and batch sizes per group). Shape
+//! operand, the group counts, the feature and batch sizes per group) and of
+//! a dot_general (batch, free and contracting dimensions of each side). Shape
 //! inference, the evaluator, the JIT and the GEMM engine all use these, so
 //! they agree on every size and say the same thing about a malformed
 //! convolution. Pure arithmetic on dimension sizes: this module must not
 //! look at element types, layouts or data.
 
-use crate::ops::{ConvDims, Window, WindowDim};
+use crate::ops::{ConvDims, DotDims, Window, WindowDim};
 
 /// The padded, base-dilated extent of a dimension of size `base` and the
 /// dilated extent of the window along it, in i128 (no overflow for any
@@ -246,6 +247,106 @@ pub fn conv_geometry(
     })
 }
 
+/// A checked dot_general: each side's batch, contracting and free
+/// dimensions (free ones in increasing order). The result is batch, lhs
+/// free, rhs free.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DotGeometry {
+    pub lhs_batch: Vec<usize>,
+    pub lhs_contracting: Vec<usize>,
+    pub lhs_free: Vec<usize>,
+    pub rhs_batch: Vec<usize>,
+    pub rhs_contracting: Vec<usize>,
+    pub rhs_free: Vec<usize>,
+}
+
+impl DotGeometry {
+    /// The result dimensions: batch, lhs free, rhs free.
+    pub fn result_dims(&self, ld: &[i64], rd: &[i64]) -> Vec<i64> {
+        self.lhs_batch
+            .iter()
+            .map(|&d| ld[d])
+            .chain(self.lhs_free.iter().map(|&d| ld[d]))
+            .chain(self.rhs_free.iter().map(|&d| rd[d]))
+            .collect()
+    }
+}
+
+fn dot_list(list: &[i64], rank: usize, what: &str) -> Result<Vec<usize>, String> {
+    list.iter()
+        .map(|&d| {
+            usize::try_from(d)
+                .ok()
+                .filter(|&d| d < rank)
+                .ok_or_else(|| format!("dot: {what} dimension {d} is out of range for rank {rank}"))
+        })
+        .collect()
+}
+
+fn dot_free(
+    rank: usize,
+    batch: &[usize],
+    contracting: &[usize],
+    side: &str,
+) -> Result<Vec<usize>, String> {
+    let mut seen = vec![false; rank];
+    for &d in batch.iter().chain(contracting) {
+        if std::mem::replace(&mut seen[d], true) {
+            return Err(format!(
+                "dot: {side} dimension {d} is listed twice among batch/contracting dimensions"
+            ));
+        }
+    }
+    Ok((0..rank).filter(|&d| !seen[d]).collect())
+}
+
+/// Checks `dot(lhs, rhs) -> out` (dimension sizes `ld`, `rd`, `od`):
+/// dimension numbers in range and listed once per side, paired sizes equal,
+/// the result batch + lhs free + rhs free.
+pub fn dot_geometry(
+    ld: &[i64],
+    rd: &[i64],
+    dims: &DotDims,
+    od: &[i64],
+) -> Result<DotGeometry, String> {
+    let lb = dot_list(&dims.lhs_batch, ld.len(), "lhs batch")?;
+    let rb = dot_list(&dims.rhs_batch, rd.len(), "rhs batch")?;
+    let lc = dot_list(&dims.lhs_contracting, ld.len(), "lhs contracting")?;
+    let rc = dot_list(&dims.rhs_contracting, rd.len(), "rhs contracting")?;
+    if lb.len() != rb.len() || lc.len() != rc.len() {
+        return Err(format!(
+            "dot: {} lhs vs {} rhs batch dims, {} lhs vs {} rhs contracting dims",
+            lb.len(),
+            rb.len(),
+            lc.len(),
+            rc.len()
+        ));
+    }
+    for (&l, &r) in lb.iter().zip(&rb).chain(lc.iter().zip(&rc)) {
+        if ld[l] != rd[r] {
+            return Err(format!(
+                "dot: lhs dimension {l} (size {}) is paired with rhs dimension {r} (size {})",
+                ld[l], rd[r]
+            ));
+        }
+    }
+    let g = DotGeometry {
+        lhs_free: dot_free(ld.len(), &lb, &lc, "lhs")?,
+        rhs_free: dot_free(rd.len(), &rb, &rc, "rhs")?,
+        lhs_batch: lb,
+        lhs_contracting: lc,
+        rhs_batch: rb,
+        rhs_contracting: rc,
+    };
+    let expect = g.result_dims(ld, rd);
+    if expect != od {
+        return Err(format!(
+            "dot: result dimensions {od:?} do not match the operands (expected {expect:?})"
+        ));
+    }
+    Ok(g)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,6 +361,25 @@ mod tests {
             base_dilation: base_dil,
             window_reversal: false,
         }
+    }
+
+    #[test]
+    fn dot_geometry_splits_and_checks() {
+        let dims = DotDims {
+            lhs_batch: vec![0],
+            rhs_batch: vec![0],
+            lhs_contracting: vec![2],
+            rhs_contracting: vec![1],
+        };
+        let g = dot_geometry(&[2, 3, 4], &[2, 4, 5], &dims, &[2, 3, 5]).unwrap();
+        assert_eq!((g.lhs_free.clone(), g.rhs_free.clone()), (vec![1], vec![2]));
+        let e = dot_geometry(&[2, 3, 4], &[2, 6, 5], &dims, &[2, 3, 5]).unwrap_err();
+        assert_eq!(
+            e,
+            "dot: lhs dimension 2 (size 4) is paired with rhs dimension 1 (size 6)"
+        );
+        let e = dot_geometry(&[2, 3, 4], &[2, 4, 5], &dims, &[2, 5, 3]).unwrap_err();
+        assert!(e.contains("expected [2, 3, 5]"), "{e}");
     }
 
     #[test]

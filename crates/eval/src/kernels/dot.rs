@@ -40,82 +40,24 @@ struct Plan {
     k: usize,
 }
 
-fn resolve(list: &[i64], rank: usize, what: &str) -> Result<Vec<usize>> {
-    list.iter()
-        .map(|&d| {
-            usize::try_from(d)
-                .ok()
-                .filter(|&d| d < rank)
-                .ok_or_else(|| {
-                    EvalError::new(format!(
-                        "dot: {what} dimension {d} is out of range for rank {rank}"
-                    ))
-                })
-        })
-        .collect()
-}
-
 /// Batch, free and contracting dimensions of one side, as a permutation.
-fn side_perm(
-    rank: usize,
-    batch: &[usize],
-    contracting: &[usize],
-    side: &str,
-) -> Result<(Vec<usize>, Vec<usize>)> {
-    let mut seen = vec![false; rank];
-    for &d in batch.iter().chain(contracting) {
-        if std::mem::replace(&mut seen[d], true) {
-            return Err(EvalError::new(format!(
-                "dot: {side} dimension {d} is listed twice among batch/contracting dimensions"
-            )));
-        }
-    }
-    let free: Vec<usize> = (0..rank).filter(|&d| !seen[d]).collect();
-    let perm = batch
+fn side_perm(batch: &[usize], free: &[usize], contracting: &[usize]) -> Vec<usize> {
+    batch
         .iter()
-        .chain(&free)
+        .chain(free)
         .chain(contracting)
         .copied()
-        .collect();
-    Ok((perm, free))
+        .collect()
 }
 
 impl Plan {
     fn new(ld: &[i64], rd: &[i64], dims: &DotDims, out: &[i64]) -> Result<Plan> {
-        let lb = resolve(&dims.lhs_batch, ld.len(), "lhs batch")?;
-        let rb = resolve(&dims.rhs_batch, rd.len(), "rhs batch")?;
-        let lc = resolve(&dims.lhs_contracting, ld.len(), "lhs contracting")?;
-        let rc = resolve(&dims.rhs_contracting, rd.len(), "rhs contracting")?;
-        if lb.len() != rb.len() || lc.len() != rc.len() {
-            return Err(EvalError::new(format!(
-                "dot: {} lhs vs {} rhs batch dims, {} lhs vs {} rhs contracting dims",
-                lb.len(),
-                rb.len(),
-                lc.len(),
-                rc.len()
-            )));
-        }
-        for (&l, &r) in lb.iter().zip(&rb).chain(lc.iter().zip(&rc)) {
-            if ld[l] != rd[r] {
-                return Err(EvalError::new(format!(
-                    "dot: lhs dimension {l} (size {}) is paired with rhs dimension {r} (size {})",
-                    ld[l], rd[r]
-                )));
-            }
-        }
-        let (lhs_perm, lfree) = side_perm(ld.len(), &lb, &lc, "lhs")?;
-        let (rhs_perm, rfree) = side_perm(rd.len(), &rb, &rc, "rhs")?;
-        let expect: Vec<i64> = lb
-            .iter()
-            .map(|&d| ld[d])
-            .chain(lfree.iter().map(|&d| ld[d]))
-            .chain(rfree.iter().map(|&d| rd[d]))
-            .collect();
-        if expect != out {
-            return Err(EvalError::new(format!(
-                "dot: result dimensions {out:?} do not match the operands (expected {expect:?})"
-            )));
-        }
+        // Every check is `rxla_ir::geometry`'s.
+        let g = rxla_ir::geometry::dot_geometry(ld, rd, dims, out).map_err(EvalError::new)?;
+        let (lb, lc, lfree) = (&g.lhs_batch, &g.lhs_contracting, &g.lhs_free);
+        let (rb, rc, rfree) = (&g.rhs_batch, &g.rhs_contracting, &g.rhs_free);
+        let lhs_perm = side_perm(lb, lfree, lc);
+        let rhs_perm = side_perm(rb, rfree, rc);
         let prod = |ds: &[usize], sizes: &[i64]| {
             count(&ds.iter().map(|&d| sizes[d]).collect::<Vec<_>>(), "dot")
         };
@@ -123,10 +65,10 @@ impl Plan {
         Ok(Plan {
             lhs_dims: ld.to_vec(),
             rhs_dims: rd.to_vec(),
-            b: prod(&lb, ld)?,
-            m: prod(&lfree, ld)?,
-            n: prod(&rfree, rd)?,
-            k: prod(&lc, ld)?,
+            b: prod(lb, ld)?,
+            m: prod(lfree, ld)?,
+            n: prod(rfree, rd)?,
+            k: prod(lc, ld)?,
             lhs_perm,
             rhs_perm,
         })
