@@ -2,13 +2,14 @@
 //! how many positions a window takes along a dimension, the checked layout
 //! of a convolution (which dimension is batch, feature and spatial in each
 //! operand, the group counts, the feature and batch sizes per group) and of
-//! a dot_general (batch, free and contracting dimensions of each side). Shape
+//! a dot_general (batch, free and contracting dimensions of each side), and
+//! a scatter's dimension numbers resolved against its shapes. Shape
 //! inference, the evaluator, the JIT and the GEMM engine all use these, so
 //! they agree on every size and say the same thing about a malformed
 //! convolution. Pure arithmetic on dimension sizes: this module must not
 //! look at element types, layouts or data.
 
-use crate::ops::{ConvDims, DotDims, Window, WindowDim};
+use crate::ops::{ConvDims, DotDims, ScatterDims, Window, WindowDim};
 
 /// The padded, base-dilated extent of a dimension of size `base` and the
 /// dilated extent of the window along it, in i128 (no overflow for any
@@ -345,6 +346,164 @@ pub fn dot_geometry(
         ));
     }
     Ok(g)
+}
+
+/// Resolves a list of dimension numbers of a rank-`rank` array: each in
+/// range and listed once (`what` names the list in the message).
+pub fn dim_list(list: &[i64], rank: usize, what: &str) -> Result<Vec<usize>, String> {
+    let mut seen = vec![false; rank];
+    list.iter()
+        .map(|&d| {
+            let u = usize::try_from(d)
+                .ok()
+                .filter(|&u| u < rank)
+                .ok_or_else(|| format!("{what}: dimension {d} is out of range for rank {rank}"))?;
+            if std::mem::replace(&mut seen[u], true) {
+                return Err(format!("{what}: dimension {d} is listed twice"));
+            }
+            Ok(u)
+        })
+        .collect()
+}
+
+/// A scatter's dimension numbers resolved against the operand (`od`),
+/// indices (`id`) and update (`ud`) dimension sizes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScatterGeometry {
+    /// index_vector_dim (may equal the indices' rank: implicit length 1).
+    pub ivd: usize,
+    /// Indices dims other than index_vector_dim; update scatter dim `j`
+    /// corresponds to `idx_dims[j]`.
+    pub idx_dims: Vec<usize>,
+    pub update_scatter_dims: Vec<usize>,
+    pub update_window_dims: Vec<usize>,
+    /// Operand dims receiving window offsets (increasing); paired with
+    /// `update_window_dims`.
+    pub operand_window_dims: Vec<usize>,
+    /// Operand dim of each index vector element.
+    pub to_operand: Vec<usize>,
+    /// (operand batching dim, update scatter dim position giving its index).
+    pub batching: Vec<(usize, usize)>,
+    /// Per operand dim, the window extent (update window size, 1 for
+    /// inserted and batching dims).
+    pub window_extent: Vec<i64>,
+}
+
+/// Checks and resolves `scatter` dimension numbers.
+pub fn scatter_geometry(
+    od: &[i64],
+    id: &[i64],
+    ud: &[i64],
+    dims: &ScatterDims,
+) -> Result<ScatterGeometry, String> {
+    let rank = od.len();
+    let ivd = usize::try_from(dims.index_vector_dim)
+        .ok()
+        .filter(|&v| v <= id.len())
+        .ok_or_else(|| {
+            format!(
+                "scatter: index_vector_dim {} is out of range",
+                dims.index_vector_dim
+            )
+        })?;
+    let vec_len = if ivd == id.len() { 1 } else { id[ivd] };
+    let update_window_dims = dim_list(
+        &dims.update_window_dims,
+        ud.len(),
+        "scatter update_window_dims",
+    )?;
+    let inserted = dim_list(
+        &dims.inserted_window_dims,
+        rank,
+        "scatter inserted_window_dims",
+    )?;
+    let to_operand = dim_list(
+        &dims.scatter_dims_to_operand_dims,
+        rank,
+        "scatter scatter_dims_to_operand_dims",
+    )?;
+    let in_batch = dim_list(
+        &dims.input_batching_dims,
+        rank,
+        "scatter input_batching_dims",
+    )?;
+    let idx_batch = dim_list(
+        &dims.scatter_indices_batching_dims,
+        id.len(),
+        "scatter scatter_indices_batching_dims",
+    )?;
+    if to_operand.len() as i64 != vec_len {
+        return Err(format!(
+            "scatter: scatter_dims_to_operand_dims has {} entries but index vectors have {vec_len}",
+            to_operand.len()
+        ));
+    }
+    if in_batch.len() != idx_batch.len() || idx_batch.contains(&ivd) {
+        return Err("scatter: batching dimension lists do not pair up".to_string());
+    }
+    let operand_window_dims: Vec<usize> = (0..rank)
+        .filter(|d| !inserted.contains(d) && !in_batch.contains(d))
+        .collect();
+    if operand_window_dims.len() != update_window_dims.len() {
+        return Err(format!(
+            "scatter: {} update window dims for {} operand window dims",
+            update_window_dims.len(),
+            operand_window_dims.len()
+        ));
+    }
+    let idx_dims: Vec<usize> = (0..id.len()).filter(|&d| d != ivd).collect();
+    let update_scatter_dims: Vec<usize> = (0..ud.len())
+        .filter(|d| !update_window_dims.contains(d))
+        .collect();
+    if update_scatter_dims.len() != idx_dims.len() {
+        return Err(format!(
+            "scatter: updates have {} scatter dimensions, indices provide {}",
+            update_scatter_dims.len(),
+            idx_dims.len()
+        ));
+    }
+    for (j, &u) in update_scatter_dims.iter().enumerate() {
+        if ud[u] != id[idx_dims[j]] {
+            return Err(format!(
+                "scatter: update dimension {u} has size {}, indices dimension {} has {}",
+                ud[u], idx_dims[j], id[idx_dims[j]]
+            ));
+        }
+    }
+    let mut window_extent = vec![1i64; rank];
+    for (w, &u) in update_window_dims.iter().enumerate() {
+        let d = operand_window_dims[w];
+        if ud[u] > od[d] {
+            return Err(format!(
+                "scatter: update window dimension {u} (size {}) exceeds operand dimension {d} (size {})",
+                ud[u], od[d]
+            ));
+        }
+        window_extent[d] = ud[u];
+    }
+    let mut batching = Vec::new();
+    for (&ob, &ib) in in_batch.iter().zip(&idx_batch) {
+        // `ib` is not index_vector_dim (checked above), so it is one of
+        // `idx_dims`.
+        let j = idx_dims.iter().position(|&d| d == ib).unwrap_or(0);
+        if od[ob] != id[ib] {
+            return Err(format!(
+                "scatter: input batching dimension {ob} (size {}) differs from indices dimension {ib} (size {})",
+                od[ob], id[ib]
+            ));
+        }
+        batching.push((ob, j));
+    }
+    Ok(ScatterGeometry {
+        ivd,
+        idx_dims,
+        update_scatter_dims,
+        update_window_dims,
+        operand_window_dims,
+        to_operand,
+        batching,
+        window_extent,
+    })
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@
 
 use super::Apply;
 use super::util::{
-    check_literal, count, index_values, resolve_dims, scalar_at, set_elem, split_result,
-    variadic_out_shapes, variadic_result,
+    check_literal, count, index_values, scalar_at, set_elem, split_result, variadic_out_shapes,
+    variadic_result,
 };
 use crate::error::{EvalError, Result};
 use rxla_ir::{ArrayLiteral, Literal, ScatterDims, Shape};
@@ -50,7 +50,7 @@ pub fn scatter(
         }
     }
     check_literal(indices, "scatter indices")?;
-    let plan = Plan::new(
+    let plan = plan(
         &operands[0].shape.dims,
         &indices.shape.dims,
         &updates[0].shape.dims,
@@ -129,132 +129,10 @@ pub fn scatter(
     Ok(variadic_result(out, results))
 }
 
-/// Scatter dimension numbers resolved and checked against the operand, indices and update shapes.
-struct Plan {
-    ivd: usize,
-    /// Indices dims other than index_vector_dim; update scatter dim j corresponds to `idx_dims[j]`.
-    idx_dims: Vec<usize>,
-    update_scatter_dims: Vec<usize>,
-    update_window_dims: Vec<usize>,
-    /// Operand dims receiving window offsets (increasing); paired with `update_window_dims`.
-    operand_window_dims: Vec<usize>,
-    /// Operand dim of each index vector element.
-    to_operand: Vec<usize>,
-    /// (operand batching dim, update scatter dim position giving its index).
-    batching: Vec<(usize, usize)>,
-    /// Per operand dim, the window extent (update window size, 1 for inserted/batching dims).
-    window_extent: Vec<i64>,
-}
+/// Scatter dimension numbers resolved and checked against the operand, indices and update shapes
+/// (`rxla_ir::geometry::scatter_geometry`).
+type Plan = rxla_ir::geometry::ScatterGeometry;
 
-impl Plan {
-    fn new(od: &[i64], id: &[i64], ud: &[i64], dims: &ScatterDims) -> Result<Plan> {
-        let rank = od.len();
-        let ivd = usize::try_from(dims.index_vector_dim)
-            .ok()
-            .filter(|&v| v <= id.len())
-            .ok_or_else(|| {
-                EvalError::new(format!(
-                    "scatter: index_vector_dim {} is out of range",
-                    dims.index_vector_dim
-                ))
-            })?;
-        let vec_len = if ivd == id.len() { 1 } else { id[ivd] as usize };
-        let update_window_dims = resolve_dims(
-            &dims.update_window_dims,
-            ud.len(),
-            "scatter update_window_dims",
-        )?;
-        let inserted = resolve_dims(
-            &dims.inserted_window_dims,
-            rank,
-            "scatter inserted_window_dims",
-        )?;
-        let to_operand = resolve_dims(
-            &dims.scatter_dims_to_operand_dims,
-            rank,
-            "scatter scatter_dims_to_operand_dims",
-        )?;
-        let in_batch = resolve_dims(
-            &dims.input_batching_dims,
-            rank,
-            "scatter input_batching_dims",
-        )?;
-        let idx_batch = resolve_dims(
-            &dims.scatter_indices_batching_dims,
-            id.len(),
-            "scatter scatter_indices_batching_dims",
-        )?;
-        if to_operand.len() != vec_len {
-            return Err(EvalError::new(format!(
-                "scatter: scatter_dims_to_operand_dims has {} entries but index vectors have {vec_len}",
-                to_operand.len()
-            )));
-        }
-        if in_batch.len() != idx_batch.len() || idx_batch.contains(&ivd) {
-            return Err(EvalError::new(
-                "scatter: batching dimension lists do not pair up",
-            ));
-        }
-        let operand_window_dims: Vec<usize> = (0..rank)
-            .filter(|d| !inserted.contains(d) && !in_batch.contains(d))
-            .collect();
-        if operand_window_dims.len() != update_window_dims.len() {
-            return Err(EvalError::new(format!(
-                "scatter: {} update window dims for {} operand window dims",
-                update_window_dims.len(),
-                operand_window_dims.len()
-            )));
-        }
-        let idx_dims: Vec<usize> = (0..id.len()).filter(|&d| d != ivd).collect();
-        let update_scatter_dims: Vec<usize> = (0..ud.len())
-            .filter(|d| !update_window_dims.contains(d))
-            .collect();
-        if update_scatter_dims.len() != idx_dims.len() {
-            return Err(EvalError::new(format!(
-                "scatter: updates have {} scatter dimensions, indices provide {}",
-                update_scatter_dims.len(),
-                idx_dims.len()
-            )));
-        }
-        for (j, &u) in update_scatter_dims.iter().enumerate() {
-            if ud[u] != id[idx_dims[j]] {
-                return Err(EvalError::new(format!(
-                    "scatter: update dimension {u} has size {}, indices dimension {} has {}",
-                    ud[u], idx_dims[j], id[idx_dims[j]]
-                )));
-            }
-        }
-        let mut window_extent = vec![1i64; rank];
-        for (w, &u) in update_window_dims.iter().enumerate() {
-            let d = operand_window_dims[w];
-            if ud[u] > od[d] {
-                return Err(EvalError::new(format!(
-                    "scatter: update window dimension {u} (size {}) exceeds operand dimension {d} (size {})",
-                    ud[u], od[d]
-                )));
-            }
-            window_extent[d] = ud[u];
-        }
-        let mut batching = Vec::new();
-        for (&ob, &ib) in in_batch.iter().zip(&idx_batch) {
-            let j = idx_dims.iter().position(|&d| d == ib).unwrap_or(0);
-            if od[ob] != id[ib] {
-                return Err(EvalError::new(format!(
-                    "scatter: input batching dimension {ob} (size {}) differs from indices dimension {ib} (size {})",
-                    od[ob], id[ib]
-                )));
-            }
-            batching.push((ob, j));
-        }
-        Ok(Plan {
-            ivd,
-            idx_dims,
-            update_scatter_dims,
-            update_window_dims,
-            operand_window_dims,
-            to_operand,
-            batching,
-            window_extent,
-        })
-    }
+fn plan(od: &[i64], id: &[i64], ud: &[i64], dims: &ScatterDims) -> Result<Plan> {
+    rxla_ir::geometry::scatter_geometry(od, id, ud, dims).map_err(EvalError::new)
 }

@@ -178,25 +178,7 @@ pub fn check_literal(a: &ArrayLiteral, what: &str) -> Result<usize> {
 
 /// Resolves a list of dimension numbers against `rank`, rejecting out-of-range and repeated entries.
 pub fn resolve_dims(list: &[i64], rank: usize, what: &str) -> Result<Vec<usize>> {
-    let mut seen = vec![false; rank];
-    list.iter()
-        .map(|&d| {
-            let u = usize::try_from(d)
-                .ok()
-                .filter(|&u| u < rank)
-                .ok_or_else(|| {
-                    EvalError::new(format!(
-                        "{what}: dimension {d} is out of range for rank {rank}"
-                    ))
-                })?;
-            if std::mem::replace(&mut seen[u], true) {
-                return Err(EvalError::new(format!(
-                    "{what}: dimension {d} is listed twice"
-                )));
-            }
-            Ok(u)
-        })
-        .collect()
+    rxla_ir::geometry::dim_list(list, rank, what).map_err(EvalError::new)
 }
 
 /// The number of window positions along each dimension (`rxla_ir::geometry::window_output_dims`).

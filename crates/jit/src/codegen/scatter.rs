@@ -60,94 +60,12 @@ fn when(
 }
 
 /// Dimension numbers of a scatter resolved against the shapes (the
-/// evaluator's `Plan`); `None` when they do not fit.
-struct Plan {
-    ivd: usize,
-    idx_dims: Vec<usize>,
-    update_scatter_dims: Vec<usize>,
-    update_window_dims: Vec<usize>,
-    operand_window_dims: Vec<usize>,
-    to_operand: Vec<usize>,
-    batching: Vec<(usize, usize)>,
-    window_extent: Vec<i64>,
-}
+/// evaluator's, `rxla_ir::geometry::scatter_geometry`); `None` when they do
+/// not fit (the evaluator then reports why).
+type Plan = rxla_ir::geometry::ScatterGeometry;
 
-fn resolve(v: &[i64], rank: usize) -> Option<Vec<usize>> {
-    let mut out: Vec<usize> = Vec::with_capacity(v.len());
-    for &d in v {
-        let d = usize::try_from(d).ok().filter(|&d| d < rank)?;
-        if out.contains(&d) {
-            return None;
-        }
-        out.push(d);
-    }
-    Some(out)
-}
-
-impl Plan {
-    fn new(od: &[i64], id: &[i64], ud: &[i64], dims: &ScatterDims) -> Option<Plan> {
-        let rank = od.len();
-        let ivd = usize::try_from(dims.index_vector_dim)
-            .ok()
-            .filter(|&v| v <= id.len())?;
-        let vec_len = if ivd == id.len() { 1 } else { id[ivd] };
-        let mut update_window_dims = resolve(&dims.update_window_dims, ud.len())?;
-        update_window_dims.sort_unstable();
-        let inserted = resolve(&dims.inserted_window_dims, rank)?;
-        let to_operand = resolve(&dims.scatter_dims_to_operand_dims, rank)?;
-        let in_batch = resolve(&dims.input_batching_dims, rank)?;
-        let idx_batch = resolve(&dims.scatter_indices_batching_dims, id.len())?;
-        if to_operand.len() as i64 != vec_len
-            || in_batch.len() != idx_batch.len()
-            || idx_batch.contains(&ivd)
-        {
-            return None;
-        }
-        let operand_window_dims: Vec<usize> = (0..rank)
-            .filter(|d| !inserted.contains(d) && !in_batch.contains(d))
-            .collect();
-        if operand_window_dims.len() != update_window_dims.len() {
-            return None;
-        }
-        let idx_dims: Vec<usize> = (0..id.len()).filter(|&d| d != ivd).collect();
-        let update_scatter_dims: Vec<usize> = (0..ud.len())
-            .filter(|d| !update_window_dims.contains(d))
-            .collect();
-        if update_scatter_dims.len() != idx_dims.len()
-            || update_scatter_dims
-                .iter()
-                .zip(&idx_dims)
-                .any(|(&u, &i)| ud[u] != id[i])
-        {
-            return None;
-        }
-        let mut window_extent = vec![1i64; rank];
-        for (w, &u) in update_window_dims.iter().enumerate() {
-            let d = operand_window_dims[w];
-            if ud[u] > od[d] {
-                return None;
-            }
-            window_extent[d] = ud[u];
-        }
-        let mut batching = Vec::new();
-        for (&ob, &ib) in in_batch.iter().zip(&idx_batch) {
-            let j = idx_dims.iter().position(|&d| d == ib)?;
-            if od[ob] != id[ib] {
-                return None;
-            }
-            batching.push((ob, j));
-        }
-        Some(Plan {
-            ivd,
-            idx_dims,
-            update_scatter_dims,
-            update_window_dims,
-            operand_window_dims,
-            to_operand,
-            batching,
-            window_extent,
-        })
-    }
+fn plan(od: &[i64], id: &[i64], ud: &[i64], dims: &ScatterDims) -> Option<Plan> {
+    rxla_ir::geometry::scatter_geometry(od, id, ud, dims).ok()
 }
 
 /// `scatter(operands..., indices, updates...)`.
@@ -187,7 +105,7 @@ pub fn scatter(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64
             return Err(JitError::unsupported("scatter shapes"));
         }
     }
-    let plan = Plan::new(&os.dims, &is.dims, &us.dims, dims)
+    let plan = plan(&os.dims, &is.dims, &us.dims, dims)
         .ok_or_else(|| JitError::unsupported("scatter dimension numbers"))?;
     let elements = leaves
         .iter()
