@@ -9,37 +9,135 @@ use cranelift_codegen::ir::types::{F32, F64, I8, I16, I64};
 use cranelift_codegen::ir::{AbiParam, Signature, Type};
 use cranelift_codegen::isa::CallConv;
 
-macro_rules! f32_1 {
-    ($name:ident, $e:expr) => {
-        extern "C" fn $name(x: f32) -> f32 {
-            let f: fn(f32) -> f32 = $e;
-            f(x)
-        }
-    };
+/// The Cranelift type of a host function's Rust argument or result type.
+trait ClifType {
+    const TYPE: Type;
 }
-macro_rules! f64_1 {
-    ($name:ident, $e:expr) => {
-        extern "C" fn $name(x: f64) -> f64 {
-            let f: fn(f64) -> f64 = $e;
-            f(x)
+macro_rules! clif_types {
+    ($($t:ty => $c:expr),*) => { $(impl ClifType for $t { const TYPE: Type = $c; })* };
+}
+clif_types!(f32 => F32, f64 => F64, i64 => I64, i16 => I16, i8 => I8);
+
+/// Declares scalar host functions once: each line gives the symbol the
+/// generated code calls, the Rust function and its body; the registration
+/// table (`scalar_host_fns`, signature from the Rust types) is generated.
+macro_rules! host_fns {
+    ($($(#[$doc:meta])* $sym:literal => fn $name:ident($($a:ident: $t:ty),*) -> $r:ty $body:block)*) => {
+        $($(#[$doc])* extern "C" fn $name($($a: $t),*) -> $r $body)*
+
+        /// The scalar host functions declared with `host_fns!`.
+        fn scalar_host_fns() -> Vec<Libcall> {
+            vec![$(Libcall {
+                name: $sym,
+                addr: $name as extern "C" fn($($t),*) -> $r as *const u8,
+                params: {
+                    const P: &[Type] = &[$(<$t as ClifType>::TYPE),*];
+                    P
+                },
+                ret: <$r as ClifType>::TYPE,
+            }),*]
         }
     };
 }
 
-f32_1!(rx_ceilf, |x| x.ceil());
-f32_1!(rx_floorf, |x| x.floor());
-f32_1!(rx_truncf, |x| x.trunc());
-f32_1!(rx_nearbyintf, |x| x.round_ties_even());
-f64_1!(rx_ceil, |x| x.ceil());
-f64_1!(rx_floor, |x| x.floor());
-f64_1!(rx_trunc, |x| x.trunc());
-f64_1!(rx_nearbyint, |x| x.round_ties_even());
-extern "C" fn rx_fmaf(a: f32, b: f32, c: f32) -> f32 {
-    a.mul_add(b, c)
+/// The evaluator's erf (libm's) on one scalar.
+fn eval_erf(x: rxla_eval::scalar::Scalar) -> Option<rxla_eval::scalar::Scalar> {
+    rxla_eval::elementwise::scalar_unary(rxla_ir::UnaryOp::Erf, x).ok()
 }
-extern "C" fn rx_fma(a: f64, b: f64, c: f64) -> f64 {
-    a.mul_add(b, c)
+
+host_fns! {
+    // Cranelift's own libcalls (rounding, fma).
+    "ceilf" => fn rx_ceilf(x: f32) -> f32 { x.ceil() }
+    "floorf" => fn rx_floorf(x: f32) -> f32 { x.floor() }
+    "truncf" => fn rx_truncf(x: f32) -> f32 { x.trunc() }
+    "nearbyintf" => fn rx_nearbyintf(x: f32) -> f32 { x.round_ties_even() }
+    "ceil" => fn rx_ceil(x: f64) -> f64 { x.ceil() }
+    "floor" => fn rx_floor(x: f64) -> f64 { x.floor() }
+    "trunc" => fn rx_trunc(x: f64) -> f64 { x.trunc() }
+    "nearbyint" => fn rx_nearbyint(x: f64) -> f64 { x.round_ties_even() }
+    "fmaf" => fn rx_fmaf(a: f32, b: f32, c: f32) -> f32 { a.mul_add(b, c) }
+    "fma" => fn rx_fma(a: f64, b: f64, c: f64) -> f64 { a.mul_add(b, c) }
+    // Scalar float helpers: the evaluator's definitions (Rust std, i.e. libm).
+    "rx_roundf" => fn rx_roundf(x: f32) -> f32 { x.round() }
+    "rx_cbrtf" => fn rx_cbrtf(x: f32) -> f32 { x.cbrt() }
+    "rx_expf" => fn rx_expf(x: f32) -> f32 { x.exp() }
+    "rx_expm1f" => fn rx_expm1f(x: f32) -> f32 { x.exp_m1() }
+    "rx_logf" => fn rx_logf(x: f32) -> f32 { x.ln() }
+    "rx_log1pf" => fn rx_log1pf(x: f32) -> f32 { x.ln_1p() }
+    "rx_logisticf" => fn rx_logisticf(x: f32) -> f32 { 1.0 / (1.0 + (-x).exp()) }
+    "rx_tanhf" => fn rx_tanhf(x: f32) -> f32 { x.tanh() }
+    "rx_sinf" => fn rx_sinf(x: f32) -> f32 { x.sin() }
+    "rx_cosf" => fn rx_cosf(x: f32) -> f32 { x.cos() }
+    "rx_tanf" => fn rx_tanf(x: f32) -> f32 { x.tan() }
+    "rx_round" => fn rx_round(x: f64) -> f64 { x.round() }
+    "rx_cbrt" => fn rx_cbrt(x: f64) -> f64 { x.cbrt() }
+    "rx_exp" => fn rx_exp(x: f64) -> f64 { x.exp() }
+    "rx_expm1" => fn rx_expm1(x: f64) -> f64 { x.exp_m1() }
+    "rx_log" => fn rx_log(x: f64) -> f64 { x.ln() }
+    "rx_log1p" => fn rx_log1p(x: f64) -> f64 { x.ln_1p() }
+    "rx_logistic" => fn rx_logistic(x: f64) -> f64 { 1.0 / (1.0 + (-x).exp()) }
+    "rx_tanh" => fn rx_tanh(x: f64) -> f64 { x.tanh() }
+    "rx_sin" => fn rx_sin(x: f64) -> f64 { x.sin() }
+    "rx_cos" => fn rx_cos(x: f64) -> f64 { x.cos() }
+    "rx_tan" => fn rx_tan(x: f64) -> f64 { x.tan() }
+    // erf is the evaluator's own (libm's): used for f64 and the half types
+    // (f32 is inline).
+    "rx_erff" => fn rx_erff(x: f32) -> f32 {
+        match eval_erf(rxla_eval::scalar::Scalar::F32(x)) {
+            Some(rxla_eval::scalar::Scalar::F32(v)) => v,
+            _ => f32::NAN,
+        }
+    }
+    "rx_erf" => fn rx_erf(x: f64) -> f64 {
+        match eval_erf(rxla_eval::scalar::Scalar::F64(x)) {
+            Some(rxla_eval::scalar::Scalar::F64(v)) => v,
+            _ => f64::NAN,
+        }
+    }
+    "rx_fmodf" => fn rx_fmodf(a: f32, b: f32) -> f32 { a % b }
+    "rx_powf" => fn rx_powf(a: f32, b: f32) -> f32 { a.powf(b) }
+    "rx_atan2f" => fn rx_atan2f(a: f32, b: f32) -> f32 { a.atan2(b) }
+    "rx_fmod" => fn rx_fmod(a: f64, b: f64) -> f64 { a % b }
+    "rx_pow" => fn rx_pow(a: f64, b: f64) -> f64 { a.powf(b) }
+    "rx_atan2" => fn rx_atan2(a: f64, b: f64) -> f64 { a.atan2(b) }
+    /// Integer power on sign-extended operands (wrapping). A negative
+    /// exponent gives 1 for base 1 and 0 otherwise (XLA's EmitIntegerPow, as
+    /// the evaluator). Low bits are what narrower types keep.
+    "rx_powi_s" => fn rx_powi_s(a: i64, b: i64) -> i64 {
+        if b < 0 {
+            return i64::from(a == 1);
+        }
+        rx_powi_u(a, b)
+    }
+    /// Integer power on zero-extended operands (wrapping).
+    "rx_powi_u" => fn rx_powi_u(a: i64, b: i64) -> i64 {
+        let (mut base, mut e, mut acc) = (a as u64, b as u64, 1u64);
+        while e != 0 {
+            if e & 1 == 1 {
+                acc = acc.wrapping_mul(base);
+            }
+            base = base.wrapping_mul(base);
+            e >>= 1;
+        }
+        acc as i64
+    }
+    // Half types are held as f32 in kernels. Loading (`rx_*_to_f32`) and
+    // storing (`rx_*_bits_raw`) keep every bit pattern, signalling NaNs
+    // included (their payload moves to the top of the f32 mantissa and
+    // back), so data movement of halves is bit-exact as in the evaluator.
+    // Rounding an f32 to a half (`rx_f32_to_*`) is the evaluator's
+    // conversion, which quiets NaNs, as its arithmetic on halves does.
+    "rx_f16_to_f32" => fn rx_f16_to_f32(b: i16) -> f32 { f16_bits_to_f32_raw(b as u16) }
+    "rx_f32_to_f16" => fn rx_f32_to_f16(x: f32) -> i16 { half::f16::from_f32(x).to_bits() as i16 }
+    "rx_f16_bits_raw" => fn rx_f16_bits_raw(x: f32) -> i16 { f32_to_f16_bits_raw(x) as i16 }
+    "rx_bf16_to_f32" => fn rx_bf16_to_f32(b: i16) -> f32 { bf16_bits_to_f32_raw(b as u16) }
+    "rx_f32_to_bf16" => fn rx_f32_to_bf16(x: f32) -> i16 { half::bf16::from_f32(x).to_bits() as i16 }
+    "rx_bf16_bits_raw" => fn rx_bf16_bits_raw(x: f32) -> i16 { f32_to_bf16_bits_raw(x) as i16 }
+    "rx_f64_to_f16" => fn rx_f64_to_f16(x: f64) -> i16 { half::f16::from_f64(x).to_bits() as i16 }
+    "rx_f64_to_bf16" => fn rx_f64_to_bf16(x: f64) -> i16 { half::bf16::from_f64(x).to_bits() as i16 }
 }
+
+// The memory functions Cranelift calls for its own memcpy/memset lowering.
 unsafe extern "C" fn rx_memcpy(d: *mut u8, s: *const u8, n: usize) -> *mut u8 {
     // SAFETY: the generated code passes valid, non-overlapping ranges.
     unsafe { std::ptr::copy_nonoverlapping(s, d, n) };
@@ -68,109 +166,6 @@ unsafe extern "C" fn rx_memcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
         std::cmp::Ordering::Equal => 0,
         std::cmp::Ordering::Greater => 1,
     }
-}
-
-// Scalar float helpers: the evaluator's definitions (Rust std, i.e. libm).
-f32_1!(rx_roundf, |x| x.round());
-f32_1!(rx_cbrtf, |x| x.cbrt());
-f32_1!(rx_expf, |x| x.exp());
-f32_1!(rx_expm1f, |x| x.exp_m1());
-f32_1!(rx_logf, |x| x.ln());
-f32_1!(rx_log1pf, |x| x.ln_1p());
-f32_1!(rx_logisticf, |x| 1.0 / (1.0 + (-x).exp()));
-f32_1!(rx_tanhf, |x| x.tanh());
-f32_1!(rx_sinf, |x| x.sin());
-f32_1!(rx_cosf, |x| x.cos());
-f32_1!(rx_tanf, |x| x.tan());
-f64_1!(rx_round, |x| x.round());
-f64_1!(rx_cbrt, |x| x.cbrt());
-f64_1!(rx_exp, |x| x.exp());
-f64_1!(rx_expm1, |x| x.exp_m1());
-f64_1!(rx_log, |x| x.ln());
-f64_1!(rx_log1p, |x| x.ln_1p());
-f64_1!(rx_logistic, |x| 1.0 / (1.0 + (-x).exp()));
-f64_1!(rx_tanh, |x| x.tanh());
-f64_1!(rx_sin, |x| x.sin());
-f64_1!(rx_cos, |x| x.cos());
-f64_1!(rx_tan, |x| x.tan());
-// erf is the evaluator's own (libm's): used for f64 and the half types
-// (f32 is inline).
-f32_1!(rx_erff, |x| match rxla_eval::elementwise::scalar_unary(
-    rxla_ir::UnaryOp::Erf,
-    rxla_eval::scalar::Scalar::F32(x)
-) {
-    Ok(rxla_eval::scalar::Scalar::F32(v)) => v,
-    _ => f32::NAN,
-});
-f64_1!(rx_erf, |x| match rxla_eval::elementwise::scalar_unary(
-    rxla_ir::UnaryOp::Erf,
-    rxla_eval::scalar::Scalar::F64(x)
-) {
-    Ok(rxla_eval::scalar::Scalar::F64(v)) => v,
-    _ => f64::NAN,
-});
-extern "C" fn rx_fmodf(a: f32, b: f32) -> f32 {
-    a % b
-}
-extern "C" fn rx_powf(a: f32, b: f32) -> f32 {
-    a.powf(b)
-}
-extern "C" fn rx_atan2f(a: f32, b: f32) -> f32 {
-    a.atan2(b)
-}
-extern "C" fn rx_fmod(a: f64, b: f64) -> f64 {
-    a % b
-}
-extern "C" fn rx_pow(a: f64, b: f64) -> f64 {
-    a.powf(b)
-}
-extern "C" fn rx_atan2(a: f64, b: f64) -> f64 {
-    a.atan2(b)
-}
-/// Integer power on sign-extended operands (wrapping). A negative
-/// exponent gives 1 for base 1 and 0 otherwise (XLA's EmitIntegerPow, as
-/// the evaluator). Low bits are what narrower types keep.
-extern "C" fn rx_powi_s(a: i64, b: i64) -> i64 {
-    if b < 0 {
-        return i64::from(a == 1);
-    }
-    rx_powi_u(a, b)
-}
-/// Integer power on zero-extended operands (wrapping).
-extern "C" fn rx_powi_u(a: i64, b: i64) -> i64 {
-    let (mut base, mut e, mut acc) = (a as u64, b as u64, 1u64);
-    while e != 0 {
-        if e & 1 == 1 {
-            acc = acc.wrapping_mul(base);
-        }
-        base = base.wrapping_mul(base);
-        e >>= 1;
-    }
-    acc as i64
-}
-// Half types are held as f32 in kernels. Loading (`rx_*_to_f32`) and
-// storing (`rx_*_bits_raw`) keep every bit pattern, signalling NaNs
-// included (their payload moves to the top of the f32 mantissa and
-// back), so data movement of halves is bit-exact as in the evaluator.
-// Rounding an f32 to a half (`rx_f32_to_*`) is the evaluator's
-// conversion, which quiets NaNs, as its arithmetic on halves does.
-extern "C" fn rx_f16_to_f32(b: i16) -> f32 {
-    f16_bits_to_f32_raw(b as u16)
-}
-extern "C" fn rx_f32_to_f16(x: f32) -> i16 {
-    half::f16::from_f32(x).to_bits() as i16
-}
-extern "C" fn rx_f16_bits_raw(x: f32) -> i16 {
-    f32_to_f16_bits_raw(x) as i16
-}
-extern "C" fn rx_bf16_to_f32(b: i16) -> f32 {
-    bf16_bits_to_f32_raw(b as u16)
-}
-extern "C" fn rx_f32_to_bf16(x: f32) -> i16 {
-    half::bf16::from_f32(x).to_bits() as i16
-}
-extern "C" fn rx_bf16_bits_raw(x: f32) -> i16 {
-    f32_to_bf16_bits_raw(x) as i16
 }
 
 // The f8 types are held as f32 too. `rx_<t>_to_f32` / `rx_<t>_bits_raw`
@@ -291,13 +286,6 @@ pub fn f32_to_bf16_bits_raw(x: f32) -> u16 {
     }
 }
 
-extern "C" fn rx_f64_to_f16(x: f64) -> i16 {
-    half::f16::from_f64(x).to_bits() as i16
-}
-extern "C" fn rx_f64_to_bf16(x: f64) -> i16 {
-    half::bf16::from_f64(x).to_bits() as i16
-}
-
 /// A host function: name, address, parameter and result types.
 pub struct Libcall {
     pub name: &'static str,
@@ -358,36 +346,6 @@ pub fn all() -> Vec<Libcall> {
             [I64, I64, I64, I64, I64],
             I64
         ),
-        lc!("ceilf", rx_ceilf as extern "C" fn(f32) -> f32, [F32], F32),
-        lc!("floorf", rx_floorf as extern "C" fn(f32) -> f32, [F32], F32),
-        lc!("truncf", rx_truncf as extern "C" fn(f32) -> f32, [F32], F32),
-        lc!(
-            "nearbyintf",
-            rx_nearbyintf as extern "C" fn(f32) -> f32,
-            [F32],
-            F32
-        ),
-        lc!("ceil", rx_ceil as extern "C" fn(f64) -> f64, [F64], F64),
-        lc!("floor", rx_floor as extern "C" fn(f64) -> f64, [F64], F64),
-        lc!("trunc", rx_trunc as extern "C" fn(f64) -> f64, [F64], F64),
-        lc!(
-            "nearbyint",
-            rx_nearbyint as extern "C" fn(f64) -> f64,
-            [F64],
-            F64
-        ),
-        lc!(
-            "fmaf",
-            rx_fmaf as extern "C" fn(f32, f32, f32) -> f32,
-            [F32, F32, F32],
-            F32
-        ),
-        lc!(
-            "fma",
-            rx_fma as extern "C" fn(f64, f64, f64) -> f64,
-            [F64, F64, F64],
-            F64
-        ),
         lc!(
             "memcpy",
             rx_memcpy as unsafe extern "C" fn(*mut u8, *const u8, usize) -> *mut u8,
@@ -412,177 +370,8 @@ pub fn all() -> Vec<Libcall> {
             [I64, I64, I64],
             I64
         ),
-        lc!(
-            "rx_roundf",
-            rx_roundf as extern "C" fn(f32) -> f32,
-            [F32],
-            F32
-        ),
-        lc!(
-            "rx_cbrtf",
-            rx_cbrtf as extern "C" fn(f32) -> f32,
-            [F32],
-            F32
-        ),
-        lc!("rx_expf", rx_expf as extern "C" fn(f32) -> f32, [F32], F32),
-        lc!(
-            "rx_expm1f",
-            rx_expm1f as extern "C" fn(f32) -> f32,
-            [F32],
-            F32
-        ),
-        lc!("rx_logf", rx_logf as extern "C" fn(f32) -> f32, [F32], F32),
-        lc!(
-            "rx_log1pf",
-            rx_log1pf as extern "C" fn(f32) -> f32,
-            [F32],
-            F32
-        ),
-        lc!(
-            "rx_logisticf",
-            rx_logisticf as extern "C" fn(f32) -> f32,
-            [F32],
-            F32
-        ),
-        lc!(
-            "rx_tanhf",
-            rx_tanhf as extern "C" fn(f32) -> f32,
-            [F32],
-            F32
-        ),
-        lc!("rx_sinf", rx_sinf as extern "C" fn(f32) -> f32, [F32], F32),
-        lc!("rx_cosf", rx_cosf as extern "C" fn(f32) -> f32, [F32], F32),
-        lc!("rx_tanf", rx_tanf as extern "C" fn(f32) -> f32, [F32], F32),
-        lc!(
-            "rx_round",
-            rx_round as extern "C" fn(f64) -> f64,
-            [F64],
-            F64
-        ),
-        lc!("rx_cbrt", rx_cbrt as extern "C" fn(f64) -> f64, [F64], F64),
-        lc!("rx_exp", rx_exp as extern "C" fn(f64) -> f64, [F64], F64),
-        lc!(
-            "rx_expm1",
-            rx_expm1 as extern "C" fn(f64) -> f64,
-            [F64],
-            F64
-        ),
-        lc!("rx_log", rx_log as extern "C" fn(f64) -> f64, [F64], F64),
-        lc!(
-            "rx_log1p",
-            rx_log1p as extern "C" fn(f64) -> f64,
-            [F64],
-            F64
-        ),
-        lc!(
-            "rx_logistic",
-            rx_logistic as extern "C" fn(f64) -> f64,
-            [F64],
-            F64
-        ),
-        lc!("rx_tanh", rx_tanh as extern "C" fn(f64) -> f64, [F64], F64),
-        lc!("rx_sin", rx_sin as extern "C" fn(f64) -> f64, [F64], F64),
-        lc!("rx_cos", rx_cos as extern "C" fn(f64) -> f64, [F64], F64),
-        lc!("rx_tan", rx_tan as extern "C" fn(f64) -> f64, [F64], F64),
-        lc!("rx_erff", rx_erff as extern "C" fn(f32) -> f32, [F32], F32),
-        lc!("rx_erf", rx_erf as extern "C" fn(f64) -> f64, [F64], F64),
-        lc!(
-            "rx_fmodf",
-            rx_fmodf as extern "C" fn(f32, f32) -> f32,
-            [F32, F32],
-            F32
-        ),
-        lc!(
-            "rx_powf",
-            rx_powf as extern "C" fn(f32, f32) -> f32,
-            [F32, F32],
-            F32
-        ),
-        lc!(
-            "rx_atan2f",
-            rx_atan2f as extern "C" fn(f32, f32) -> f32,
-            [F32, F32],
-            F32
-        ),
-        lc!(
-            "rx_fmod",
-            rx_fmod as extern "C" fn(f64, f64) -> f64,
-            [F64, F64],
-            F64
-        ),
-        lc!(
-            "rx_pow",
-            rx_pow as extern "C" fn(f64, f64) -> f64,
-            [F64, F64],
-            F64
-        ),
-        lc!(
-            "rx_atan2",
-            rx_atan2 as extern "C" fn(f64, f64) -> f64,
-            [F64, F64],
-            F64
-        ),
-        lc!(
-            "rx_powi_s",
-            rx_powi_s as extern "C" fn(i64, i64) -> i64,
-            [I64, I64],
-            I64
-        ),
-        lc!(
-            "rx_powi_u",
-            rx_powi_u as extern "C" fn(i64, i64) -> i64,
-            [I64, I64],
-            I64
-        ),
-        lc!(
-            "rx_f16_to_f32",
-            rx_f16_to_f32 as extern "C" fn(i16) -> f32,
-            [I16],
-            F32
-        ),
-        lc!(
-            "rx_f32_to_f16",
-            rx_f32_to_f16 as extern "C" fn(f32) -> i16,
-            [F32],
-            I16
-        ),
-        lc!(
-            "rx_f16_bits_raw",
-            rx_f16_bits_raw as extern "C" fn(f32) -> i16,
-            [F32],
-            I16
-        ),
-        lc!(
-            "rx_bf16_bits_raw",
-            rx_bf16_bits_raw as extern "C" fn(f32) -> i16,
-            [F32],
-            I16
-        ),
-        lc!(
-            "rx_bf16_to_f32",
-            rx_bf16_to_f32 as extern "C" fn(i16) -> f32,
-            [I16],
-            F32
-        ),
-        lc!(
-            "rx_f32_to_bf16",
-            rx_f32_to_bf16 as extern "C" fn(f32) -> i16,
-            [F32],
-            I16
-        ),
-        lc!(
-            "rx_f64_to_f16",
-            rx_f64_to_f16 as extern "C" fn(f64) -> i16,
-            [F64],
-            I16
-        ),
-        lc!(
-            "rx_f64_to_bf16",
-            rx_f64_to_bf16 as extern "C" fn(f64) -> i16,
-            [F64],
-            I16
-        ),
     ]);
+    v.extend(scalar_host_fns());
     v.extend(f8_libcalls());
     v
 }
@@ -599,6 +388,37 @@ pub fn signature(call: &Libcall, cc: CallConv) -> Signature {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_table_names_each_symbol_once_with_the_rust_signature() {
+        let all = all();
+        let mut names: Vec<&str> = all.iter().map(|l| l.name).collect();
+        names.sort_unstable();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(names.len(), n, "a symbol is registered twice");
+        let find = |name: &str| all.iter().find(|l| l.name == name).unwrap();
+        assert_eq!(find("fmaf").params, [F32, F32, F32]);
+        assert_eq!(find("fmaf").ret, F32);
+        assert_eq!(
+            (find("rx_f16_to_f32").params, find("rx_f16_to_f32").ret),
+            (&[I16][..], F32)
+        );
+        assert_eq!(
+            (find("rx_powi_s").params, find("rx_powi_s").ret),
+            (&[I64, I64][..], I64)
+        );
+        assert_eq!(find("rx_f8e5m2_round").ret, F32);
+        assert_eq!(find("memcpy").params.len(), 3);
+        // The addresses are the functions named.
+        // SAFETY: `rx_powi_s` has this signature.
+        let f: extern "C" fn(i64, i64) -> i64 =
+            unsafe { std::mem::transmute(find("rx_powi_s").addr) };
+        assert_eq!((f(3, 4), f(2, -1), f(1, -1)), (81, 0, 1));
+        // SAFETY: `ceil` is `rx_ceil: fn(f64) -> f64`.
+        let g: extern "C" fn(f64) -> f64 = unsafe { std::mem::transmute(find("ceil").addr) };
+        assert_eq!(g(1.25), 2.0);
+    }
 
     #[test]
     fn half_bits_round_trip_through_the_held_f32() {
