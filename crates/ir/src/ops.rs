@@ -1005,6 +1005,88 @@ impl Op {
             || self.is_collective()
     }
 
+    /// Transcendental element-wise functions (and those computed from
+    /// one): their results are correctly rounded nowhere, so backends may
+    /// differ in the last bits (the fuzz oracles' tolerance policy).
+    pub fn is_transcendental(&self) -> bool {
+        use UnaryOp as U;
+        matches!(
+            self,
+            Op::Unary(
+                U::Exp
+                    | U::Expm1
+                    | U::Log
+                    | U::Log1p
+                    | U::Logistic
+                    | U::Tanh
+                    | U::Sin
+                    | U::Cos
+                    | U::Tan
+                    | U::Cbrt
+                    | U::Erf
+                    | U::Rsqrt
+            ) | Op::Binary(BinaryOp::Atan2 | BinaryOp::Power)
+        )
+    }
+
+    /// Ops that accumulate floating-point values in an order a backend may
+    /// change (or with fused multiply-adds).
+    pub fn accumulates(&self) -> bool {
+        matches!(
+            self,
+            Op::Reduce { .. }
+                | Op::ReduceWindow { .. }
+                | Op::SelectAndScatter { .. }
+                | Op::Dot { .. }
+                | Op::Convolution { .. }
+                | Op::Fft { .. }
+        )
+    }
+
+    /// Exact ops that are discontinuous (or periodic) in an operand: a
+    /// last-bit change of an operand can change the result by a whole unit
+    /// or arbitrarily (`floor`, `remainder`, `sign`), or reorder it (sort,
+    /// top-k near ties), or flip a pivot between a value and NaN
+    /// (cholesky, triangular-solve).
+    pub fn is_discontinuous(&self) -> bool {
+        use UnaryOp as U;
+        matches!(
+            self,
+            Op::Sort { .. }
+                | Op::TopK { .. }
+                | Op::Cholesky { .. }
+                | Op::TriangularSolve(_)
+                | Op::Binary(BinaryOp::Remainder)
+                | Op::Unary(
+                    U::Floor | U::Ceil | U::RoundNearestAfz | U::RoundNearestEven | U::Sign
+                )
+        )
+    }
+
+    /// Functions that amplify an operand's error without bound for large
+    /// arguments (sine, cosine, tan, power).
+    pub fn is_ill_conditioned(&self) -> bool {
+        matches!(
+            self,
+            Op::Unary(UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan) | Op::Binary(BinaryOp::Power)
+        )
+    }
+
+    /// Ops that apply their computation to its own earlier result: a loop
+    /// body, a reducer (the accumulator), a scatter or select-and-scatter
+    /// combiner, an all-reduce's reducer.
+    pub fn feeds_itself(&self) -> bool {
+        matches!(
+            self,
+            Op::While { .. }
+                | Op::Reduce { .. }
+                | Op::ReduceWindow { .. }
+                | Op::Scatter { .. }
+                | Op::SelectAndScatter { .. }
+                | Op::AllReduce { .. }
+        )
+    }
+
     /// Cross-device ops (collectives, their async halves, `replica-id`,
     /// `partition-id`).
     pub fn is_collective(&self) -> bool {
@@ -1085,6 +1167,27 @@ impl fmt::Display for InstrId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numeric_properties() {
+        let exp = Op::Unary(UnaryOp::Exp);
+        let pow = Op::Binary(BinaryOp::Power);
+        let add = Op::Binary(BinaryOp::Add);
+        let floor = Op::Unary(UnaryOp::Floor);
+        assert!(exp.is_transcendental() && !exp.is_ill_conditioned());
+        assert!(pow.is_transcendental() && pow.is_ill_conditioned());
+        assert!(!add.is_transcendental() && !add.accumulates() && !add.is_discontinuous());
+        assert!(floor.is_discontinuous() && !floor.is_transcendental());
+        assert!(Op::Binary(BinaryOp::Remainder).is_discontinuous());
+        assert!(
+            Op::Dot {
+                dims: DotDims::default()
+            }
+            .accumulates()
+        );
+        assert!(Op::Cholesky { lower: true }.is_discontinuous());
+        assert!(!Op::Unary(UnaryOp::Sqrt).is_transcendental());
+    }
 
     #[test]
     fn cumulative_windows_are_prefixes() {

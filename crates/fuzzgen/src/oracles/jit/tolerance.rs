@@ -14,35 +14,6 @@ use rxla_ir::{
     ArrayData, ArrayLiteral, CompId, Computation, ElementType, InstrId, Module, Op, Shape,
 };
 
-/// Transcendental element-wise ops (and those computed from one).
-pub const TRANSCENDENTAL: &[&str] = &[
-    "exponential",
-    "exponential-minus-one",
-    "log",
-    "log-plus-one",
-    "logistic",
-    "tanh",
-    "sine",
-    "cosine",
-    "tan",
-    "atan2",
-    "power",
-    "cbrt",
-    "erf",
-    "rsqrt",
-];
-
-/// Ops that accumulate floating-point values in an order the JIT may
-/// change (or with fused multiply-add).
-pub const ACCUMULATING: &[&str] = &[
-    "reduce",
-    "reduce-window",
-    "select-and-scatter",
-    "dot",
-    "convolution",
-    "fft",
-];
-
 /// How far a leaf may be from the evaluator's value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tolerance {
@@ -75,40 +46,6 @@ pub struct Tolerance {
     /// values near 1e19).
     pub normwise: bool,
 }
-
-/// Exact float ops that are discontinuous (or periodic) in an operand: a
-/// last-bit difference in an inexact operand can change the result by a
-/// whole unit (`floor(exp(x))` near an integer) or arbitrarily
-/// (`remainder(expm1(x), x)`). Downstream of an inexact value they make
-/// the leaf ill-conditioned (not compared). Sorting is one too: near-ties
-/// swap places, and the sign of a NaN an accumulation made (its order
-/// decides it) moves that NaN from one end to the other in a total-order
-/// `topk`. A cholesky pivot near zero flips between a factor and NaN, and
-/// a triangular solve divides by whatever pivot it is given.
-pub const DISCONTINUOUS: &[&str] = &[
-    "sort",
-    "topk",
-    "cholesky",
-    "triangular-solve",
-    "remainder",
-    "floor",
-    "ceil",
-    "round-nearest-afz",
-    "round-nearest-even",
-    "sign",
-];
-
-/// Ops that apply their computation to its own earlier result: a loop
-/// body, a reducer (the accumulator), a scatter or select-and-scatter
-/// combiner.
-pub const FEEDS_ITSELF: &[&str] = &[
-    "while",
-    "reduce",
-    "reduce-window",
-    "scatter",
-    "select-and-scatter",
-    "all-reduce",
-];
 
 /// Ops through which a value computed from an `fft` output is still
 /// compared (data movement and well-conditioned arithmetic). An fft's
@@ -145,10 +82,6 @@ pub const FFT_BENIGN: &[&str] = &[
     "get-tuple-element",
     "complex",
 ];
-
-/// Transcendentals whose condition number is unbounded on the generated
-/// values (periodic functions of large arguments, `x^y` with large `y`).
-pub const ILL_CONDITIONED: &[&str] = &["sine", "cosine", "tan", "power"];
 
 impl Tolerance {
     /// `log2(n)` of the accumulation length, at least 1.
@@ -233,7 +166,6 @@ fn leaf_count(s: &Shape) -> usize {
 /// Whether an op of `instr` in `comp` is itself inexact, and how.
 fn own_tolerance(comp: &Computation, id: InstrId) -> Option<Tolerance> {
     let instr = comp.get(id);
-    let opcode = instr.opcode();
     let float = |s: &Shape| {
         s.leaves()
             .iter()
@@ -254,7 +186,7 @@ fn own_tolerance(comp: &Computation, id: InstrId) -> Option<Tolerance> {
         })
         .filter_map(unit_roundoff)
         .fold(0.0, f64::max);
-    if TRANSCENDENTAL.contains(&opcode) {
+    if instr.op.is_transcendental() {
         return Some(Tolerance {
             transcendental: true,
             accumulate: 0,
@@ -265,7 +197,7 @@ fn own_tolerance(comp: &Computation, id: InstrId) -> Option<Tolerance> {
             normwise: false,
         });
     }
-    if ACCUMULATING.contains(&opcode) {
+    if instr.op.accumulates() {
         let n = instr
             .operands
             .iter()
@@ -349,8 +281,8 @@ fn sensitive_computations(module: &Module) -> Vec<bool> {
     per_computation_fixed_point(module, false, |comp, out| {
         comp.ids().any(|id| {
             let instr = comp.get(id);
-            DISCONTINUOUS.contains(&instr.opcode())
-                || ILL_CONDITIONED.contains(&instr.opcode())
+            instr.op.is_discontinuous()
+                || instr.op.is_ill_conditioned()
                 || instr
                     .op
                     .called_computations()
@@ -440,7 +372,7 @@ fn instruction_tolerances(
             .any(|o| matches!(taint.get(o.0 as usize), Some(Some(_))));
         if let Some(own) = t.as_mut().filter(|o| o.transcendental && fed) {
             own.chained = true;
-            own.ill_conditioned = ILL_CONDITIONED.contains(&instr.opcode());
+            own.ill_conditioned = instr.op.is_ill_conditioned();
         }
         let callees: Vec<CompId> = instr.op.called_computations();
         let from_callees = callees
@@ -457,7 +389,7 @@ fn instruction_tolerances(
             .iter()
             .any(|c| sensitive.get(c.0 as usize).copied().unwrap_or(false));
         if fed
-            && (DISCONTINUOUS.contains(&instr.opcode()) || sensitive_callee)
+            && (instr.op.is_discontinuous() || sensitive_callee)
             && let Some(t) = t.as_mut()
         {
             t.ill_conditioned = true;
@@ -495,7 +427,7 @@ fn instruction_tolerances(
         // the second trip on, whatever its init: `tan` iterated in the
         // body is a chain of ill-conditioned ops (tan(tan(tan(x)))). So
         // does a reduction whose combiner is inexact (acc = tan(acc)).
-        if FEEDS_ITSELF.contains(&instr.opcode())
+        if instr.op.feeds_itself()
             && let Some(t) = t.as_mut()
         {
             for c in &callees {
