@@ -260,6 +260,43 @@ fn sort_edge_shapes() {
     same(text, &[x, y, z]);
 }
 
+/// Top-k by selection (one pass for k <= 64, select-then-sort above):
+/// the stable sort's prefix exactly, ties (many equal values, +0/-0,
+/// NaNs of both signs, infinities) taken by position.
+#[test]
+fn topk_selection_matches_the_stable_sort() {
+    let n = 300;
+    let pool = [
+        1.0f32,
+        -1.0,
+        0.0,
+        -0.0,
+        f32::NAN,
+        -f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        2.5,
+        2.5,
+    ];
+    let vals: Vec<f32> = (0..3 * n)
+        .map(|i| pool[(i * 7 + i / 13) % pool.len()] * if i % 11 == 0 { 3.0 } else { 1.0 })
+        .collect();
+    let x = Literal::from_vec(&[3, n as i64], vals).unwrap();
+    for (k, largest) in [
+        (1, true),
+        (8, false),
+        (64, true),
+        (65, false),
+        (200, true),
+        (300, false),
+    ] {
+        let text = format!(
+            "HloModule t\nENTRY %e (x: f32[3,{n}]) -> (f32[3,{k}], s32[3,{k}]) {{\n  %x = f32[3,{n}] parameter(0)\n  ROOT %t = (f32[3,{k}], s32[3,{k}]) topk(%x), k={k}, largest={largest}\n}}\n"
+        );
+        same(&text, std::slice::from_ref(&x));
+    }
+}
+
 #[test]
 fn topk_builtin_and_custom_call() {
     let x = Literal::from_vec(
