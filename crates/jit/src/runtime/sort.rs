@@ -285,7 +285,7 @@ pub fn top_k(
     let n = n as usize;
     let mut order: Vec<usize> = Vec::with_capacity(n);
     let mut keys: Vec<i128> = Vec::with_capacity(n);
-    let mut best: Vec<(i128, usize)> = Vec::with_capacity(step.k.min(n as usize) + 1);
+    let mut best: Vec<(i128, usize)> = Vec::with_capacity(step.k.min(n) + 1);
     let mut pos = [0i32; 2];
     let mut ptrs: Vec<*const u8> = vec![std::ptr::null(); 4];
     let mut dims = os.dims.clone();
