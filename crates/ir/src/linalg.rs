@@ -58,3 +58,75 @@ impl Default for TriangularSolveOptions {
         }
     }
 }
+
+/// The factorization a LAPACK custom call (`lapack_<t><name>_ffi`, as JAX
+/// emits them on CPU) computes. The evaluator implements each one itself
+/// (`rxla-eval`'s `kernels/linalg`); shape rules are in
+/// `shape_inference/lapack.rs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LapackKind {
+    /// `potrf`: Cholesky factor and info.
+    Potrf,
+    /// `trsm`: triangular solve.
+    Trsm,
+    /// `getrf`: LU with partial pivoting, pivots and info.
+    Getrf,
+    /// `geqrf`: Householder QR (R and reflectors, tau).
+    Geqrf,
+    /// `orgqr`: Q from geqrf's reflectors (`householder_product`).
+    Orgqr,
+    /// `syevd`: symmetric eigendecomposition.
+    Syevd,
+    /// `gesdd`: singular value decomposition (divide and conquer in LAPACK).
+    Gesdd,
+    /// `gesvd`: singular value decomposition (QR iteration in LAPACK).
+    Gesvd,
+}
+
+impl LapackKind {
+    pub const ALL: [LapackKind; 8] = [
+        LapackKind::Potrf,
+        LapackKind::Trsm,
+        LapackKind::Getrf,
+        LapackKind::Geqrf,
+        LapackKind::Orgqr,
+        LapackKind::Syevd,
+        LapackKind::Gesdd,
+        LapackKind::Gesvd,
+    ];
+
+    /// The LAPACK routine name without its type letter (`potrf`).
+    pub fn name(self) -> &'static str {
+        match self {
+            LapackKind::Potrf => "potrf",
+            LapackKind::Trsm => "trsm",
+            LapackKind::Getrf => "getrf",
+            LapackKind::Geqrf => "geqrf",
+            LapackKind::Orgqr => "orgqr",
+            LapackKind::Syevd => "syevd",
+            LapackKind::Gesdd => "gesdd",
+            LapackKind::Gesvd => "gesvd",
+        }
+    }
+}
+
+/// The LAPACK custom-call target `target` names (`lapack_sgeqrf_ffi` →
+/// `(Geqrf, F32)`): `s` is f32, `d` f64. Complex (`c`, `z`) variants are not
+/// implemented and give `None`, like any other target.
+pub fn lapack_target(target: &str) -> Option<(LapackKind, crate::ElementType)> {
+    let body = target.strip_prefix("lapack_")?.strip_suffix("_ffi")?;
+    let ty = match body.as_bytes().first()? {
+        b's' => crate::ElementType::F32,
+        b'd' => crate::ElementType::F64,
+        _ => return None,
+    };
+    let kind = LapackKind::ALL
+        .into_iter()
+        .find(|k| &body[1..] == k.name())?;
+    Some((kind, ty))
+}
+
+/// Whether `target` is a LAPACK custom call rxla implements.
+pub fn is_lapack_target(target: &str) -> bool {
+    lapack_target(target).is_some()
+}
