@@ -1,6 +1,11 @@
-//! `cholesky` and `triangular-solve`, and the LAPACK custom calls JAX emits
-//! for them on CPU (`lapack_{s,d}potrf_ffi`, `lapack_{s,d}trsm_ffi`), and
-//! the LU factorization behind `jnp.linalg.solve` (`lapack_{s,d}getrf_ffi`).
+//! Linear algebra: the `cholesky` and `triangular-solve` ops, and the
+//! LAPACK custom calls JAX emits on CPU (`lapack_{s,d}<routine>_ffi`, named
+//! by [`rxla_ir::lapack_target`]): potrf and trsm (cholesky.rs, trsm.rs),
+//! getrf behind `jnp.linalg.solve` (lu.rs), geqrf and orgqr behind
+//! `jnp.linalg.qr` (qr.rs), syevd behind `jnp.linalg.eigh` (eigh.rs), gesdd
+//! and gesvd behind `jnp.linalg.svd` (svd.rs); lapack.rs parses
+//! `backend_config` and dispatches. Each module's doc says its algorithm
+//! and conventions.
 //!
 //! Every matrix is the trailing `[m, m]` (or `[m, n]`) of an array, batched
 //! over the leading dims. Values are read into f64, the arithmetic is done
@@ -120,8 +125,8 @@ impl Matrices {
 }
 
 /// The leaves of `result` (the instruction's declared shape), checked to be
-/// a tuple of arrays with exactly these element types and dims (`what`
-/// describes the expected tuple in the error); layouts are kept.
+/// a tuple of arrays with exactly these element types and dims (the error
+/// names `target` and the expected tuple); layouts are kept.
 pub(super) fn result_leaves(
     result: &Shape,
     want: &[(ElementType, Vec<i64>)],
