@@ -418,3 +418,33 @@ fn absurd_sizes_are_errors() {
     .unwrap_err();
     assert!(e.contains("limit"), "{e}");
 }
+
+#[test]
+fn empty_matrices_and_batches() {
+    let f64s = ElementType::F64;
+    let out = call(
+        "lapack_dgeqrf_ffi",
+        "{}",
+        f64s,
+        (&[0, 3], &[]),
+        "(f64[0,3], f64[0])",
+    );
+    assert!(vals(&out[1]).is_empty());
+    let out = call(
+        "lapack_dsyevd_ffi",
+        "{mode = 86 : ui8, uplo = 76 : ui8}",
+        f64s,
+        (&[0, 2, 2], &[]),
+        "(f64[0,2,2], f64[0,2], s32[0])",
+    );
+    assert!(vals(&out[2]).is_empty());
+    let out = call(
+        "lapack_dgesdd_ffi",
+        "{mode = 65 : ui8}",
+        f64s,
+        (&[3, 0], &[]),
+        "(f64[3,0], f64[0], f64[3,3], f64[0,0], s32[])",
+    );
+    // U of an empty matrix: the identity basis completion.
+    orthonormal_columns(&vals(&out[2]), 3, 3, 1e-15, "U");
+}
