@@ -375,6 +375,15 @@ fn nan_input_and_bad_configs() {
     );
     assert_eq!(vals(&out[2]), vec![0.0]);
     assert!(vals(&out[1]).iter().all(|x| x.is_nan()));
+    let out = call(
+        "lapack_dgeev_ffi",
+        "{compute_left = 78 : ui8, compute_right = 86 : ui8}",
+        ElementType::F64,
+        (&[2, 2], &a),
+        "(f64[2], f64[2], c128[2,2], c128[2,2], s32[])",
+    );
+    assert_eq!(vals(&out[4]), vec![0.0]);
+    assert!(vals(&out[0]).iter().all(|x| x.is_nan()));
     let lower = "{mode = 86 : ui8, uplo = 76 : ui8}";
     let out = call(
         "lapack_dsyevd_ffi",
@@ -447,4 +456,109 @@ fn empty_matrices_and_batches() {
     );
     // U of an empty matrix: the identity basis completion.
     orthonormal_columns(&vals(&out[2]), 3, 3, 1e-15, "U");
+}
+
+/// Runs geev on `mat(seed, n, n)`: sorted eigenvalues against numpy's,
+/// residuals of the right and left vectors, unit norms with the largest
+/// component real and positive.
+fn check_geev(seed: f64, n: usize, want: &[(f64, f64)], tol: f64) {
+    use rxla_ir::Complex64;
+    let a = mat(seed, n, n);
+    let out = call(
+        "lapack_dgeev_ffi",
+        "{compute_left = 86 : ui8, compute_right = 86 : ui8}",
+        ElementType::F64,
+        (&[n, n], &a),
+        &format!("(f64[{n}], f64[{n}], c128[{n},{n}], c128[{n},{n}], s32[])"),
+    );
+    let (wr, wi) = (vals(&out[0]), vals(&out[1]));
+    let cvals = |l: &Literal| match &l.as_array().unwrap().data {
+        ArrayData::C128(v) => v.clone(),
+        other => panic!("c128 expected, got {other:?}"),
+    };
+    let (vl, vr) = (cvals(&out[2]), cvals(&out[3]));
+    assert_eq!(vals(&out[4]), vec![0.0]);
+    let w: Vec<Complex64> = wr
+        .iter()
+        .zip(&wi)
+        .map(|(&r, &i)| Complex64::new(r, i))
+        .collect();
+    let mut sorted = w.clone();
+    sorted.sort_by(|x, y| x.re.total_cmp(&y.re).then(x.im.total_cmp(&y.im)));
+    for (x, (r, i)) in sorted.iter().zip(want) {
+        assert!(
+            (x - Complex64::new(*r, *i)).norm() <= tol,
+            "{x} vs ({r}, {i})"
+        );
+    }
+    for j in 0..n {
+        let (mut nl, mut nr) = (0.0, 0.0);
+        let (mut big, mut pivot) = (0.0, Complex64::new(0.0, 0.0));
+        for i in 0..n {
+            let av: Complex64 = (0..n).map(|k| vr[k * n + j] * a[i * n + k]).sum();
+            assert!((av - w[j] * vr[i * n + j]).norm() <= tol, "A v = λ v");
+            let ua: Complex64 = (0..n).map(|k| vl[k * n + j].conj() * a[k * n + i]).sum();
+            assert!(
+                (ua - w[j] * vl[i * n + j].conj()).norm() <= tol,
+                "uᴴ A = λ uᴴ"
+            );
+            nl += vl[i * n + j].norm_sqr();
+            nr += vr[i * n + j].norm_sqr();
+            if vr[i * n + j].norm() > big {
+                big = vr[i * n + j].norm();
+                pivot = vr[i * n + j];
+            }
+        }
+        assert!((nl - 1.0).abs() < 1e-13 && (nr - 1.0).abs() < 1e-13);
+        assert!(pivot.im == 0.0 && pivot.re > 0.0, "{pivot}");
+    }
+}
+
+#[test]
+fn geev_matches_numpy_and_satisfies_its_equations() {
+    // numpy.linalg.eigvals(mat(6, n, n)), sorted by (real, imaginary).
+    let want8 = [
+        (-0.6177490569577873, -0.34378745151304646),
+        (-0.6177490569577873, 0.34378745151304646),
+        (-0.5889239053366594, 0.0),
+        (-0.040131639553419605, -0.22519903102717342),
+        (-0.040131639553419605, 0.22519903102717342),
+        (0.5129298823317765, 0.0),
+        (2.1193503739481083, 0.0),
+        (3.1321900023898817, 0.0),
+    ];
+    check_geev(6.0, 8, &want8, 1e-12);
+    let want30 = [
+        (-3.544015934326241, -0.6250092068794361),
+        (-3.544015934326241, 0.6250092068794361),
+        (-2.219193323149984, -2.13579775026888),
+        (-2.219193323149984, 2.13579775026888),
+        (-1.688434896870198, -0.4936268377492552),
+        (-1.688434896870198, 0.4936268377492552),
+        (-0.8173134313239563, -2.9088376948436507),
+        (-0.8173134313239563, 2.9088376948436507),
+        (-0.7886614153908882, -3.7457310946711395),
+        (-0.7886614153908882, 3.7457310946711395),
+        (-0.23090678976805287, 0.0),
+        (-0.026787489622686345, -0.014678527530855924),
+        (-0.026787489622686345, 0.014678527530855924),
+        (-0.0008477259799818933, 0.0),
+        (-9.709777797754729e-05, 0.0),
+        (-2.6466597602819368e-06, 0.0),
+        (0.00011587374493794588, 0.0),
+        (0.0043860342937854435, 0.0),
+        (0.08430272153985954, -1.0544793750523125),
+        (0.08430272153985954, 1.0544793750523125),
+        (0.13938047998207972, 0.0),
+        (0.8123342760649248, -1.9368207064755176),
+        (0.8123342760649248, 1.9368207064755176),
+        (1.0406301898032082, -0.31818438689177325),
+        (1.0406301898032082, 0.31818438689177325),
+        (1.666568626685962, 0.0),
+        (2.6768665046665845, -1.7960121177990673),
+        (2.6768665046665845, 1.7960121177990673),
+        (3.262580361753184, 0.0),
+        (4.510862848180625, 0.0),
+    ];
+    check_geev(6.0, 30, &want30, 1e-10);
 }

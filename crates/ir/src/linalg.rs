@@ -81,10 +81,12 @@ pub enum LapackKind {
     Gesdd,
     /// `gesvd`: singular value decomposition (QR iteration in LAPACK).
     Gesvd,
+    /// `geev`: general eigendecomposition (complex eigenvectors).
+    Geev,
 }
 
 impl LapackKind {
-    pub const ALL: [LapackKind; 8] = [
+    pub const ALL: [LapackKind; 9] = [
         LapackKind::Potrf,
         LapackKind::Trsm,
         LapackKind::Getrf,
@@ -93,6 +95,7 @@ impl LapackKind {
         LapackKind::Syevd,
         LapackKind::Gesdd,
         LapackKind::Gesvd,
+        LapackKind::Geev,
     ];
 
     /// The LAPACK routine name without its type letter (`potrf`).
@@ -106,6 +109,7 @@ impl LapackKind {
             LapackKind::Syevd => "syevd",
             LapackKind::Gesdd => "gesdd",
             LapackKind::Gesvd => "gesvd",
+            LapackKind::Geev => "geev",
         }
     }
 }

@@ -19,6 +19,16 @@ rng = np.random.default_rng(22)
 
 
 def fmt(x, dt):
+    if np.iscomplexobj(x):
+        x = np.asarray(x)
+        if x.ndim == 0:
+            return f"({fmt(x.real, dt)}, {fmt(x.imag, dt)})"
+        return "{ " + ", ".join(fmt(e, dt) for e in x) + " }"
+    if np.asarray(x).dtype == np.bool_:
+        x = np.asarray(x)
+        if x.ndim == 0:
+            return "true" if x else "false"
+        return "{ " + ", ".join(fmt(e, dt) for e in x) + " }"
     x = np.asarray(x, dtype=dt)
     if x.ndim == 0:
         v = x.item()
@@ -250,6 +260,45 @@ def decomposition_files(emit):
         nan = np.array([[1, np.nan], [2, 3]], dtype=dt)
         emit(f"jax_decompositions_nan_{t}.hlo", f"qr, eigh and svd of a matrix holding a NaN ({t})",
              lambda a: (*jnp.linalg.qr(a), *jnp.linalg.eigh(a), *jnp.linalg.svd(a)), (nan,), dt)
+    # After the loop above, so its random inputs stay the same.
+    for dt in (np.float32, np.float64):
+        eig_files(emit, dt, tols[dt])
+
+
+def eig_files(emit, dt, tol):
+    """geev (jnp.linalg.eig, eigvals, lax.linalg.eig with left vectors).
+    LAPACK's eigenvalue order (its Schur form after balancing) and the
+    vectors' phases are not reproduced, so the outputs are order-free: the
+    sorted eigenvalues, whether the residuals ‖A v - λ v‖ (and ‖uᴴA - λuᴴ‖)
+    are small, and the vectors' norms."""
+    import jax
+    import jax.numpy as jnp
+    t = "f32" if dt == np.float32 else "f64"
+    small = 1e-4 if dt == np.float32 else 1e-11
+    note = "Order-free outputs: LAPACK's eigenvalue order and eigenvector phases are implementation-defined."
+
+    def eig_inv(a):
+        w, v = jnp.linalg.eig(a)
+        res = a.astype(v.dtype) @ v - v * w[..., None, :]
+        ok = jnp.max(jnp.abs(res), axis=(-2, -1)) < small * jnp.max(jnp.abs(a), axis=(-2, -1))
+        return jnp.sort(w), ok, jnp.linalg.norm(v, axis=-2)
+    a = rng.normal(size=(2, 4, 4)).astype(dt)
+    emit(f"jax_eig_{t}.hlo", f"jnp.linalg.eig ({t}, batch 2 of 4x4): sort(w), residual small, |v| = 1",
+         eig_inv, (a,), dt, tol, note)
+
+    def lax_eig_left(a):
+        w, vl, vr = jax.lax.linalg.eig(a)
+        rr = a.astype(vr.dtype) @ vr - vr * w[None, :]
+        rl = jnp.conj(vl.T) @ a.astype(vl.dtype) - w[:, None] * jnp.conj(vl.T)
+        scale = small * jnp.max(jnp.abs(a))
+        return (jnp.sort(w), jnp.max(jnp.abs(rr)) < scale, jnp.max(jnp.abs(rl)) < scale,
+                jnp.linalg.norm(vl, axis=0), jnp.linalg.norm(vr, axis=0))
+    rot = np.array([[0, -2, 1, 0, 0], [2, 0, 0, 1, 0], [0, 0, 1, 3, 0], [0, 0, -1, 1, 0], [1, 0, 0, 0, 5]], dtype=dt)
+    emit(f"jax_lax_eig_left_{t}.hlo",
+         f"jax.lax.linalg.eig with left and right vectors ({t}, 5x5 with two complex pairs)",
+         lax_eig_left, (rot,), dt, tol, note)
+    emit(f"jax_eigvals_{t}.hlo", f"sorted jnp.linalg.eigvals ({t}, 3x3)",
+         lambda a: jnp.sort(jnp.linalg.eigvals(a)), (rng.normal(size=(3, 3)).astype(dt),), dt, tol)
 
 
 if __name__ == "__main__":

@@ -149,6 +149,26 @@ fn lapack(
             }
             one_of(declared, vec![arr(ty, b, &[m, n])?])
         }
+        LapackKind::Geev => {
+            expect_count(ops, 1)?;
+            let (b, m, n) = matrices(ops[0], "the operand", ty)?;
+            square(m, n, "the operand", ops[0])?;
+            let cty = if ty == ElementType::F32 {
+                ElementType::C64
+            } else {
+                ElementType::C128
+            };
+            one_of(
+                declared,
+                vec![Shape::Tuple(vec![
+                    arr(ty, b, &[m])?,
+                    arr(ty, b, &[m])?,
+                    arr(cty, b, &[m, m])?,
+                    arr(cty, b, &[m, m])?,
+                    arr(s32, b, &[])?,
+                ])],
+            )
+        }
         LapackKind::Gesdd | LapackKind::Gesvd => {
             expect_count(ops, 1)?;
             let (b, m, n) = matrices(ops[0], "the operand", ty)?;

@@ -4,7 +4,7 @@
 use super::cholesky::{factor, write_factor};
 use super::lu::lu;
 use super::trsm::triangular_solve;
-use super::{eigh, from_f64, matrix_dims, qr, svd, to_f64};
+use super::{eig, eigh, from_f64, matrix_dims, qr, svd, to_f64};
 use crate::error::{EvalError, Result};
 use rxla_ir::{
     ArrayData, ArrayLiteral, ElementType, LapackKind, Literal, Shape, TransposeA,
@@ -95,6 +95,10 @@ pub fn lapack_call(
         LapackKind::Gesdd | LapackKind::Gesvd => {
             count(1, "a")?;
             return svd::gesdd(kind, target, config, operands[0], result);
+        }
+        LapackKind::Geev => {
+            count(1, "a")?;
+            return eig::geev(target, config, operands[0], result);
         }
         LapackKind::Potrf | LapackKind::Getrf | LapackKind::Trsm => {}
     }

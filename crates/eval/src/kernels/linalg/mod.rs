@@ -3,7 +3,8 @@
 //! by [`rxla_ir::lapack_target`]): potrf and trsm (cholesky.rs, trsm.rs),
 //! getrf behind `jnp.linalg.solve` (lu.rs), geqrf and orgqr behind
 //! `jnp.linalg.qr` (qr.rs), syevd behind `jnp.linalg.eigh` (eigh.rs), gesdd
-//! and gesvd behind `jnp.linalg.svd` (svd.rs); lapack.rs parses
+//! and gesvd behind `jnp.linalg.svd` (svd.rs), geev behind
+//! `jnp.linalg.eig` (eig.rs); lapack.rs parses
 //! `backend_config` and dispatches. Each module's doc says its algorithm
 //! and conventions.
 //!
@@ -26,6 +27,7 @@
 //!   is NaN when info > 0 (LAPACK leaves it partially updated).
 
 mod cholesky;
+mod eig;
 mod eigh;
 mod lapack;
 mod lu;
