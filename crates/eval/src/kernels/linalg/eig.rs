@@ -455,8 +455,9 @@ fn hqr2(h: &mut [f64], v: &mut [f64], nn: usize) -> (Vec<f64>, Vec<f64>, bool) {
 /// converge.
 pub(super) fn eig(a: &[f64], n: usize) -> Option<(Vec<Complex64>, Vec<Complex64>)> {
     let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let inv = if scale > 0.0 { 1.0 / scale } else { 1.0 };
-    let mut h: Vec<f64> = a.iter().map(|x| x * inv).collect();
+    // Divided (not multiplied by 1/scale, which overflows for subnormals).
+    let div = if scale > 0.0 { scale } else { 1.0 };
+    let mut h: Vec<f64> = a.iter().map(|x| x / div).collect();
     let mut v = orthes(&mut h, n);
     let (d, e, ok) = hqr2(&mut h, &mut v, n);
     if !ok {

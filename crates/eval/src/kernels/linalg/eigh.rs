@@ -32,8 +32,9 @@ pub(super) const MAX_SWEEPS: usize = 60;
 /// triangles), and whether Jacobi converged.
 pub(super) fn jacobi_eigh(s: &[f64], n: usize) -> (Vec<f64>, Vec<f64>, bool) {
     let scale = s.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let inv = if scale > 0.0 { 1.0 / scale } else { 1.0 };
-    let mut a: Vec<f64> = s.iter().map(|v| v * inv).collect();
+    // Divided (not multiplied by 1/scale, which overflows for subnormals).
+    let div = if scale > 0.0 { scale } else { 1.0 };
+    let mut a: Vec<f64> = s.iter().map(|v| v / div).collect();
     let mut v = vec![0.0; n * n];
     for i in 0..n {
         v[i * n + i] = 1.0;

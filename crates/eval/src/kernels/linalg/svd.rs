@@ -45,10 +45,11 @@ pub(super) struct Svd {
 /// gets `m` columns if `full`, else `n`.
 fn jacobi_tall(a: &[f64], m: usize, n: usize, full: bool) -> Svd {
     let scale = a.iter().fold(0.0f64, |x, v| x.max(v.abs()));
-    let inv = if scale > 0.0 { 1.0 / scale } else { 1.0 };
+    // Divided (not multiplied by 1/scale, which overflows for subnormals).
+    let div = if scale > 0.0 { scale } else { 1.0 };
     // Columns of the working matrix and of V.
     let mut w: Vec<Vec<f64>> = (0..n)
-        .map(|j| (0..m).map(|i| a[i * n + j] * inv).collect())
+        .map(|j| (0..m).map(|i| a[i * n + j] / div).collect())
         .collect();
     let mut v: Vec<Vec<f64>> = (0..n)
         .map(|j| (0..n).map(|i| if i == j { 1.0 } else { 0.0 }).collect())
@@ -322,5 +323,23 @@ mod tests {
         assert_eq!(s, vec![0.0, 0.0]);
         check(&[], 0, 3, true, 1e-15);
         check(&[], 3, 0, true, 1e-15);
+    }
+
+    #[test]
+    fn subnormal_and_huge_scales() {
+        for k in [1e-310, 1e-300, 1e300, f64::MAX / 4.0] {
+            let (s, _, _, ok) = svd(&[k, 0., 0., k / 2.], 2, 2, true);
+            assert!(
+                ok && s.iter().all(|x| x.is_finite() && *x > 0.0),
+                "{k}: {s:?}"
+            );
+            let (w, _, ok) = super::super::eigh::jacobi_eigh(&[k, k / 2., k / 2., k], 2);
+            assert!(ok && w.iter().all(|x| x.is_finite()), "{k}: {w:?}");
+            let (w, _) = super::super::eig::eig(&[k, -k, k, k], 2).unwrap();
+            assert!(
+                w.iter().all(|x| x.re.is_finite() && x.im.is_finite()),
+                "{k}: {w:?}"
+            );
+        }
     }
 }
