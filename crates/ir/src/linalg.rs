@@ -115,18 +115,28 @@ impl LapackKind {
 }
 
 /// The LAPACK custom-call target `target` names (`lapack_sgeqrf_ffi` →
-/// `(Geqrf, F32)`): `s` is f32, `d` f64. Complex (`c`, `z`) variants are not
-/// implemented and give `None`, like any other target.
+/// `(Geqrf, F32)`): `s` is f32, `d` f64; `c` (c64) and `z` (c128) only for
+/// geqrf and ungqr (as [`LapackKind::Orgqr`]). Other names give `None`.
 pub fn lapack_target(target: &str) -> Option<(LapackKind, crate::ElementType)> {
+    use crate::ElementType as T;
     let body = target.strip_prefix("lapack_")?.strip_suffix("_ffi")?;
-    let ty = match body.as_bytes().first()? {
-        b's' => crate::ElementType::F32,
-        b'd' => crate::ElementType::F64,
+    let (ty, complex) = match body.as_bytes().first()? {
+        b's' => (T::F32, false),
+        b'd' => (T::F64, false),
+        b'c' => (T::C64, true),
+        b'z' => (T::C128, true),
         _ => return None,
     };
-    let kind = LapackKind::ALL
-        .into_iter()
-        .find(|k| &body[1..] == k.name())?;
+    let routine = &body[1..];
+    if complex {
+        // Only QR has complex variants so far (orgqr is ungqr there).
+        return match routine {
+            "geqrf" => Some((LapackKind::Geqrf, ty)),
+            "ungqr" => Some((LapackKind::Orgqr, ty)),
+            _ => None,
+        };
+    }
+    let kind = LapackKind::ALL.into_iter().find(|k| routine == k.name())?;
     Some((kind, ty))
 }
 

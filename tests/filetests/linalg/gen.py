@@ -263,6 +263,15 @@ def decomposition_files(emit):
     # After the loop above, so its random inputs stay the same.
     for dt in (np.float32, np.float64):
         eig_files(emit, dt, tols[dt])
+    # Complex QR (lapack_{c,z}geqrf_ffi, lapack_{c,z}ungqr_ffi); values are
+    # formatted with the real part type.
+    for dt, ct in ((np.float32, np.complex64), (np.float64, np.complex128)):
+        t = "c64" if ct == np.complex64 else "c128"
+        a = (rng.normal(size=(4, 3)) + 1j * rng.normal(size=(4, 3))).astype(ct)
+        emit(f"jax_qr_{t}.hlo", f"jnp.linalg.qr ({t}, 4x3)", jnp.linalg.qr, (a,), dt, tols[dt])
+        b = (rng.normal(size=(2, 2, 3)) + 1j * rng.normal(size=(2, 2, 3))).astype(ct)
+        emit(f"jax_qr_complete_batched_{t}.hlo", f"jnp.linalg.qr mode='complete' ({t}, batch 2 of 2x3)",
+             lambda a: jnp.linalg.qr(a, mode="complete"), (b,), dt, tols[dt])
 
 
 def eig_files(emit, dt, tol):
