@@ -116,7 +116,8 @@ impl LapackKind {
 
 /// The LAPACK custom-call target `target` names (`lapack_sgeqrf_ffi` →
 /// `(Geqrf, F32)`): `s` is f32, `d` f64; `c` (c64) and `z` (c128) only for
-/// geqrf and ungqr (as [`LapackKind::Orgqr`]). Other names give `None`.
+/// geqrf, ungqr (as [`LapackKind::Orgqr`]), heevd (as
+/// [`LapackKind::Syevd`]), gesdd and gesvd. Other names give `None`.
 pub fn lapack_target(target: &str) -> Option<(LapackKind, crate::ElementType)> {
     use crate::ElementType as T;
     let body = target.strip_prefix("lapack_")?.strip_suffix("_ffi")?;
@@ -129,10 +130,14 @@ pub fn lapack_target(target: &str) -> Option<(LapackKind, crate::ElementType)> {
     };
     let routine = &body[1..];
     if complex {
-        // Only QR has complex variants so far (orgqr is ungqr there).
+        // QR, Hermitian eigh and SVD have complex variants (orgqr is
+        // ungqr and syevd heevd there).
         return match routine {
             "geqrf" => Some((LapackKind::Geqrf, ty)),
             "ungqr" => Some((LapackKind::Orgqr, ty)),
+            "heevd" => Some((LapackKind::Syevd, ty)),
+            "gesdd" => Some((LapackKind::Gesdd, ty)),
+            "gesvd" => Some((LapackKind::Gesvd, ty)),
             _ => None,
         };
     }

@@ -272,6 +272,31 @@ def decomposition_files(emit):
         b = (rng.normal(size=(2, 2, 3)) + 1j * rng.normal(size=(2, 2, 3))).astype(ct)
         emit(f"jax_qr_complete_batched_{t}.hlo", f"jnp.linalg.qr mode='complete' ({t}, batch 2 of 2x3)",
              lambda a: jnp.linalg.qr(a, mode="complete"), (b,), dt, tols[dt])
+    # Complex Hermitian eigh (heevd) and SVD (gesdd): phase-invariant outputs.
+    note = "Phase-invariant outputs (eigen/singular vector phases are implementation-defined)."
+    cj = lambda x: jnp.conj(jnp.swapaxes(x, -1, -2))
+
+    def heigh_inv(a):
+        w, v = jnp.linalg.eigh(a)
+        return w, (v * w[..., None, :]) @ cj(v), jnp.abs(v)
+
+    def csvd_inv(a, full):
+        u, s, vt = jnp.linalg.svd(a, full_matrices=full)
+        k = s.shape[-1]
+        return (s, (u[..., :, :k] * s[..., None, :]) @ vt[..., :k, :], jnp.abs(u[..., :, :k]),
+                jnp.abs(vt[..., :k, :]), u @ cj(u), cj(vt) @ vt)
+    for dt, ct in ((np.float32, np.complex64), (np.float64, np.complex128)):
+        t = "c64" if ct == np.complex64 else "c128"
+        g = rng.normal(size=(2, 3, 3)) + 1j * rng.normal(size=(2, 3, 3))
+        h = (g + np.conj(np.swapaxes(g, -1, -2))).astype(ct)
+        emit(f"jax_eigh_{t}.hlo", f"jnp.linalg.eigh ({t}, batch 2 of 3x3 Hermitian): w, V diag(w) Vᴴ, |V|",
+             heigh_inv, (h,), dt, tols[dt], note)
+        a = (rng.normal(size=(4, 3)) + 1j * rng.normal(size=(4, 3))).astype(ct)
+        emit(f"jax_svd_{t}.hlo", f"jnp.linalg.svd full_matrices=False ({t}, 4x3): s, U diag(s) Vᴴ, |U|, |Vᴴ|, U Uᴴ, Vᴴ V",
+             lambda a: csvd_inv(a, False), (a,), dt, tols[dt], note)
+        b = (rng.normal(size=(3, 4)) + 1j * rng.normal(size=(3, 4))).astype(ct)
+        emit(f"jax_svd_full_wide_{t}.hlo", f"jnp.linalg.svd full_matrices=True ({t}, 3x4): s, U diag(s) Vᴴ, |U|, |Vᴴ[:k]|, U Uᴴ, Vᴴ V",
+             lambda a: csvd_inv(a, True), (b,), dt, tols[dt], note)
 
 
 def eig_files(emit, dt, tol):

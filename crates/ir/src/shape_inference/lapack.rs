@@ -77,6 +77,8 @@ fn lapack(
     declared: Option<&Shape>,
 ) -> Result<Shape> {
     let s32 = ElementType::S32;
+    // Eigenvalues and singular values are real.
+    let real = ty.complex_component().unwrap_or(ty);
     match kind {
         LapackKind::Potrf | LapackKind::Syevd => {
             expect_count(ops, 1)?;
@@ -84,7 +86,7 @@ fn lapack(
             square(m, n, "the operand", ops[0])?;
             let mut t = vec![arr(ty, b, &[m, m])?];
             if kind == LapackKind::Syevd {
-                t.push(arr(ty, b, &[m])?);
+                t.push(arr(real, b, &[m])?);
             }
             t.push(arr(s32, b, &[])?);
             one_of(declared, vec![Shape::Tuple(t)])
@@ -176,7 +178,7 @@ fn lapack(
             let with = |u: &[i64], vt: &[i64]| -> Result<Shape> {
                 Ok(Shape::Tuple(vec![
                     arr(ty, b, &[m, n])?,
-                    arr(ty, b, &[k])?,
+                    arr(real, b, &[k])?,
                     arr(ty, b, u)?,
                     arr(ty, b, vt)?,
                     arr(s32, b, &[])?,

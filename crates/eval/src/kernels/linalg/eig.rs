@@ -22,11 +22,9 @@
 //! - `compute_left` / `compute_right` = `N` leaves that result zero.
 
 use super::lapack::config_flag;
-use super::{Matrices, dims, info_leaf, leaf, result_leaves};
+use super::{Matrices, complex_leaf, dims, info_leaf, leaf, result_leaves};
 use crate::error::Result;
-use rxla_ir::{
-    ArrayData, ArrayLiteral, ArrayShape, Complex32, Complex64, ElementType, Literal, Shape,
-};
+use rxla_ir::{ArrayLiteral, Complex64, ElementType, Literal, Shape};
 
 /// Iterations allowed per eigenvalue (EISPACK uses 30 per eigenvalue).
 pub(super) const MAX_ITER: usize = 100;
@@ -614,22 +612,6 @@ fn left_vectors(a: &[f64], n: usize, w: &[Complex64]) -> Option<Vec<Complex64>> 
         }
     }
     Some(out)
-}
-
-fn complex_leaf(shape: &ArrayShape, v: Vec<Complex64>) -> Literal {
-    let data = if shape.element_type == ElementType::C64 {
-        ArrayData::C64(
-            v.into_iter()
-                .map(|c| Complex32::new(c.re as f32, c.im as f32))
-                .collect(),
-        )
-    } else {
-        ArrayData::C128(v)
-    };
-    Literal::Array(ArrayLiteral {
-        shape: shape.clone(),
-        data,
-    })
 }
 
 #[cfg(test)]

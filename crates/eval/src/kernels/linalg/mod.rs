@@ -4,7 +4,8 @@
 //! getrf behind `jnp.linalg.solve` (lu.rs), geqrf and orgqr behind
 //! `jnp.linalg.qr` (qr.rs), syevd behind `jnp.linalg.eigh` (eigh.rs), gesdd
 //! and gesvd behind `jnp.linalg.svd` (svd.rs), geev behind
-//! `jnp.linalg.eig` (eig.rs); lapack.rs parses
+//! `jnp.linalg.eig` (eig.rs), and the complex (`c`, `z`) geqrf, ungqr, heevd,
+//! gesdd and gesvd in the same modules; lapack.rs parses
 //! `backend_config` and dispatches. Each module's doc says its algorithm
 //! and conventions.
 //!
@@ -41,7 +42,9 @@ pub use rxla_ir::is_lapack_target;
 pub use trsm::triangular_solve;
 
 use crate::error::{EvalError, Result};
-use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, ElementType, Literal, Shape};
+use rxla_ir::{
+    ArrayData, ArrayLiteral, ArrayShape, Complex32, Complex64, ElementType, Literal, Shape,
+};
 
 pub(super) fn to_f64(a: &ArrayLiteral, what: &str) -> Result<Vec<f64>> {
     match &a.data {
@@ -204,6 +207,62 @@ pub(super) fn transpose(a: &[f64], rows: usize, cols: usize) -> Vec<f64> {
         }
     }
     t
+}
+
+/// The values of a c64 or c128 array as Complex64.
+pub(super) fn complex_values(a: &ArrayLiteral, what: &str) -> Result<Vec<Complex64>> {
+    match &a.data {
+        ArrayData::C64(v) => Ok(v
+            .iter()
+            .map(|c| Complex64::new(c.re as f64, c.im as f64))
+            .collect()),
+        ArrayData::C128(v) => Ok(v.clone()),
+        _ => Err(EvalError::new(format!(
+            "{what} must be c64 or c128, got {}",
+            a.shape
+        ))),
+    }
+}
+
+/// A complex leaf of shape `shape` (c64: rounded) holding `v`.
+pub(super) fn complex_leaf(shape: &ArrayShape, v: Vec<Complex64>) -> Literal {
+    let data = if shape.element_type == ElementType::C64 {
+        ArrayData::C64(
+            v.into_iter()
+                .map(|c| Complex32::new(c.re as f32, c.im as f32))
+                .collect(),
+        )
+    } else {
+        ArrayData::C128(v)
+    };
+    Literal::Array(ArrayLiteral {
+        shape: shape.clone(),
+        data,
+    })
+}
+
+/// Multiplies column `j` of the row-major `rows×cols` `v` by the phase that
+/// makes its first largest-magnitude entry real and positive (exactly);
+/// returns that phase (1 for a zero column).
+pub(super) fn fix_phase(v: &mut [Complex64], rows: usize, cols: usize, j: usize) -> Complex64 {
+    let mut best = 0.0;
+    let mut at = 0;
+    for i in 0..rows {
+        let m = v[i * cols + j].norm();
+        if m > best {
+            best = m;
+            at = i;
+        }
+    }
+    if best == 0.0 {
+        return Complex64::new(1.0, 0.0);
+    }
+    let f = v[at * cols + j].conj() / best;
+    for i in 0..rows {
+        v[i * cols + j] *= f;
+    }
+    v[at * cols + j] = Complex64::new(best, 0.0);
+    f
 }
 
 #[cfg(test)]

@@ -181,37 +181,19 @@ pub(super) fn orgqr(
 }
 
 /// Complex Householder QR (zgeqr2, zlarfg, zung2r) in Complex64.
-mod complex {
-    use super::super::{MAX_DIM, matrix_dims, norm2};
+pub(super) mod complex {
+    use super::super::{MAX_DIM, complex_leaf, complex_values, matrix_dims, norm2};
     use crate::error::{EvalError, Result};
-    use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, Complex32, Complex64, Literal, Shape};
+    use rxla_ir::{ArrayLiteral, ArrayShape, Complex64, Literal, Shape};
 
     type C = Complex64;
 
     fn read(a: &ArrayLiteral, what: &str) -> Result<Vec<C>> {
-        match &a.data {
-            ArrayData::C64(v) => Ok(v.iter().map(|c| C::new(c.re as f64, c.im as f64)).collect()),
-            ArrayData::C128(v) => Ok(v.clone()),
-            _ => Err(EvalError::new(format!(
-                "{what} must be c64 or c128, got {}",
-                a.shape
-            ))),
-        }
+        complex_values(a, what)
     }
 
     fn write(shape: &ArrayShape, v: Vec<C>) -> Literal {
-        let data = match shape.element_type {
-            rxla_ir::ElementType::C64 => ArrayData::C64(
-                v.into_iter()
-                    .map(|c| Complex32::new(c.re as f32, c.im as f32))
-                    .collect(),
-            ),
-            _ => ArrayData::C128(v),
-        };
-        Literal::Array(ArrayLiteral {
-            shape: shape.clone(),
-            data,
-        })
+        complex_leaf(shape, v)
     }
 
     /// 1 / z without overflow in |z|² (Smith's algorithm).

@@ -22,12 +22,21 @@
 //! - a NaN or infinite entry makes `s`, `u` and `vt` NaN, with the info
 //!   LAPACK gives for a NaN input: -4 for gesdd, 0 for gesvd;
 //! - the first result (LAPACK's destroyed `a`) is the input unchanged.
+//!
+//! The complex variants (`lapack_{c,z}gesdd_ffi`, `lapack_{c,z}gesvd_ffi`)
+//! run the same Jacobi with complex rotations `[[c, s·e], [-s·ē, c]]` (`e`
+//! the phase of `w_pᴴ w_q`), on the conjugate transpose when m < n; `s` is
+//! real (f32 for c64); each pair's phase makes the largest-magnitude entry
+//! of its shorter-side vector real and positive; `vt` is `Vᴴ`.
 
 use super::lapack::config_char;
 use super::qr::{geqr2, org2r};
-use super::{Matrices, dims, info_leaf, leaf, norm2, result_leaves, transpose};
+use super::{
+    MAX_DIM, Matrices, complex_leaf, complex_values, dims, fix_phase, info_leaf, leaf, matrix_dims,
+    norm2, result_leaves, transpose,
+};
 use crate::error::{EvalError, Result};
-use rxla_ir::{ArrayLiteral, ElementType, LapackKind, Literal, Shape};
+use rxla_ir::{ArrayLiteral, Complex64, ElementType, LapackKind, Literal, Shape};
 
 /// The sweep cap (a few sweeps to ~10 are typical).
 pub(super) const MAX_SWEEPS: usize = 60;
@@ -182,6 +191,221 @@ pub(super) fn svd(
     }
 }
 
+type C = Complex64;
+
+/// The conjugate transpose of the row-major `rows×cols` matrix `a`.
+fn adjoint(a: &[C], rows: usize, cols: usize) -> Vec<C> {
+    let mut t = vec![C::new(0.0, 0.0); a.len()];
+    for i in 0..rows {
+        for j in 0..cols {
+            t[j * rows + i] = a[i * cols + j].conj();
+        }
+    }
+    t
+}
+
+/// [`jacobi_tall`] for complex `a` (`m >= n`): `(s, u m×ucols, v n×n)`.
+fn jacobi_tall_c(a: &[C], m: usize, n: usize, full: bool) -> (Vec<f64>, Vec<C>, Vec<C>, bool) {
+    let zero = C::new(0.0, 0.0);
+    let scale = a.iter().fold(0.0f64, |x, v| x.max(v.norm()));
+    let div = if scale > 0.0 { scale } else { 1.0 };
+    let mut w: Vec<Vec<C>> = (0..n)
+        .map(|j| (0..m).map(|i| a[i * n + j] / div).collect())
+        .collect();
+    let mut v: Vec<Vec<C>> = (0..n)
+        .map(|j| {
+            (0..n)
+                .map(|i| if i == j { C::new(1.0, 0.0) } else { zero })
+                .collect()
+        })
+        .collect();
+    let tol = (m as f64).sqrt() * f64::EPSILON;
+    let dot = |x: &[C], y: &[C]| x.iter().zip(y).map(|(a, b)| a.conj() * b).sum::<C>();
+    let nrm = |x: &[C]| norm2(x.iter().flat_map(|c| [c.re, c.im]));
+    // [x_p, x_q] ← [x_p, x_q] [[c, s e], [-s ē, c]].
+    let rotate = |cols: &mut Vec<Vec<C>>, p: usize, q: usize, c: f64, se: C, sec: C| {
+        let (lo, hi) = cols.split_at_mut(q);
+        for (xp, xq) in lo[p].iter_mut().zip(hi[0].iter_mut()) {
+            let (a, b) = (*xp, *xq);
+            *xp = a * c - sec * b;
+            *xq = se * a + b * c;
+        }
+    };
+    let mut converged = false;
+    for _ in 0..MAX_SWEEPS {
+        let mut rotated = false;
+        for p in 0..n {
+            for q in p + 1..n {
+                let (na, nb) = (nrm(&w[p]), nrm(&w[q]));
+                let gamma = dot(&w[p], &w[q]);
+                let g = gamma.norm();
+                if g == 0.0 || g <= tol * na * nb {
+                    continue;
+                }
+                let e = gamma / g;
+                let zeta = (nb * nb - na * na) / (2.0 * g);
+                let t = 1.0 / (zeta.abs() + zeta.hypot(1.0));
+                let t = if zeta < 0.0 { -t } else { t };
+                let c = 1.0 / t.hypot(1.0);
+                let s = c * t;
+                if s == 0.0 {
+                    continue;
+                }
+                rotated = true;
+                rotate(&mut w, p, q, c, e * s, e.conj() * s);
+                rotate(&mut v, p, q, c, e * s, e.conj() * s);
+            }
+        }
+        if !rotated {
+            converged = true;
+            break;
+        }
+    }
+    let sigma: Vec<f64> = w.iter().map(|c| nrm(c)).collect();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&i, &j| sigma[j].total_cmp(&sigma[i]));
+    let ucols = if full { m } else { n };
+    let mut vv = vec![zero; n * n];
+    let mut u = vec![zero; m * ucols];
+    let mut known = Vec::new();
+    for (j, &src) in order.iter().enumerate() {
+        for k in 0..n {
+            vv[k * n + j] = v[src][k];
+        }
+        let phase = fix_phase(&mut vv, n, n, j);
+        let sg = sigma[src];
+        if sg >= f64::MIN_POSITIVE {
+            for i in 0..m {
+                u[i * ucols + j] = w[src][i] * phase / sg;
+            }
+            known.push(j);
+        }
+    }
+    complete_c(&mut u, m, ucols, &known);
+    (
+        order.iter().map(|&i| sigma[i] * scale).collect(),
+        u,
+        vv,
+        converged,
+    )
+}
+
+/// Fills the columns of the row-major `m×cols` `u` not in `known` with unit
+/// vectors orthogonal to the known ones and each other (complex QR).
+fn complete_c(u: &mut [C], m: usize, cols: usize, known: &[usize]) {
+    let r = known.len();
+    if r == cols {
+        return;
+    }
+    let mut k = vec![C::new(0.0, 0.0); m * r];
+    for (jj, &j) in known.iter().enumerate() {
+        for i in 0..m {
+            k[i * r + jj] = u[i * cols + j];
+        }
+    }
+    let tau = super::qr::complex::geqr2(&mut k, m, r);
+    let qc = cols.min(m);
+    let mut q = vec![C::new(0.0, 0.0); m * qc];
+    for i in 0..m {
+        q[i * qc..i * qc + r].copy_from_slice(&k[i * r..(i + 1) * r]);
+    }
+    super::qr::complex::ung2r(&mut q, m, qc, &tau);
+    let mut next = r;
+    for j in 0..cols {
+        if known.contains(&j) || next >= qc {
+            continue;
+        }
+        for i in 0..m {
+            u[i * cols + j] = q[i * qc + next];
+        }
+        next += 1;
+    }
+}
+
+/// [`svd`] for complex `a`: `s`, `u`, `vt = Vᴴ`.
+pub(super) fn svd_c(a: &[C], m: usize, n: usize, full: bool) -> (Vec<f64>, Vec<C>, Vec<C>, bool) {
+    if m >= n {
+        let (s, u, v, ok) = jacobi_tall_c(a, m, n, full);
+        (s, u, adjoint(&v, n, n), ok)
+    } else {
+        // Aᴴ = U' S V'ᴴ, so A = V' S U'ᴴ.
+        let (s, u, v, ok) = jacobi_tall_c(&adjoint(a, m, n), n, m, full);
+        let ucols = if full { n } else { m };
+        (s, v, adjoint(&u, n, ucols), ok)
+    }
+}
+
+/// The complex gesdd/gesvd (see the module doc); `full` as in [`gesdd`].
+fn gesdd_c(
+    kind: LapackKind,
+    target: &str,
+    full: Option<bool>,
+    a: &ArrayLiteral,
+    result: &Shape,
+) -> Result<Literal> {
+    let (m, n, batch) = matrix_dims(&a.shape, "the svd operand")?;
+    if m > MAX_DIM || n > MAX_DIM {
+        return Err(EvalError::new(format!(
+            "{target}: the operand {} has a matrix dimension above rxla's limit of {MAX_DIM}",
+            a.shape
+        )));
+    }
+    let x = complex_values(a, "the svd operand")?;
+    let k = m.min(n);
+    let ty = a.shape.element_type;
+    let real = ty.complex_component().unwrap_or(ty);
+    let bd = a.shape.dims[..a.shape.dims.len() - 2].to_vec();
+    let want = |full: bool| {
+        let (uc, vr) = if full { (m, n) } else { (k, k) };
+        [
+            (ty, dims(&bd, &[m, n])),
+            (real, dims(&bd, &[k])),
+            (ty, dims(&bd, &[m, uc])),
+            (ty, dims(&bd, &[vr, n])),
+            (ElementType::S32, bd.clone()),
+        ]
+    };
+    let (shapes, full_shapes) = match full {
+        Some(f) => (result_leaves(result, &want(f), target)?, f),
+        None => match result_leaves(result, &want(true), target) {
+            Ok(s) => (s, true),
+            Err(_) => (result_leaves(result, &want(false), target)?, false),
+        },
+    };
+    let (uc, vr) = if full_shapes { (m, n) } else { (k, k) };
+    let zero = C::new(0.0, 0.0);
+    let nan = C::new(f64::NAN, f64::NAN);
+    let (mut s_all, mut u_all, mut vt_all, mut info) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for b in 0..batch {
+        let mat = &x[b * m * n..(b + 1) * m * n];
+        if !mat.iter().all(|c| c.re.is_finite() && c.im.is_finite()) {
+            s_all.extend(std::iter::repeat_n(f64::NAN, k));
+            u_all.extend(std::iter::repeat_n(nan, m * uc));
+            vt_all.extend(std::iter::repeat_n(nan, vr * n));
+            info.push(if kind == LapackKind::Gesdd { -4 } else { 0 });
+            continue;
+        }
+        let (s, u, vt, ok) = svd_c(mat, m, n, full_shapes);
+        s_all.extend(s);
+        if full.is_some() {
+            u_all.extend(u);
+            vt_all.extend(vt);
+        } else {
+            u_all.extend(std::iter::repeat_n(zero, m * uc));
+            vt_all.extend(std::iter::repeat_n(zero, vr * n));
+        }
+        info.push(if ok { 0 } else { 1 });
+    }
+    Ok(Literal::Tuple(vec![
+        complex_leaf(&shapes[0], x),
+        leaf(&shapes[1], s_all)?,
+        complex_leaf(&shapes[2], u_all),
+        complex_leaf(&shapes[3], vt_all),
+        info_leaf(&shapes[4], info),
+    ]))
+}
+
 /// `lapack_{s,d}gesdd_ffi(a)` / `lapack_{s,d}gesvd_ffi(a)` → `(a, s, u,
 /// vt, info)`.
 pub(super) fn gesdd(
@@ -191,9 +415,6 @@ pub(super) fn gesdd(
     a: &ArrayLiteral,
     result: &Shape,
 ) -> Result<Literal> {
-    let x = Matrices::read(a, "the svd operand")?;
-    let (m, n) = (x.rows, x.cols);
-    let k = m.min(n);
     let mode = config_char(config, "mode");
     let full = match mode {
         Some('A') => Some(true),
@@ -205,6 +426,12 @@ pub(super) fn gesdd(
             )));
         }
     };
+    if a.shape.element_type.is_complex() {
+        return gesdd_c(kind, target, full, a, result);
+    }
+    let x = Matrices::read(a, "the svd operand")?;
+    let (m, n) = (x.rows, x.cols);
+    let k = m.min(n);
     let ty = a.shape.element_type;
     let bd = &x.batch_dims;
     let want = |full: bool| {
@@ -340,6 +567,42 @@ mod tests {
                 w.iter().all(|x| x.re.is_finite() && x.im.is_finite()),
                 "{k}: {w:?}"
             );
+        }
+    }
+
+    #[test]
+    fn complex_svd_reconstructs() {
+        use rxla_ir::Complex64 as C;
+        let a: Vec<C> = (0..12)
+            .map(|k| C::new((k as f64 * 0.7).sin(), (k as f64 * 1.3).cos()))
+            .collect();
+        for (m, n) in [(4, 3), (3, 4), (2, 6), (6, 2)] {
+            for full in [true, false] {
+                let (s, u, vt, ok) = svd_c(&a, m, n, full);
+                assert!(ok && s.windows(2).all(|p| p[0] >= p[1]));
+                let k = m.min(n);
+                let (uc, vr) = if full { (m, n) } else { (k, k) };
+                for i in 0..m {
+                    for j in 0..n {
+                        let x: C = (0..k).map(|l| u[i * uc + l] * s[l] * vt[l * n + j]).sum();
+                        assert!((x - a[i * n + j]).norm() < 1e-13, "{m}x{n} {full}");
+                    }
+                }
+                for p in 0..uc {
+                    for q in 0..uc {
+                        let d: C = (0..m).map(|i| u[i * uc + p].conj() * u[i * uc + q]).sum();
+                        let want = if p == q { 1.0 } else { 0.0 };
+                        assert!((d - C::new(want, 0.0)).norm() < 1e-13, "U {m}x{n} {full}");
+                    }
+                }
+                for p in 0..vr {
+                    for q in 0..vr {
+                        let d: C = (0..n).map(|j| vt[p * n + j] * vt[q * n + j].conj()).sum();
+                        let want = if p == q { 1.0 } else { 0.0 };
+                        assert!((d - C::new(want, 0.0)).norm() < 1e-13, "V {m}x{n} {full}");
+                    }
+                }
+            }
         }
     }
 }
