@@ -28,7 +28,7 @@ pub use collective::{CollectiveAttrs, DeviceGrid, GroupMode, IotaGroups, Replica
 pub use element_type::ElementType;
 pub use error::{IrError, ParseError, Result};
 pub use layout::Layout;
-pub use linalg::{TransposeA, TriangularSolveOptions};
+pub use linalg::{LapackKind, TransposeA, TriangularSolveOptions, is_lapack_target, lapack_target};
 pub use literal::{ArrayData, ArrayLiteral, Literal, NativeType};
 pub use module::{Computation, Instruction, Module};
 /// The complex element types of c64 and c128 data (re-exported so every

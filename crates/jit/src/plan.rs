@@ -591,7 +591,7 @@ impl Planner<'_> {
                     return Ok(Err("custom-call with tuple operands".into()));
                 }
                 if rxla_eval::kernels::linalg::is_lapack_target(target) {
-                    // The evaluator's builtin (kernels/linalg.rs) through
+                    // The evaluator's builtin (kernels/linalg/) through
                     // the interpreter fallback.
                     return Ok(Err(format!(
                         "LAPACK custom call {target} has no native code"

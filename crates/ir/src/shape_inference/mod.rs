@@ -13,6 +13,7 @@ mod control;
 mod data_movement;
 mod elementwise;
 mod gather_scatter;
+mod lapack;
 mod linalg;
 mod reduction;
 
@@ -113,7 +114,10 @@ fn dispatch(module: &Module, op: &Op, ops: &[&Shape], declared: Option<&Shape>) 
         Op::Conditional { branches } => control::conditional(module, ops, branches),
         Op::Tuple => Ok(Shape::Tuple(ops.iter().map(|s| (*s).clone()).collect())),
         Op::GetTupleElement { index } => control::get_tuple_element(ops, *index),
-        Op::CustomCall { .. } => control::custom_call(declared),
+        Op::CustomCall { target, .. } => match crate::linalg::lapack_target(target) {
+            Some((kind, ty)) => lapack::custom_call(kind, ty, target, ops, declared),
+            None => control::custom_call(declared),
+        },
         Op::Infeed { .. } => control::infeed(ops, declared),
         Op::Outfeed { .. } => control::outfeed(ops),
         Op::AllReduce { to_apply, attrs } | Op::AllReduceStart { to_apply, attrs } => {
