@@ -40,7 +40,9 @@ fn step_bytes(step: &Step, sizes: &[usize], writes_output: bool) -> u64 {
         | Step::Token
         | Step::Outfeed(_)
         | Step::Call(_)
-        | Step::Conditional(_) => 0,
+        | Step::Conditional(_)
+        // Writes into its operand's buffer.
+        | Step::DusInPlace(_) => 0,
         Step::Leaves { bytes, .. } => sum(bytes),
         Step::Select { branches, .. } => branches
             .iter()

@@ -132,6 +132,7 @@ fn compile_shallow(module: &Module, opts: &CompileOptions) -> Result<Executable>
         stats: CompileStats::default(),
         opts: opts.clone(),
         row_local: Default::default(),
+        owned_params: Vec::new(),
     };
     let program = planner.program(module.entry)?;
     let budget = crate::budget::measure(module, &program);

@@ -97,6 +97,9 @@ pub struct CompileStats {
     /// Row groups formed (consecutive kernels run block of rows by block
     /// of rows).
     pub row_groups: usize,
+    /// `dynamic-update-slice`s written into a while loop's own carry
+    /// buffer instead of a copy of it (`runtime::dus`).
+    pub in_place_updates: usize,
     /// `(kernel name, text)` of each kernel when `keep_clif` was set.
     pub clif: Vec<(String, String)>,
     /// `(kernel name, text)` of each kernel when `keep_asm` was set.

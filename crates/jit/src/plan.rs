@@ -74,6 +74,10 @@ pub enum Step {
     Sort(Box<SortStep>),
     /// `topk`, builtin (`runtime::sort`).
     TopK(Box<TopKStep>),
+    /// `dynamic-update-slice` written into its operand's buffer, which
+    /// becomes the result (`runtime::dus`): only on a while body's
+    /// loop-owned carry leaf that nothing else reads.
+    DusInPlace(Box<crate::runtime::dus::DusStep>),
     /// `rng` from the run's random state (`runtime::rng`).
     Rng(Box<RngStep>),
     /// `rng-bit-generator` (`runtime::rng`).
@@ -204,6 +208,44 @@ pub enum GemmGuard {
     Eval(Box<FallbackCall>),
 }
 
+/// Per root leaf of while body `comp`: whether root tuple operand `j` is
+/// `get-tuple-element(parameter(0), j)` itself or an in-place update of it
+/// (every operand an array, so leaf `j` is operand `j`).
+fn stable_leaves(comp: &rxla_ir::Computation, steps: &[Step]) -> Vec<bool> {
+    let root = comp.get(comp.root);
+    if !matches!(root.op, Op::Tuple) {
+        return Vec::new();
+    }
+    let is_param_leaf = |o: InstrId, j: usize| {
+        let i = comp.get(o);
+        matches!(i.op, Op::GetTupleElement { index } if index as usize == j)
+            && i.operands.first().is_some_and(|&p| {
+                matches!(comp.get(p).op, Op::Parameter { number: 0 })
+                    && matches!(comp.get(p).shape, Shape::Tuple(_))
+            })
+    };
+    if root
+        .operands
+        .iter()
+        .any(|&o| !matches!(comp.get(o).shape, Shape::Array(_)))
+    {
+        return Vec::new();
+    }
+    root.operands
+        .iter()
+        .enumerate()
+        .map(|(j, &o)| {
+            is_param_leaf(o, j)
+                || (matches!(steps.get(o.index()), Some(Step::DusInPlace(_)))
+                    && comp
+                        .get(o)
+                        .operands
+                        .first()
+                        .is_some_and(|&t| is_param_leaf(t, j)))
+        })
+        .collect()
+}
+
 /// A planned product of the GEMM engine.
 pub enum GemmPlan {
     Dot(Box<rxla_gemm::DotPlan>),
@@ -293,6 +335,13 @@ pub struct Program {
     pub entry: Option<Vec<LeafPlan>>,
     /// A root to be returned in other layouts (the calling instruction's).
     pub exit: Option<LeafPlan>,
+    /// Some step writes into a parameter leaf (`Step::DusInPlace`): the
+    /// caller must pass buffers it owns (a while loop's carry).
+    pub mutates_params: bool,
+    /// Per root leaf of a while body: the body always returns it in the
+    /// buffer of the same parameter leaf (passed through unchanged, or
+    /// updated in place), so the loop keeps it there instead of copying.
+    pub stable_leaves: Vec<bool>,
 }
 
 /// Per leaf of a value: `Some((from, to))` when it is rewritten from one
@@ -346,6 +395,9 @@ pub struct Planner<'m> {
     /// Per kernel step `(computation, instruction)`: which inputs it reads
     /// row-locally (`rows::row_local_inputs`), for row groups.
     pub row_local: HashMap<(CompId, InstrId), Vec<bool>>,
+    /// The while bodies being planned (innermost last): their parameter
+    /// is the loop's own carry, which a step may update in place.
+    pub owned_params: Vec<CompId>,
 }
 
 impl Planner<'_> {
@@ -788,6 +840,58 @@ impl Planner<'_> {
         }
     }
 
+    /// Whether `dynamic-update-slice` `id` may write into its operand's
+    /// buffer: `cid` is the while body being planned (its parameter is
+    /// the loop's own carry), the operand is the only `get-tuple-element`
+    /// of its leaf, read by this instruction alone, the parameter is read
+    /// only through `get-tuple-element`s, and operand, update and result
+    /// are unpadded arrays of one element type with the operand's layout
+    /// the result's.
+    fn in_place_update(&self, cid: CompId, id: InstrId) -> bool {
+        if self.owned_params.last() != Some(&cid) {
+            return false;
+        }
+        let comp = self.module.comp(cid);
+        let instr = comp.get(id);
+        let Some(&op0) = instr.operands.first() else {
+            return false;
+        };
+        let Op::GetTupleElement { index } = comp.get(op0).op else {
+            return false;
+        };
+        let Some(&param) = comp.get(op0).operands.first() else {
+            return false;
+        };
+        if !matches!(comp.get(param).op, Op::Parameter { number: 0 }) {
+            return false;
+        }
+        let users = comp.users();
+        let param_users = &users[param.index()];
+        let only_gtes = param_users
+            .iter()
+            .all(|&u| matches!(comp.get(u).op, Op::GetTupleElement { .. }));
+        let same_leaf = param_users
+            .iter()
+            .filter(|&&u| matches!(comp.get(u).op, Op::GetTupleElement { index: i } if i == index))
+            .count();
+        let uses_of_op0 = instr.operands.iter().filter(|&&o| o == op0).count();
+        let arrays = match (&instr.shape, &comp.get(op0).shape) {
+            (Shape::Array(r), Shape::Array(o)) => {
+                r == o
+                    && !r.layout.is_padded()
+                    && matches!(&comp.get(instr.operands[1]).shape,
+                        Shape::Array(u) if u.element_type == r.element_type && !u.layout.is_padded())
+            }
+            _ => false,
+        };
+        only_gtes
+            && same_leaf == 1
+            && users[op0.index()].len() == 1
+            && uses_of_op0 == 1
+            && arrays
+            && comp.root != op0
+    }
+
     pub fn program(&mut self, cid: CompId) -> Result<Program> {
         let comp = self.module.comp(cid);
         let live = comp.live_mask();
@@ -823,7 +927,13 @@ impl Planner<'_> {
             in_group: Vec::new(),
             entry: None,
             exit: None,
+            mutates_params: false,
+            stable_leaves: Vec::new(),
         };
+        prog.mutates_params = prog.steps.iter().any(|s| matches!(s, Step::DusInPlace(_)));
+        if self.owned_params.last() == Some(&cid) {
+            prog.stable_leaves = stable_leaves(comp, &prog.steps);
+        }
         if self.opts.row_groups {
             let local: HashMap<usize, Vec<bool>> = comp
                 .ids()
@@ -958,11 +1068,38 @@ impl Planner<'_> {
                 }
             }
             Op::Call { to_apply } => Step::Call(Box::new(self.program(*to_apply)?)),
-            Op::While { condition, body } => Step::While {
-                cond: Box::new(self.program(*condition)?),
-                body: Box::new(self.program(*body)?),
-                init: None,
-            },
+            Op::While { condition, body } => {
+                let cond = Box::new(self.program(*condition)?);
+                self.owned_params.push(*body);
+                let body = self.program(*body);
+                self.owned_params.pop();
+                Step::While {
+                    cond,
+                    body: Box::new(body?),
+                    init: None,
+                }
+            }
+            Op::DynamicUpdateSlice if self.in_place_update(cid, id) => {
+                let shape = |o: InstrId| comp.get(o).shape.as_array().ok().cloned();
+                match (
+                    shape(instr.operands[0]),
+                    shape(instr.operands[1]),
+                    instr.operands[2..]
+                        .iter()
+                        .map(|&o| shape(o).map(|a| a.element_type))
+                        .collect::<Option<Vec<_>>>(),
+                ) {
+                    (Some(operand), Some(update), Some(index_types)) => {
+                        self.stats.in_place_updates += 1;
+                        Step::DusInPlace(Box::new(crate::runtime::dus::DusStep {
+                            operand,
+                            update,
+                            index_types,
+                        }))
+                    }
+                    _ => return Err(JitError::codegen("in-place update of a non-array")),
+                }
+            }
             Op::Conditional { branches } => Step::Conditional(
                 branches
                     .iter()

@@ -8,6 +8,7 @@
 
 pub mod calls;
 pub mod collective;
+pub mod dus;
 pub mod fft;
 pub mod relayout;
 pub mod rng;
@@ -512,6 +513,32 @@ pub fn run_program(
                 res.map_err(|e| JitError::input(format!("gemm: {e}")))?;
                 vec![o]
             }
+            Step::DusInPlace(d) => {
+                let ops = operands(prog, i, &vals);
+                let target = ops
+                    .first()
+                    .and_then(|l| l.first().copied())
+                    .ok_or_else(|| JitError::input("dynamic-update-slice operand"))?;
+                let update = ops
+                    .get(1)
+                    .and_then(|l| l.first().copied())
+                    .ok_or_else(|| JitError::input("dynamic-update-slice update"))?;
+                // SAFETY: every leaf points at a live buffer of its length.
+                let starts: Vec<&[u8]> = ops[2..]
+                    .iter()
+                    .filter_map(|l| l.first().map(|&x| unsafe { bytes(x) }))
+                    .collect();
+                // SAFETY: the target is the while loop's own carry leaf,
+                // which nothing else reads (the planner's condition), and
+                // distinct from the update and the indices (which the
+                // planner's single-use condition keeps off this leaf).
+                let (buf, upd) = unsafe { (bytes_mut(target), bytes(update)) };
+                if std::ptr::eq(buf.as_ptr(), upd.as_ptr()) {
+                    return Err(JitError::codegen("in-place update aliases its update"));
+                }
+                dus::update_in_place(d, buf, upd, &starts)?;
+                vec![target]
+            }
             Step::Fallback(_)
             | Step::Fft(_)
             | Step::Sort(_)
@@ -601,11 +628,23 @@ pub fn run_program(
                 else {
                     unreachable!("just set")
                 };
+                let mut which = 0;
                 if let Some(plan) = init {
                     // The initial value in the carry's layouts.
                     cur = adapt(&cur, plan, first, &mut 0)?;
+                } else if body.mutates_params {
+                    // The body updates carry leaves in place: it must get
+                    // the loop's own buffers, never the caller's values.
+                    check_sizes(&cur, sizes, "while initial value")?;
+                    let own: Vec<Leaf> = carry[1].iter_mut().map(Buf::leaf).collect();
+                    for (s, d) in cur.iter().zip(&own) {
+                        if s.len > 0 && s.ptr != d.ptr {
+                            // SAFETY: distinct live buffers of equal length.
+                            unsafe { std::ptr::copy(s.ptr, d.ptr, d.len.min(s.len)) };
+                        }
+                    }
+                    cur = own;
                 }
-                let mut which = 0;
                 let mut iters = 0u64;
                 loop {
                     let c = run_program(ctx, cond, cs, std::slice::from_ref(&cur), None)?;
@@ -644,13 +683,24 @@ pub fn run_program(
                     let r = run_program(ctx, body, bs, std::slice::from_ref(&cur), None)?;
                     let dst: Vec<Leaf> = carry[which].iter_mut().map(Buf::leaf).collect();
                     check_sizes(&r, sizes, "while body result")?;
-                    for (s, d) in r.iter().zip(&dst) {
+                    let mut next = Vec::with_capacity(dst.len());
+                    for (j, (s, d)) in r.iter().zip(&dst).enumerate() {
+                        // A leaf the body always returns in the buffer it
+                        // was given (passed through, or updated in place:
+                        // `Program::stable_leaves`) stays there, uncopied;
+                        // no copy ever writes that buffer.
+                        let stable = body.stable_leaves.get(j).copied().unwrap_or(false);
+                        if stable && cur.get(j).is_some_and(|c| c.ptr == s.ptr) {
+                            next.push(*s);
+                            continue;
+                        }
                         if s.len > 0 && s.ptr != d.ptr {
                             // SAFETY: distinct live buffers of equal length.
                             unsafe { std::ptr::copy(s.ptr, d.ptr, d.len.min(s.len)) };
                         }
+                        next.push(*d);
                     }
-                    cur = dst;
+                    cur = next;
                     which ^= 1;
                 }
                 cur

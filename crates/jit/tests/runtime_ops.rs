@@ -260,6 +260,80 @@ fn sort_edge_shapes() {
     same(text, &[x, y, z]);
 }
 
+/// A scan that stacks one row per step (4 of 6 rows) (`lax.scan`'s output) updates the
+/// loop's own carry in place; the caller's initial value (a parameter, or
+/// a constant) is never written, so a second run gives the same values;
+/// a carry leaf that is also read elsewhere in the body is not updated in
+/// place. Bit-identical to the evaluator in every case.
+#[test]
+fn scan_stacking_updates_the_carry_in_place() {
+    let body = |extra: &str, root_extra: &str| {
+        format!(
+            "HloModule s\n\nbody {{\n  p = (s32[], f32[6,4], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n  acc = f32[6,4] get-tuple-element(p), index=1\n  v = f32[4] get-tuple-element(p), index=2\n  one = s32[] constant(1)\n  i1 = s32[] add(i, one)\n  fi = f32[] convert(i1)\n  b = f32[4] broadcast(fi), dimensions={{}}\n  row = f32[4] multiply(v, b)\n  r = f32[1,4] reshape(row)\n  zero = s32[] constant(0)\n  upd = f32[6,4] dynamic-update-slice(acc, r, i, zero)\n{extra}  ROOT t = (s32[], f32[6,4], f32[4]) tuple(i1, {root_extra}, v)\n}}\n\ncond {{\n  p = (s32[], f32[6,4], f32[4]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n  n = s32[] constant(4)\n  ROOT lt = pred[] compare(i, n), direction=LT\n}}\n\nENTRY e {{\n  a = f32[6,4] parameter(0)\n  v = f32[4] parameter(1)\n  z = s32[] constant(0)\n  t = (s32[], f32[6,4], f32[4]) tuple(z, a, v)\n  w = (s32[], f32[6,4], f32[4]) while(t), condition=cond, body=body\n  o1 = f32[6,4] get-tuple-element(w), index=1\n  ROOT o = (f32[6,4], f32[6,4]) tuple(o1, a)\n}}\n"
+        )
+    };
+    let a = Literal::from_vec(&[6, 4], (0..24).map(|x| x as f32 - 100.0).collect()).unwrap();
+    let v = Literal::from_vec(&[4], vec![1.0f32, -2.0, 0.5, 3.0]).unwrap();
+    let args = [a.clone(), v.clone()];
+    // In place: `acc` is read by the update alone.
+    let text = body("", "upd");
+    let got = same(&text, &args);
+    let m = parse_module(&text, "rt").unwrap();
+    let e = compile(&m, &strict(true)).unwrap();
+    assert_eq!(e.stats().in_place_updates, 1);
+    assert_eq!(
+        e.run(&args).unwrap(),
+        got,
+        "a second run sees the same initial value"
+    );
+    assert_eq!(e.run(&args).unwrap(), got);
+    let Literal::Tuple(parts) = &got else {
+        panic!("a tuple result")
+    };
+    // The initial value, returned beside the loop's result, is intact.
+    assert_eq!(parts[1], a);
+    let rows = parts[0].as_slice::<f32>().unwrap();
+    assert_eq!(&rows[..4], &[1.0, -2.0, 0.5, 3.0]);
+    assert_eq!(&rows[12..16], &[4.0, -8.0, 2.0, 12.0]);
+    // Rows 4 and 5 keep the initial value (the loop runs 4 steps).
+    assert_eq!(&rows[20..], &[-80.0, -79.0, -78.0, -77.0]);
+    // The initial value a constant: its buffer lives across runs and must
+    // not be written either.
+    let consts: Vec<String> = (0..6)
+        .map(|r| {
+            let row: Vec<String> = (0..4).map(|c| format!("{}", r * 4 + c)).collect();
+            format!("{{{}}}", row.join(", "))
+        })
+        .collect();
+    let text_c = text.replace(
+        "  a = f32[6,4] parameter(0)\n  v = f32[4] parameter(1)\n",
+        &format!(
+            "  a = f32[6,4] constant({{{}}})\n  v = f32[4] parameter(0)\n",
+            consts.join(", ")
+        ),
+    );
+    assert_ne!(text_c, text);
+    let first = same(&text_c, std::slice::from_ref(&v));
+    let m = parse_module(&text_c, "rt").unwrap();
+    let e = compile(&m, &strict(true)).unwrap();
+    assert_eq!(e.stats().in_place_updates, 1);
+    let once = e.run(std::slice::from_ref(&v)).unwrap();
+    assert_eq!(once, first);
+    assert_eq!(
+        e.run(std::slice::from_ref(&v)).unwrap(),
+        first,
+        "the constant was written"
+    );
+    // Not in place: `acc` is also read after the update (its old value).
+    let text = body("  s = f32[6,4] add(acc, upd)\n", "s");
+    same(&text, &args);
+    let m = parse_module(&text, "rt").unwrap();
+    assert_eq!(
+        compile(&m, &strict(true)).unwrap().stats().in_place_updates,
+        0
+    );
+}
+
 /// Top-k by selection (one pass for k <= 64, select-then-sort above):
 /// the stable sort's prefix exactly, ties (many equal values, +0/-0,
 /// NaNs of both signs, infinities) taken by position.
