@@ -1,6 +1,8 @@
 //! The cost model and extraction of `simplify`. A node costs the bytes it
 //! moves (operands read + result written) plus its flops; reshapes and
-//! copies of default-layout arrays are nearly free (they are bitcasts).
+//! copies are nearly free (a copy is a logical identity: the copies that
+//! change a layout are priced on the instructions by
+//! `raise::relayout_cost`), and so are tuples and `get-tuple-element`.
 //! Extraction is DAG-aware: a greedy bottom-up pass keeps, per e-class, the
 //! set of classes its best term needs, so a shared subterm counts once;
 //! the result is compared with a tree extractor (every use of a subterm
@@ -82,6 +84,8 @@ fn base_cost(eg: &HloGraph, class: Id, node: &Hlo) -> f64 {
         Hlo::Attr(_) => 0.0,
         Hlo::Const(c) => 1.0 + c.bytes.len() as f64,
         Hlo::Opaque(..) => 1.0 + out_bytes,
+        // Tuples and their elements alias buffers: nothing moves.
+        Hlo::Tuple(_) | Hlo::Gte(_) => 1.0,
         Hlo::Reshape(_) | Hlo::Copy(_) => 1.0 + 0.01 * out_bytes,
         Hlo::Broadcast(_) | Hlo::Slice(_) | Hlo::Reverse(_) | Hlo::Pad(_) => {
             2.0 + out_bytes + 0.5 * read

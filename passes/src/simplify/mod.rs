@@ -15,10 +15,17 @@
 //! linear. When no rule applied and no two instructions were merged, the
 //! e-graph is the original program and extraction is skipped.
 //!
-//! Computations with non-default layouts are left alone (values would
-//! depend on physical placement), and so are computations with complex
-//! (c64/c128) values, which the rules and the constant analysis do not
-//! model. Fuel: one unit per computation the pass
+//! Layouts: e-classes are logical values (the evaluator computes every op
+//! but `bitcast` on logical data), so computations with non-default
+//! layouts are simplified too. A `bitcast` that depends on a non-default
+//! layout is opaque; raising gives every kept instruction its operands in
+//! their original layouts and the root its original layout, relaying out
+//! by a `copy` where needed, and the cost comparison counts those copies
+//! ([`raise::relayout_cost`]) so a rewrite pays for the copies it needs.
+//! Tuples and `get-tuple-element` are nodes (rule family `tuple`);
+//! variadic reduce is opaque with its operands simplified. Computations
+//! with complex (c64/c128) values are left alone: the rules and the
+//! constant analysis do not model them. Fuel: one unit per computation the pass
 //! rewrites (asked before rewriting it); not per rule application, since
 //! rewrites inside the e-graph are not individually observable.
 //!
@@ -304,7 +311,7 @@ pub fn simplify_computation(
             let what = if why.ends_with("complex values") {
                 "computations skipped (complex)"
             } else {
-                "computations skipped (layouts)"
+                "computations skipped (names)"
             };
             stats.push((what.into(), 1));
             return Ok(None);
@@ -382,8 +389,11 @@ pub fn simplify_computation(
         }
         return Ok(None);
     };
-    let better = prefer_new || new_cost < orig_cost - 1e-6 * orig_cost.max(1.0);
-    if !better {
+    // Layout-changing copies are priced here, on the instructions: the
+    // e-graph sees a copy as a logical identity, and raising adds copies
+    // where a value is wanted in another layout.
+    let orig_cost = orig_cost + raise::relayout_cost(comp, Some(&comp.live_mask()));
+    if !prefer_new && new_cost >= orig_cost - 1e-6 * orig_cost.max(1.0) {
         return Ok(None);
     }
     let taken = taken.get_or_insert_with(|| module_instruction_names(module));
@@ -394,6 +404,12 @@ pub fn simplify_computation(
             return Ok(None);
         }
     };
+    let new_cost = new_cost + raise::relayout_cost(&new_comp, None);
+    let better = prefer_new || new_cost < orig_cost - 1e-6 * orig_cost.max(1.0);
+    if !better {
+        // (The names it took stay taken: fresh names skip them.)
+        return Ok(None);
+    }
     // Same text means unchanged (printing is linear but not free: only
     // when the sizes agree).
     if comp.len() == new_comp.len()

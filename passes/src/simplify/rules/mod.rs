@@ -10,7 +10,7 @@
 //! (the test fails for a rule without one).
 
 use crate::simplify::analysis::{
-    HloAnalysis, HloGraph, Sh, attr_of, node_shape, shape_of, splat_f64, splat_i128,
+    HloAnalysis, HloGraph, Sh, attr_of, node_ty, shape_of, splat_f64, splat_i128,
 };
 use crate::simplify::lang::{Attr, ConstVal, Hlo};
 use egg::{Applier, Id, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
@@ -31,6 +31,7 @@ mod reshape;
 mod select;
 mod slice;
 mod transpose;
+mod tuple;
 
 /// Builds the right-hand side for a match (the matched class and the
 /// substitution); `None` declines.
@@ -77,6 +78,7 @@ pub fn all_rules(fast_math: bool) -> Vec<RuleDef> {
     v.extend(select::rules());
     v.extend(minmax::rules());
     v.extend(integer::rules());
+    v.extend(tuple::rules());
     if fast_math {
         v.extend(fast_math::rules());
     }
@@ -121,11 +123,12 @@ impl Applier<Hlo, HloAnalysis> for FnApplier {
         };
         // A rule never merges values of different shapes; refuse (and
         // record) rather than corrupt the graph.
-        if eg[new].data.shape != eg[eclass].data.shape || eg[new].data.shape.is_none() {
+        let (a, b) = (&eg[new].data, &eg[eclass].data);
+        if a.shape != b.shape || a.tuple != b.tuple || (a.shape.is_none() && a.tuple.is_none()) {
             if eg.analysis.error.is_none() {
                 eg.analysis.error = Some(format!(
-                    "rule {rule} built {:?} for a class of shape {:?}",
-                    eg[new].data.shape, eg[eclass].data.shape
+                    "rule {rule} built {:?}/{:?} for a class of shape {:?}/{:?}",
+                    a.shape, a.tuple, b.shape, b.tuple
                 ));
             }
             return vec![];
@@ -173,9 +176,9 @@ pub fn add_attr(eg: &mut HloGraph, a: Attr) -> Id {
     eg.add(Hlo::Attr(a))
 }
 
-/// Adds a node after checking it is well-formed (its shape computes).
+/// Adds a node after checking it is well-formed (its type computes).
 pub fn add(eg: &mut HloGraph, node: Hlo) -> Option<Id> {
-    node_shape(eg, &node)?;
+    node_ty(eg, &node)?;
     Some(eg.add(node))
 }
 
