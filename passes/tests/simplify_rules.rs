@@ -191,6 +191,11 @@ fn degenerate_perm(r: &mut Rng) -> (Vec<i64>, Vec<i64>) {
     }
 }
 
+/// A random layout (`{minor,...,major}`) of rank `rank`.
+fn layout(r: &mut Rng, rank: usize) -> String {
+    format!("{{{}}}", list(&r.perm(rank)))
+}
+
 fn permuted(dims: &[i64], p: &[i64]) -> Vec<i64> {
     p.iter().map(|&i| dims[i as usize]).collect()
 }
@@ -835,6 +840,55 @@ fn generate(rule: &str, r: &mut Rng) -> Option<String> {
                 format!("r = pred[{n}] compare(a, b), direction={dir}"),
             ])
         }
+        "gte-of-tuple" => {
+            // Elements of random types, shapes and layouts (a nested
+            // tuple among them); the root takes one out.
+            let n = r.range(1, 4) as usize;
+            let mut l = Vec::new();
+            let mut elems = Vec::new();
+            for k in 0..n {
+                let ty = r.pick(&NUMERIC);
+                let dims = r.dims(0, 3);
+                let lay = layout(r, dims.len());
+                let s = format!("{}{lay}", sh(ty, &dims));
+                l.push(format!("p{k} = {s} parameter({k})"));
+                if r.coin() && !ty.starts_with('u') {
+                    l.push(format!("e{k} = {s} negate(p{k})"));
+                } else {
+                    l.push(format!("e{k} = {s} copy(p{k})"));
+                }
+                elems.push(s);
+            }
+            let names: Vec<String> = (0..n).map(|k| format!("e{k}")).collect();
+            if r.coin() {
+                l.push(format!(
+                    "in = ({}) tuple({})",
+                    elems.join(", "),
+                    names.join(", ")
+                ));
+                l.push(format!(
+                    "t = (({}), {}) tuple(in, e0)",
+                    elems.join(", "),
+                    elems[0]
+                ));
+                let i = r.below(2) as usize;
+                let out = if i == 0 {
+                    format!("({})", elems.join(", "))
+                } else {
+                    elems[0].clone()
+                };
+                l.push(format!("g = {out} get-tuple-element(t), index={i}"));
+            } else {
+                l.push(format!(
+                    "t = ({}) tuple({})",
+                    elems.join(", "),
+                    names.join(", ")
+                ));
+                let i = r.below(n as u64) as usize;
+                l.push(format!("g = {} get-tuple-element(t), index={i}", elems[i]));
+            }
+            module(&l)
+        }
         _ => {
             if let Some(op) = rule.strip_suffix("-across-reshape") {
                 let dims = r.dims(1, 3);
@@ -1028,7 +1082,10 @@ fn random_arg(r: &mut Rng, shape: &Shape, finite: bool) -> Literal {
 fn same(a: &Literal, b: &Literal, by_value: bool) -> bool {
     match (a, b) {
         (Literal::Array(x), Literal::Array(y)) => {
-            if x.shape.dims != y.shape.dims || x.shape.element_type != y.shape.element_type {
+            if x.shape.dims != y.shape.dims
+                || x.shape.element_type != y.shape.element_type
+                || x.shape.layout != y.shape.layout
+            {
                 return false;
             }
             match (&x.data, &y.data) {

@@ -71,6 +71,11 @@ impl CostModel {
     }
 }
 
+/// The node cost of a copy (or reshape) writing `bytes`.
+pub fn copy_node_cost(bytes: f64) -> f64 {
+    1.0 + 0.01 * bytes
+}
+
 fn bytes(eg: &HloGraph, id: Id) -> f64 {
     shape_of(eg, id).map(Sh::bytes).unwrap_or(0.0)
 }
@@ -86,7 +91,7 @@ fn base_cost(eg: &HloGraph, class: Id, node: &Hlo) -> f64 {
         Hlo::Opaque(..) => 1.0 + out_bytes,
         // Tuples and their elements alias buffers: nothing moves.
         Hlo::Tuple(_) | Hlo::Gte(_) => 1.0,
-        Hlo::Reshape(_) | Hlo::Copy(_) => 1.0 + 0.01 * out_bytes,
+        Hlo::Reshape(_) | Hlo::Copy(_) => copy_node_cost(out_bytes),
         Hlo::Broadcast(_) | Hlo::Slice(_) | Hlo::Reverse(_) | Hlo::Pad(_) => {
             2.0 + out_bytes + 0.5 * read
         }

@@ -397,14 +397,15 @@ pub fn simplify_computation(
         return Ok(None);
     }
     let taken = taken.get_or_insert_with(|| module_instruction_names(module));
-    let new_comp = match raise::raise(eg, comp, &low, &choice, taken) {
-        Ok(c) => c,
+    let raised = match raise::raise(eg, comp, &low, &choice, taken) {
+        Ok(r) => r,
         Err(_) => {
             stats.push(("computations abandoned (raise)".into(), 1));
             return Ok(None);
         }
     };
-    let new_cost = new_cost + raise::relayout_cost(&new_comp, None);
+    let new_comp = raised.comp;
+    let new_cost = new_cost + raised.added_copies + raise::relayout_cost(&new_comp, None);
     let better = prefer_new || new_cost < orig_cost - 1e-6 * orig_cost.max(1.0);
     if !better {
         // (The names it took stay taken: fresh names skip them.)

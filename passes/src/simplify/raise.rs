@@ -108,6 +108,17 @@ struct Raiser<'a> {
     /// then relayout copies).
     emitted: HashMap<Id, Vec<InstrId>>,
     instr_map: Vec<Option<InstrId>>,
+    /// What the relayout copies added here cost as e-graph nodes (the
+    /// extraction did not count them).
+    added_copies: f64,
+}
+
+/// A raised computation.
+pub struct Raised {
+    pub comp: Computation,
+    /// The node cost of the relayout copies raising added (see
+    /// [`relayout_cost`] for the rest of their price).
+    pub added_copies: f64,
 }
 
 /// The cost of the layout-changing copies among `comp`'s instructions
@@ -144,7 +155,7 @@ pub fn raise(
     low: &Lowered,
     choice: &Choice,
     taken: &mut HashSet<String>,
-) -> Result<Computation, String> {
+) -> Result<Raised, String> {
     let mut originals: HashMap<Id, Vec<(Hlo, usize)>> = HashMap::new();
     for (i, n) in low.nodes.iter().enumerate() {
         originals
@@ -168,6 +179,7 @@ pub fn raise(
         out: Vec::new(),
         emitted: HashMap::new(),
         instr_map: vec![None; comp.len()],
+        added_copies: 0.0,
     };
     for (i, instr) in comp.instructions.iter().enumerate() {
         if forced(instr) {
@@ -192,7 +204,10 @@ pub fn raise(
     c.instructions = r.out;
     c.root = root;
     c.topo_sort().map_err(|e| e.to_string())?;
-    Ok(c)
+    Ok(Raised {
+        comp: c,
+        added_copies: r.added_copies,
+    })
 }
 
 /// Whether a node computes each element from the same element of its
@@ -421,6 +436,10 @@ impl Raiser<'_> {
             };
             if !same_value {
                 return Err(format!("cannot relay out {from} as {s}"));
+            }
+            if let Shape::Array(a) = s {
+                let bytes = a.byte_size().map(|b| b as f64).unwrap_or(0.0);
+                self.added_copies += crate::simplify::cost::copy_node_cost(bytes);
             }
             let name = fresh_name(self.taken, "copy");
             let mut copy = Instruction::new(name, Op::Copy, vec![id], s.clone());
