@@ -480,9 +480,10 @@ mod tests {
     fn extraction_counts_shared_subterms_once() {
         let mut eg: HloGraph = EGraph::new(HloAnalysis::default());
         let name = Symbol::from("p");
-        eg.analysis
-            .opaque_shapes
-            .insert(name, Some(Sh::new(ElementType::F32, vec![1000])));
+        eg.analysis.opaque_shapes.insert(
+            name,
+            crate::simplify::analysis::Ty::Array(Sh::new(ElementType::F32, vec![1000])),
+        );
         let p = eg.add(Hlo::Opaque(name, vec![]));
         let sin = eg.add(Hlo::Sin([p]));
         let s = eg.add(Hlo::Exp([sin]));
