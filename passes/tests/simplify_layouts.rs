@@ -87,8 +87,13 @@ fn eval(m: &Module, args: &[Literal]) -> Literal {
 /// on a few argument sets. Returns the printed result and whether it
 /// changed.
 fn check(text: &str) -> (String, bool) {
+    check_with("simplify", text)
+}
+
+/// [`check`] with another pipeline.
+fn check_with(pipeline: &str, text: &str) -> (String, bool) {
     let before = parse(text);
-    let (after_text, changed) = run("simplify", text);
+    let (after_text, changed) = run(pipeline, text);
     let after = parse(&after_text);
     assert_eq!(
         before.entry_computation().program_shape(),
@@ -360,6 +365,140 @@ fn variadic_reduce_operands_and_results_are_simplified() {
     assert!(!after.contains("negate"), "{after}");
     assert!(after.contains("reduce(x, io, ninf, zero)"), "{after}");
     insta::assert_snapshot!("simplify_layouts_argmax", before_after("simplify", ARGMAX));
+}
+
+/// Output 1 of a (sum, max) reduce reads only its own accumulator and
+/// input: read alone, it is a plain max reduce.
+const SUM_MAX: &str = r#"HloModule sum_max
+summax {
+  a0 = f32[] parameter(0)
+  a1 = f32[] parameter(1)
+  x0 = f32[] parameter(2)
+  x1 = f32[] parameter(3)
+  s = f32[] add(a0, x0)
+  m = f32[] maximum(a1, x1)
+  ROOT r = (f32[], f32[]) tuple(s, m)
+}
+ENTRY main {
+  x = f32[3,4]{0,1} parameter(0)
+  y = f32[3,4] parameter(1)
+  zero = f32[] constant(0)
+  ninf = f32[] constant(-inf)
+  red = (f32[3]{0}, f32[3]{0}) reduce(x, y, zero, ninf), dimensions={1}, to_apply=summax
+  ROOT m = f32[3]{0} get-tuple-element(red), index=1
+}
+"#;
+
+#[test]
+fn variadic_reduce_read_through_one_independent_output_becomes_plain() {
+    let (after, changed) = check_with("simplify,dce", SUM_MAX);
+    assert!(changed, "{after}");
+    assert!(
+        after.contains("ROOT m = f32[3]{0} reduce(y, ninf), dimensions={1}, to_apply=summax.out1"),
+        "{after}"
+    );
+    assert!(after.contains("summax.out1 {"), "{after}");
+    assert!(!after.contains("(f32[3]{0}, f32[3]{0}) reduce"), "{after}");
+    insta::assert_snapshot!(
+        "simplify_layouts_split_reduce",
+        before_after("simplify,dce", SUM_MAX)
+    );
+}
+
+/// argmax's index output reads both values: it is not split.
+#[test]
+fn coupled_variadic_reduce_is_not_split() {
+    let text = ARGMAX.replace(
+        "ROOT o = (f32[3]{0}, s32[3]{0}) tuple(nv2, i)",
+        "ROOT o = s32[3]{0} negate(i)",
+    );
+    let (after, _) = check_with("simplify,dce", &text);
+    assert!(after.contains("(f32[3]{0}, s32[3]{0}) reduce("), "{after}");
+    assert!(!after.contains(".out"), "{after}");
+}
+
+/// A random variadic reduce: N outputs, each `op(acc, x)` of its own
+/// accumulator and input or (sometimes) coupled to another's, read
+/// through one random output (sometimes two gtes of it, sometimes two
+/// outputs).
+fn random_variadic(r: &mut Rng) -> String {
+    let n = 2 + r.below(2);
+    let ops = ["add", "maximum", "minimum", "multiply"];
+    let mut body = Vec::new();
+    for k in 0..n {
+        body.push(format!("a{k} = f32[] parameter({k})"));
+    }
+    for k in 0..n {
+        body.push(format!("x{k} = f32[] parameter({})", n + k));
+    }
+    let mut outs = Vec::new();
+    for k in 0..n {
+        let op = ops[r.below(ops.len())];
+        let (a, x) = if r.below(3) == 0 {
+            (format!("a{}", r.below(n)), format!("x{}", r.below(n)))
+        } else {
+            (format!("a{k}"), format!("x{k}"))
+        };
+        body.push(format!("o{k} = f32[] {op}({a}, {x})"));
+        outs.push(format!("o{k}"));
+    }
+    let tys = vec!["f32[]"; n].join(", ");
+    body.push(format!("ROOT t = ({tys}) tuple({})", outs.join(", ")));
+    let mut entry = Vec::new();
+    for k in 0..n {
+        entry.push(format!("p{k} = f32[2,3]{} parameter({k})", layout(r, 2)));
+    }
+    let inits = ["0", "1", "-inf", "inf"];
+    for k in 0..n {
+        entry.push(format!(
+            "i{k} = f32[] constant({})",
+            inits[r.below(inits.len())]
+        ));
+    }
+    let ps: Vec<String> = (0..n).map(|k| format!("p{k}")).collect();
+    let is: Vec<String> = (0..n).map(|k| format!("i{k}")).collect();
+    let dim = r.below(2);
+    let out_dim = if dim == 0 { 3 } else { 2 };
+    let rtys = vec![format!("f32[{out_dim}]"); n].join(", ");
+    entry.push(format!(
+        "red = ({rtys}) reduce({}, {}), dimensions={{{dim}}}, to_apply=body",
+        ps.join(", "),
+        is.join(", ")
+    ));
+    let k = r.below(n);
+    entry.push(format!(
+        "g = f32[{out_dim}] get-tuple-element(red), index={k}"
+    ));
+    let other = match r.below(4) {
+        0 => k,
+        1 => (k + 1) % n,
+        _ => usize::MAX,
+    };
+    if other == usize::MAX {
+        entry.push("ROOT root = f32[{OUT}] negate(g)".replace("{OUT}", &out_dim.to_string()));
+    } else {
+        entry.push(format!(
+            "h = f32[{out_dim}] get-tuple-element(red), index={other}"
+        ));
+        entry.push(format!("ROOT root = f32[{out_dim}] add(g, h)"));
+    }
+    format!(
+        "HloModule rv\nbody {{\n  {}\n}}\nENTRY main {{\n  {}\n}}\n",
+        body.join("\n  "),
+        entry.join("\n  ")
+    )
+}
+
+#[test]
+fn random_variadic_reduces_split_exactly() {
+    let mut r = Rng(0xbad_5eed);
+    let mut split = 0;
+    for _ in 0..200 {
+        let text = random_variadic(&mut r);
+        let (after, _) = check_with("simplify,dce", &text);
+        split += after.contains("body.out") as usize;
+    }
+    assert!(split >= 40, "only {split} of 200 variadic reduces split");
 }
 
 // ------------------------------------------------------------ random

@@ -23,7 +23,10 @@
 //! by a `copy` where needed, and the cost comparison counts those copies
 //! ([`raise::relayout_cost`]) so a rewrite pays for the copies it needs.
 //! Tuples and `get-tuple-element` are nodes (rule family `tuple`);
-//! variadic reduce is opaque with its operands simplified. Computations
+//! variadic reduce is opaque with its operands simplified, and before
+//! the e-graph a variadic reduce read through one output whose reducer
+//! computes that output from its own accumulator and input alone becomes
+//! a plain reduce ([`split_reduce`], `variadic reduces split`). Computations
 //! with complex (c64/c128) values are left alone: the rules and the
 //! constant analysis do not model them. Fuel: one unit per computation the pass
 //! rewrites (asked before rewriting it); not per rule application, since
@@ -43,6 +46,7 @@ pub mod lang;
 pub mod lower;
 pub mod raise;
 pub mod rules;
+pub mod split_reduce;
 
 use crate::error::{PassError, Result};
 use crate::pass::{Pass, PassContext, PassOption, parse_count};
@@ -204,6 +208,13 @@ impl Pass for Simplify {
         let limits = Limits::starting_now(self.time_limit_ms);
         let mut taken = None;
         let mut changed = false;
+        if self.only.is_none() {
+            let split = split_reduce::split_variadic_reduces(module, &mut |what| {
+                ctx.consume_fuel(format_args!("{what}"))
+            });
+            ctx.stat("variadic reduces split", split as u64);
+            changed |= split > 0;
+        }
         let mut simplified = 0u64;
         for cid in module.comp_ids().collect::<Vec<_>>() {
             let mut stats = Vec::new();
