@@ -28,13 +28,15 @@
 //! computes that output from its own accumulator and input alone becomes
 //! a plain reduce ([`split_reduce`], `variadic reduces split`). Computations
 //! with complex (c64/c128) values are left alone: the rules and the
-//! constant analysis do not model them. Fuel: one unit per computation the pass
-//! rewrites (asked before rewriting it); not per rule application, since
-//! rewrites inside the e-graph are not individually observable.
+//! constant analysis do not model them. Fuel: one unit per computation
+//! the pass rewrites (asked before rewriting it) and one per split
+//! variadic reduce; not per rule application, since rewrites inside the
+//! e-graph are not individually observable.
 //!
 //! Statistics: `rule <name>` (rewrites applied per rule, including ones
 //! whose result was not extracted), `stop <reason>` per computation,
-//! `e-nodes`, `computations simplified`, and with `explain=true` one
+//! `e-nodes`, `computations simplified`, `variadic reduces split`, and
+//! with `explain=true` one
 //! `explain <instruction>: <rule> > <rule> ...` entry per changed
 //! instruction (count 1).
 
@@ -134,7 +136,7 @@ impl Pass for Simplify {
     }
 
     fn description(&self) -> &'static str {
-        "algebraic simplification by equality saturation (egg): identities, involutions, transpose/reshape/broadcast/slice/pad/concat folding, ReshapeMover, TransposeFolding, reduce/convert/select/min-max rules; IEEE-exact unless fast-math; DAG-aware bytes+flops extraction; honours fuel per rewritten computation"
+        "algebraic simplification by equality saturation (egg): identities, involutions, transpose/reshape/broadcast/slice/pad/concat folding, ReshapeMover, TransposeFolding, reduce/convert/select/min-max/tuple rules, variadic reduces read through one independent output made plain; any layouts (root, parameters and bitcast bytes kept); IEEE-exact unless fast-math; DAG-aware bytes+flops extraction; honours fuel per rewritten computation and per split reduce"
     }
 
     fn options(&self) -> &'static [PassOption] {
@@ -212,8 +214,10 @@ impl Pass for Simplify {
             let split = split_reduce::split_variadic_reduces(module, &mut |what| {
                 ctx.consume_fuel(format_args!("{what}"))
             });
-            ctx.stat("variadic reduces split", split as u64);
-            changed |= split > 0;
+            if split > 0 {
+                ctx.stat("variadic reduces split", split as u64);
+                changed = true;
+            }
         }
         let mut simplified = 0u64;
         for cid in module.comp_ids().collect::<Vec<_>>() {
