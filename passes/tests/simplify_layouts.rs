@@ -114,6 +114,12 @@ fn check_with(pipeline: &str, text: &str) -> (String, bool) {
             "physical bytes changed:\n{text}\n{after_text}"
         );
     }
+    // Idempotent: a second run finds nothing cheaper.
+    let (again, changed_again) = run(pipeline, &after_text);
+    assert!(
+        !changed_again || pipeline != "simplify",
+        "not idempotent:\n{text}\n{after_text}\n{again}"
+    );
     (after_text, changed)
 }
 
