@@ -2,9 +2,10 @@
 //! generator builds a small module whose ENTRY root matches the rule's
 //! left-hand side (random shapes, attributes and types), the rule alone is
 //! applied (extraction prefers what the rule built), and the evaluator
-//! must give bit-identical results before and after (NaN payloads aside)
-//! on random inputs rich in special values (±0, ±inf, NaN, denormals,
-//! INT_MIN, -1). Fast-math rules are checked on finite inputs, comparing
+//! must give bit-identical results before and after (NaN payloads aside,
+//! the result's layout included) on random inputs rich in special values
+//! (±0, ±inf, NaN, denormals, INT_MIN, -1). Some generators (tuples) give
+//! values random non-default layouts. Fast-math rules are checked on finite inputs, comparing
 //! values (so -0 == +0). A rule without a generator fails the test.
 
 use rxla_eval::RunOptions;
