@@ -1119,43 +1119,87 @@ fn parse(text: &str) -> Module {
 }
 
 /// Checks one rule on `trials` random instances; returns how often it fired.
-fn check_rule(rule: &str, family: &str, trials: usize, seed: u64) -> Result<usize, String> {
+/// `m` with random layouts on some of its ENTRY arrays of rank ≥ 2
+/// (parameters and root included), `None` when none changed or that does
+/// not verify.
+fn scrambled(m: &Module, r: &mut Rng) -> Option<Module> {
+    let mut m = m.clone();
+    let entry = m.entry;
+    let mut changed = false;
+    for i in &mut m.comp_mut(entry).instructions {
+        if let Shape::Array(a) = &mut i.shape
+            && a.dims.len() >= 2
+            && r.coin()
+        {
+            let l = rxla_ir::Layout::from_minor_to_major(r.perm(a.dims.len()));
+            changed |= l != a.layout;
+            a.layout = l;
+        }
+    }
+    if !changed {
+        return None;
+    }
+    m.entry_layout = None;
+    rxla_ir::verify_module(&m).ok()?;
+    Some(m)
+}
+
+/// Checks one rule on `trials` random instances, each also with random
+/// layouts (values are logical: a rule must hold whatever the layouts,
+/// and the pass must keep the root's layout); returns how often it fired
+/// on the plain and on the relaid-out instances.
+fn check_rule(
+    rule: &str,
+    family: &str,
+    trials: usize,
+    seed: u64,
+) -> Result<(usize, usize), String> {
     let mut r = Rng(seed | 1);
     let fast = family == "fast_math";
-    let mut fired = 0;
+    let (mut fired, mut fired_relaid) = (0, 0);
     for _ in 0..trials {
         let text = generate(rule, &mut r).unwrap_or_else(|| panic!("rule {rule} has no generator"));
-        let before = parse(&text);
-        let after = match apply_rule_for_test(&before, rule) {
-            Ok(Some(m)) => m,
-            Ok(None) => continue,
-            Err(e) => panic!("rule {rule}: {e}\n{text}"),
-        };
-        fired += 1;
-        rxla_ir::verify_module(&after).unwrap_or_else(|e| {
-            panic!(
-                "rule {rule}: result does not verify: {e}\n{text}\n{}",
-                rxla_ir::print_module(&after)
-            )
-        });
-        let params = before.entry_computation().program_shape().parameters;
-        for _ in 0..6 {
-            let args: Vec<Literal> = params.iter().map(|s| random_arg(&mut r, s, fast)).collect();
-            let want = rxla_eval::evaluate(&before, &args, &RunOptions::default())
-                .unwrap_or_else(|e| panic!("rule {rule}: before: {e}\n{text}"));
-            let got =
-                rxla_eval::evaluate(&after, &args, &RunOptions::default()).unwrap_or_else(|e| {
-                    panic!("rule {rule}: after: {e}\n{}", rxla_ir::print_module(&after))
-                });
-            if !same(&want, &got, fast) {
-                return Err(format!(
-                    "rule {rule} changed results\nbefore:\n{text}\nafter:\n{}\nargs: {args:?}\nwant: {want:?}\ngot: {got:?}",
+        let plain = parse(&text);
+        let mut variants = vec![plain.clone()];
+        variants.extend(scrambled(&plain, &mut r));
+        for (v, before) in variants.iter().enumerate() {
+            let text = rxla_ir::print_module(before);
+            let after = match apply_rule_for_test(before, rule) {
+                Ok(Some(m)) => m,
+                Ok(None) => continue,
+                Err(e) => panic!("rule {rule}: {e}\n{text}"),
+            };
+            if v == 0 {
+                fired += 1;
+            } else {
+                fired_relaid += 1;
+            }
+            rxla_ir::verify_module(&after).unwrap_or_else(|e| {
+                panic!(
+                    "rule {rule}: result does not verify: {e}\n{text}\n{}",
                     rxla_ir::print_module(&after)
-                ));
+                )
+            });
+            let params = before.entry_computation().program_shape().parameters;
+            for _ in 0..6 {
+                let args: Vec<Literal> =
+                    params.iter().map(|s| random_arg(&mut r, s, fast)).collect();
+                let want = rxla_eval::evaluate(before, &args, &RunOptions::default())
+                    .unwrap_or_else(|e| panic!("rule {rule}: before: {e}\n{text}"));
+                let got = rxla_eval::evaluate(&after, &args, &RunOptions::default())
+                    .unwrap_or_else(|e| {
+                        panic!("rule {rule}: after: {e}\n{}", rxla_ir::print_module(&after))
+                    });
+                if !same(&want, &got, fast) {
+                    return Err(format!(
+                        "rule {rule} changed results\nbefore:\n{text}\nafter:\n{}\nargs: {args:?}\nwant: {want:?}\ngot: {got:?}",
+                        rxla_ir::print_module(&after)
+                    ));
+                }
             }
         }
     }
-    Ok(fired)
+    Ok((fired, fired_relaid))
 }
 
 #[test]
@@ -1177,13 +1221,21 @@ fn every_rule_has_a_generator() {
 #[test]
 fn every_rule_is_bit_exact_on_random_instances() {
     let mut failures = Vec::new();
+    let mut relaid = 0;
     for (i, (rule, family)) in rule_families().into_iter().enumerate() {
         match check_rule(&rule, family, 30, 0x9e37_79b9 + i as u64 * 7919) {
-            Ok(n) if n < 8 => failures.push(format!("{rule}: fired on only {n} of 30 instances")),
-            Ok(n) => eprintln!("{rule}: fired on {n} of 30"),
+            Ok((n, _)) if n < 8 => {
+                failures.push(format!("{rule}: fired on only {n} of 30 instances"))
+            }
+            Ok((n, m)) => {
+                relaid += m;
+                eprintln!("{rule}: fired on {n} of 30 (and {m} relaid out)")
+            }
             Err(e) => failures.push(e),
         }
     }
+    // Most instances with rank ≥ 2 values get random layouts too.
+    assert!(relaid >= 1000, "only {relaid} relaid-out instances fired");
     assert!(
         failures.is_empty(),
         "{} failing rules:\n{}",
