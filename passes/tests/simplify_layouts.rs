@@ -335,6 +335,26 @@ ENTRY main {
     assert!(!after.contains("negate"), "{after}");
 }
 
+/// Two tuples become one value in two layouts: the second is relaid out
+/// element by element.
+#[test]
+fn a_tuple_wanted_in_two_layouts() {
+    let text = r#"HloModule m
+ENTRY main {
+  x = f32[2,3]{0,1} parameter(0)
+  t1 = (f32[2,3]{0,1}) tuple(x)
+  n1 = f32[2,3]{1,0} negate(x)
+  n2 = f32[2,3]{1,0} negate(n1)
+  t2 = (f32[2,3]{1,0}) tuple(n2)
+  ROOT r = ((f32[2,3]{0,1}), (f32[2,3]{1,0})) tuple(t1, t2)
+}
+"#;
+    let (after, changed) = check(text);
+    assert!(changed, "{after}");
+    assert!(!after.contains("negate"), "{after}");
+    assert!(after.contains("f32[2,3]{1,0} copy("), "{after}");
+}
+
 // ------------------------------------------------------------ variadic reduce
 
 const ARGMAX: &str = r#"HloModule argmax

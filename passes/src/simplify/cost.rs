@@ -71,6 +71,9 @@ impl CostModel {
     }
 }
 
+/// The node cost of a tuple or `get-tuple-element`.
+pub const TUPLE_NODE_COST: f64 = 1.0;
+
 /// The node cost of a copy (or reshape) writing `bytes`.
 pub fn copy_node_cost(bytes: f64) -> f64 {
     1.0 + 0.01 * bytes
@@ -90,7 +93,7 @@ fn base_cost(eg: &HloGraph, class: Id, node: &Hlo) -> f64 {
         Hlo::Const(c) => 1.0 + c.bytes.len() as f64,
         Hlo::Opaque(..) => 1.0 + out_bytes,
         // Tuples and their elements alias buffers: nothing moves.
-        Hlo::Tuple(_) | Hlo::Gte(_) => 1.0,
+        Hlo::Tuple(_) | Hlo::Gte(_) => TUPLE_NODE_COST,
         Hlo::Reshape(_) | Hlo::Copy(_) => copy_node_cost(out_bytes),
         Hlo::Broadcast(_) | Hlo::Slice(_) | Hlo::Reverse(_) | Hlo::Pad(_) => {
             2.0 + out_bytes + 0.5 * read

@@ -24,12 +24,13 @@
 //!   first original instruction of its class (the default otherwise); a
 //!   `get-tuple-element` takes its element's layout;
 //! - a value already emitted (or an original whose layout is fixed) in
-//!   another layout than wanted is relaid out by a new `copy`. The caller
+//!   another layout than wanted is relaid out by a new `copy` (a tuple
+//!   element by element: `tuple(copy(gte(t, 0)), ...)`). The caller
 //!   counts those copies in the cost ([`relayout_cost`]), so a rewrite
 //!   that needs them must pay for them.
 
 use crate::simplify::analysis::{HloGraph, attr_of, shape_of};
-use crate::simplify::cost::Choice;
+use crate::simplify::cost::{Choice, TUPLE_NODE_COST};
 use crate::simplify::lang::{Attr, Hlo};
 use crate::simplify::lower::Lowered;
 use crate::util::fresh_name;
@@ -108,16 +109,16 @@ struct Raiser<'a> {
     /// then relayout copies).
     emitted: HashMap<Id, Vec<InstrId>>,
     instr_map: Vec<Option<InstrId>>,
-    /// What the relayout copies added here cost as e-graph nodes (the
-    /// extraction did not count them).
+    /// What the relayout copies, tuples and `get-tuple-element`s added
+    /// here cost as e-graph nodes (the extraction did not count them).
     added_copies: f64,
 }
 
 /// A raised computation.
 pub struct Raised {
     pub comp: Computation,
-    /// The node cost of the relayout copies raising added (see
-    /// [`relayout_cost`] for the rest of their price).
+    /// The node cost of the relayout copies (and tuples) raising added
+    /// (see [`relayout_cost`] for the rest of a copy's price).
     pub added_copies: f64,
 }
 
@@ -374,8 +375,11 @@ impl Raiser<'_> {
                     if self.lookup(c, &w).is_some() {
                         continue;
                     }
-                    if self.emitted.contains_key(&c) {
-                        // Emitted in another layout: relay it out.
+                    // Emitted in another layout: relay it out (a tuple
+                    // node is rebuilt instead, from elements in the
+                    // wanted layouts).
+                    let tuple = matches!(self.choice.get(&c), Some(Hlo::Tuple(_)));
+                    if self.emitted.contains_key(&c) && !tuple {
                         self.finish(
                             c,
                             &w,
@@ -413,9 +417,15 @@ impl Raiser<'_> {
         if self.lookup(class, want).is_some() {
             return Ok(());
         }
+        let rebuild =
+            !plan.children.is_empty() && matches!(self.choice.get(&class), Some(Hlo::Tuple(_)));
         let id = match self.emitted.get(&class).and_then(|v| v.first()) {
-            Some(&first) => first,
-            None => {
+            Some(&first) if !rebuild => first,
+            existing => {
+                if existing.is_some() {
+                    // A second tuple: the extraction counted one.
+                    self.added_copies += TUPLE_NODE_COST;
+                }
                 let id = match plan.how {
                     How::Original(i) => self.emit_original(i, &plan.children)?,
                     How::New(layout) => self.emit_new(class, layout, &plan.children)?,
@@ -427,33 +437,59 @@ impl Raiser<'_> {
         if let Want::Exact(s) = want
             && &self.out[id.index()].shape != s
         {
-            let from = &self.out[id.index()].shape;
-            let same_value = match (from, s) {
-                (Shape::Array(a), Shape::Array(b)) => {
-                    a.element_type == b.element_type && a.dims == b.dims
-                }
-                _ => false,
-            };
-            if !same_value {
-                return Err(format!("cannot relay out {from} as {s}"));
-            }
-            if let Shape::Array(a) = s {
-                let bytes = a.byte_size().map(|b| b as f64).unwrap_or(0.0);
-                self.added_copies += crate::simplify::cost::copy_node_cost(bytes);
-            }
-            let name = fresh_name(self.taken, "copy");
-            let mut copy = Instruction::new(name, Op::Copy, vec![id], s.clone());
-            copy.attrs = self.out[id.index()]
-                .attrs
-                .iter()
-                .filter(|(k, _)| k == "metadata")
-                .cloned()
-                .collect();
-            self.out.push(copy);
-            let cid = InstrId((self.out.len() - 1) as u32);
+            let cid = self.relayout(id, s, 0)?;
             self.emitted.entry(class).or_default().push(cid);
         }
         Ok(())
+    }
+
+    /// Pushes an instruction computing `op(operands)` of `shape` with the
+    /// metadata of `like`.
+    fn push(&mut self, op: Op, operands: Vec<InstrId>, shape: Shape, like: InstrId) -> InstrId {
+        let name = fresh_name(self.taken, op.opcode());
+        let mut instr = Instruction::new(name, op, operands, shape);
+        instr.attrs = self.out[like.index()]
+            .attrs
+            .iter()
+            .filter(|(k, _)| k == "metadata")
+            .cloned()
+            .collect();
+        self.out.push(instr);
+        InstrId((self.out.len() - 1) as u32)
+    }
+
+    /// The value of `id` in shape `want` (same types and dims, other
+    /// layouts): a `copy` of an array, a tuple of relaid-out elements.
+    fn relayout(&mut self, id: InstrId, want: &Shape, depth: usize) -> Result<InstrId, String> {
+        let from = self.out[id.index()].shape.clone();
+        if &from == want {
+            return Ok(id);
+        }
+        match (&from, want) {
+            (Shape::Array(a), Shape::Array(b))
+                if a.element_type == b.element_type && a.dims == b.dims =>
+            {
+                let bytes = b.byte_size().map(|n| n as f64).unwrap_or(0.0);
+                self.added_copies += crate::simplify::cost::copy_node_cost(bytes);
+                Ok(self.push(Op::Copy, vec![id], want.clone(), id))
+            }
+            (Shape::Tuple(f), Shape::Tuple(w)) if f.len() == w.len() && depth < 64 => {
+                let mut elems = Vec::with_capacity(w.len());
+                for (k, (fe, we)) in f.iter().zip(w).enumerate() {
+                    self.added_copies += TUPLE_NODE_COST;
+                    let g = self.push(
+                        Op::GetTupleElement { index: k as i64 },
+                        vec![id],
+                        fe.clone(),
+                        id,
+                    );
+                    elems.push(self.relayout(g, we, depth + 1)?);
+                }
+                self.added_copies += TUPLE_NODE_COST;
+                Ok(self.push(Op::Tuple, elems, want.clone(), id))
+            }
+            _ => Err(format!("cannot relay out {from} as {want}")),
+        }
     }
 
     /// Emits original instruction `i` with the operands `children` want
