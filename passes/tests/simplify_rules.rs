@@ -841,6 +841,49 @@ fn generate(rule: &str, r: &mut Rng) -> Option<String> {
                 format!("r = pred[{n}] compare(a, b), direction={dir}"),
             ])
         }
+        "tuple-of-gtes" => {
+            // A tuple of random elements taken apart and rebuilt (in
+            // order), sometimes with an extra element so it must not fire.
+            let n = r.range(1, 4) as usize;
+            let mut l = Vec::new();
+            let mut elems = Vec::new();
+            for k in 0..n {
+                let ty = r.pick(&FLOATS);
+                let dims = r.dims(0, 3);
+                let s = format!("{}{}", sh(ty, &dims), layout(r, dims.len()));
+                l.push(format!("p{k} = {s} parameter({k})"));
+                l.push(format!("e{k} = {s} negate(p{k})"));
+                elems.push(s);
+            }
+            let names: Vec<String> = (0..n).map(|k| format!("e{k}")).collect();
+            l.push(format!(
+                "t = ({}) tuple({})",
+                elems.join(", "),
+                names.join(", ")
+            ));
+            let gtes: Vec<String> = (0..n).map(|k| format!("g{k}")).collect();
+            for k in 0..n {
+                l.push(format!(
+                    "g{k} = {} get-tuple-element(t), index={k}",
+                    elems[k]
+                ));
+            }
+            if r.below(4) == 0 {
+                l.push(format!(
+                    "r = ({}, {}) tuple({}, g0)",
+                    elems.join(", "),
+                    elems[0],
+                    gtes.join(", ")
+                ));
+            } else {
+                l.push(format!(
+                    "r = ({}) tuple({})",
+                    elems.join(", "),
+                    gtes.join(", ")
+                ));
+            }
+            module(&l)
+        }
         "gte-of-tuple" => {
             // Elements of random types, shapes and layouts (a nested
             // tuple among them); the root takes one out.

@@ -1,6 +1,7 @@
 //! The rewrite rules of `simplify`, as data: each [`RuleDef`] has a name,
-//! a family, a left-hand pattern and an applier that builds the right-hand
-//! side from the match (or declines when a side condition fails). One
+//! a family, a left-hand pattern (or [`ANY_TUPLE`], any tuple node) and an
+//! applier that builds the right-hand side from the match (or declines
+//! when a side condition fails). One
 //! module per family. Every rule here is IEEE-exact (bit-identical results
 //! up to NaN payloads) except the `fast_math` family, which is only
 //! included on request. The shared helpers below read shapes, attributes
@@ -13,7 +14,7 @@ use crate::simplify::analysis::{
     HloAnalysis, HloGraph, Sh, attr_of, node_ty, shape_of, splat_f64, splat_i128,
 };
 use crate::simplify::lang::{Attr, ConstVal, Hlo};
-use egg::{Applier, Id, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
+use egg::{Applier, Id, Pattern, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
 use rxla_ir::ElementType;
 use std::sync::Arc;
 
@@ -85,22 +86,51 @@ pub fn all_rules(fast_math: bool) -> Vec<RuleDef> {
     v
 }
 
+/// The left-hand side that matches every class holding a `tuple` node,
+/// whatever its arity (egg patterns have a fixed arity).
+pub const ANY_TUPLE: &str = "(tuple ...)";
+
+/// The searcher of [`ANY_TUPLE`]: one empty substitution per class with a
+/// tuple node.
+struct AnyTuple;
+
+impl Searcher<Hlo, HloAnalysis> for AnyTuple {
+    fn search_eclass_with_limit(
+        &self,
+        eg: &HloGraph,
+        eclass: Id,
+        limit: usize,
+    ) -> Option<SearchMatches<'_, Hlo>> {
+        (limit > 0 && eg[eclass].nodes.iter().any(|n| matches!(n, Hlo::Tuple(_)))).then(|| {
+            SearchMatches {
+                eclass,
+                substs: vec![Subst::default()],
+                ast: None,
+            }
+        })
+    }
+
+    fn vars(&self) -> Vec<Var> {
+        Vec::new()
+    }
+}
+
 /// The egg rewrites of `defs`.
 pub fn build(defs: &[RuleDef]) -> Result<Vec<Rewrite<Hlo, HloAnalysis>>, String> {
     defs.iter()
         .map(|d| {
+            let applier = FnApplier {
+                apply: d.apply.clone(),
+            };
+            if d.lhs == ANY_TUPLE {
+                return Rewrite::new(d.name.as_str(), AnyTuple, applier)
+                    .map_err(|e| format!("rule {}: {e}", d.name));
+            }
             let lhs: Pattern<Hlo> = d
                 .lhs
                 .parse()
                 .map_err(|e| format!("rule {}: bad pattern `{}`: {e:?}", d.name, d.lhs))?;
-            Rewrite::new(
-                d.name.as_str(),
-                lhs,
-                FnApplier {
-                    apply: d.apply.clone(),
-                },
-            )
-            .map_err(|e| format!("rule {}: {e}", d.name))
+            Rewrite::new(d.name.as_str(), lhs, applier).map_err(|e| format!("rule {}: {e}", d.name))
         })
         .collect()
 }
