@@ -14,7 +14,10 @@ use crate::simplify::analysis::{
     HloAnalysis, HloGraph, Sh, attr_of, node_ty, shape_of, splat_f64, splat_i128,
 };
 use crate::simplify::lang::{Attr, ConstVal, Hlo};
-use egg::{Applier, Id, Pattern, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
+use egg::{
+    Applier, Id, Language, Pattern, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol,
+    Var,
+};
 use rxla_ir::ElementType;
 use std::sync::Arc;
 
@@ -108,6 +111,23 @@ impl Searcher<Hlo, HloAnalysis> for AnyTuple {
                 ast: None,
             }
         })
+    }
+
+    /// Only the classes holding a tuple node (egg's op index), not all.
+    fn search_with_limit(&self, eg: &HloGraph, limit: usize) -> Vec<SearchMatches<'_, Hlo>> {
+        let key = Hlo::Tuple(Box::new([])).discriminant();
+        let mut out = Vec::new();
+        let mut left = limit;
+        for id in eg.classes_for_op(&key).into_iter().flatten() {
+            if left == 0 {
+                break;
+            }
+            if let Some(m) = self.search_eclass_with_limit(eg, id, left) {
+                left = left.saturating_sub(m.substs.len());
+                out.push(m);
+            }
+        }
+        out
     }
 
     fn vars(&self) -> Vec<Var> {
