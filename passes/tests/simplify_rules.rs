@@ -862,11 +862,8 @@ fn generate(rule: &str, r: &mut Rng) -> Option<String> {
                 names.join(", ")
             ));
             let gtes: Vec<String> = (0..n).map(|k| format!("g{k}")).collect();
-            for k in 0..n {
-                l.push(format!(
-                    "g{k} = {} get-tuple-element(t), index={k}",
-                    elems[k]
-                ));
+            for (k, e) in elems.iter().enumerate() {
+                l.push(format!("g{k} = {e} get-tuple-element(t), index={k}"));
             }
             if r.below(4) == 0 {
                 l.push(format!(
