@@ -5,8 +5,8 @@
 //! made unique module-wide) and the metadata of the instruction whose
 //! class it stands for. Parameters and side-effecting instructions are
 //! always kept. Errors (a cycle, a missing choice, an attribute of the
-//! wrong kind, a tuple that would need relaying out) leave the caller to
-//! keep the computation unchanged.
+//! wrong kind, a value wanted in another type or tuple structure) leave
+//! the caller to keep the computation unchanged.
 //!
 //! Layouts. E-classes are logical values, so physical placement is
 //! decided here, by what each user needs ([`Want`]):
@@ -14,8 +14,8 @@
 //! - the root is emitted in exactly the original root's shape (layouts
 //!   included), and every kept opaque instruction (bitcasts, calls,
 //!   custom calls, while, ...), bitcast (also one modeled as a reshape),
-//!   tuple and `get-tuple-element` gets each
-//!   operand in exactly its original operand's shape;
+//!   tuple and `get-tuple-element` gets each operand in exactly its
+//!   original operand's shape;
 //! - an elementwise node (kept or new) gets its same-dims operands in its
 //!   own layout (what layout assignment would give them), a new tuple its
 //!   elements in the wanted element layouts, any other modeled node its
@@ -25,9 +25,11 @@
 //!   `get-tuple-element` takes its element's layout;
 //! - a value already emitted (or an original whose layout is fixed) in
 //!   another layout than wanted is relaid out by a new `copy` (a tuple
-//!   element by element: `tuple(copy(gte(t, 0)), ...)`). The caller
-//!   counts those copies in the cost ([`relayout_cost`]), so a rewrite
-//!   that needs them must pay for them.
+//!   node is rebuilt from its elements in the wanted layouts; another
+//!   tuple is relaid out element by element, `tuple(copy(gte(t, 0)),
+//!   ...)`). The caller counts those copies, tuples and
+//!   `get-tuple-element`s in the cost ([`Raised::added_copies`],
+//!   [`relayout_cost`]), so a rewrite that needs them must pay for them.
 
 use crate::simplify::analysis::{HloGraph, attr_of, shape_of};
 use crate::simplify::cost::{Choice, TUPLE_NODE_COST};
