@@ -1,7 +1,8 @@
 //! `layout-assignment`: results are bit-identical on the whole corpus
 //! (also with every rank ≥ 2 parameter made column-major), the module is
-//! layout-sensitive afterwards (`verify_layouts`), and the data-movement
-//! promises of docs/LAYOUT.md hold on small programs.
+//! layout-sensitive afterwards (`verify_layouts`), `simplify` run after it
+//! keeps the results, the signature and `verify_layouts`, and the
+//! data-movement promises of docs/LAYOUT.md hold on small programs.
 
 mod common;
 
@@ -118,6 +119,57 @@ fn corpus_results_are_unchanged() {
         }
     }
     assert!(checked >= 80, "only {checked} corpus runs");
+}
+
+/// `simplify` after layout assignment (whose layouts it now rewrites
+/// rather than skipping the computation): results stay bit-identical, the
+/// layouts stay valid for `verify_layouts`, and the signature is kept.
+#[test]
+fn simplify_after_layout_assignment_keeps_results_and_layouts() {
+    let mut checked = 0;
+    let mut changed = 0;
+    for (name, m, args) in cases() {
+        for (column_major, pipeline) in [
+            (true, "inline,layout-assignment"),
+            (false, "inline,layout-assignment{simd-pad=4}"),
+        ] {
+            let mut before = m.clone();
+            if column_major {
+                column_major_params(&mut before);
+            }
+            let want = eval(&before, &args);
+            run_pipeline(&mut before, pipeline);
+            let mut after = before.clone();
+            let mut pm =
+                rxla_passes::PassManager::from_text("simplify", &rxla_passes::Registry::standard())
+                    .unwrap();
+            changed += pm.run(&mut after).unwrap_or_else(|e| panic!("{e}")).changed as usize;
+            rxla_ir::verify_module(&after)
+                .unwrap_or_else(|e| panic!("{name}: {e}\n{}", rxla_ir::print_module(&after)));
+            verify_layouts(&after).unwrap_or_else(|e| {
+                panic!(
+                    "{name} ({pipeline}): {e}\nbefore:\n{}\nafter:\n{}",
+                    rxla_ir::print_module(&before),
+                    rxla_ir::print_module(&after)
+                )
+            });
+            assert_eq!(
+                before.entry_program_shape(),
+                after.entry_program_shape(),
+                "{name}"
+            );
+            let got = eval(&after, &args);
+            assert_eq!(
+                bits(&got),
+                bits(&want),
+                "{name} ({pipeline}):\n{}",
+                rxla_ir::print_module(&after)
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40, "only {checked} corpus runs");
+    eprintln!("simplify changed {changed} of {checked} layout-assigned corpus modules");
 }
 
 fn assigned(text: &str) -> (Module, String) {

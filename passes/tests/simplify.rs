@@ -215,7 +215,20 @@ ENTRY main {
 }
 "#;
 
-const FAMILIES: [(&str, &str); 13] = [
+const TUPLE: &str = r#"HloModule tuple
+ENTRY main {
+  p0 = f32[2,3] parameter(0)
+  p1 = s32[] parameter(1)
+  n = f32[2,3] negate(p0)
+  t = (f32[2,3], s32[]) tuple(n, p1)
+  g = f32[2,3] get-tuple-element(t), index=0
+  m = f32[2,3] negate(g)
+  i = s32[] get-tuple-element(t), index=1
+  ROOT r = (f32[2,3], s32[]) tuple(m, i)
+}
+"#;
+
+const FAMILIES: [(&str, &str); 14] = [
     ("identities", IDENTITIES),
     ("involutions", INVOLUTIONS),
     ("transpose", TRANSPOSE),
@@ -229,6 +242,7 @@ const FAMILIES: [(&str, &str); 13] = [
     ("select", SELECT),
     ("minmax", MINMAX),
     ("integer", INTEGER),
+    ("tuple", TUPLE),
 ];
 
 /// Random-ish inputs for every parameter of the ENTRY (deterministic).

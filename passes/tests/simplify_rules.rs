@@ -2,9 +2,10 @@
 //! generator builds a small module whose ENTRY root matches the rule's
 //! left-hand side (random shapes, attributes and types), the rule alone is
 //! applied (extraction prefers what the rule built), and the evaluator
-//! must give bit-identical results before and after (NaN payloads aside)
-//! on random inputs rich in special values (±0, ±inf, NaN, denormals,
-//! INT_MIN, -1). Fast-math rules are checked on finite inputs, comparing
+//! must give bit-identical results before and after (NaN payloads aside,
+//! the result's layout included) on random inputs rich in special values
+//! (±0, ±inf, NaN, denormals, INT_MIN, -1). Some generators (tuples) give
+//! values random non-default layouts. Fast-math rules are checked on finite inputs, comparing
 //! values (so -0 == +0). A rule without a generator fails the test.
 
 use rxla_eval::RunOptions;
@@ -189,6 +190,11 @@ fn degenerate_perm(r: &mut Rng) -> (Vec<i64>, Vec<i64>) {
             return (dims, p);
         }
     }
+}
+
+/// A random layout (`{minor,...,major}`) of rank `rank`.
+fn layout(r: &mut Rng, rank: usize) -> String {
+    format!("{{{}}}", list(&r.perm(rank)))
 }
 
 fn permuted(dims: &[i64], p: &[i64]) -> Vec<i64> {
@@ -835,6 +841,95 @@ fn generate(rule: &str, r: &mut Rng) -> Option<String> {
                 format!("r = pred[{n}] compare(a, b), direction={dir}"),
             ])
         }
+        "tuple-of-gtes" => {
+            // A tuple of random elements taken apart and rebuilt (in
+            // order), sometimes with an extra element so it must not fire.
+            let n = r.range(1, 4) as usize;
+            let mut l = Vec::new();
+            let mut elems = Vec::new();
+            for k in 0..n {
+                let ty = r.pick(&FLOATS);
+                let dims = r.dims(0, 3);
+                let s = format!("{}{}", sh(ty, &dims), layout(r, dims.len()));
+                l.push(format!("p{k} = {s} parameter({k})"));
+                l.push(format!("e{k} = {s} negate(p{k})"));
+                elems.push(s);
+            }
+            let names: Vec<String> = (0..n).map(|k| format!("e{k}")).collect();
+            l.push(format!(
+                "t = ({}) tuple({})",
+                elems.join(", "),
+                names.join(", ")
+            ));
+            let gtes: Vec<String> = (0..n).map(|k| format!("g{k}")).collect();
+            for (k, e) in elems.iter().enumerate() {
+                l.push(format!("g{k} = {e} get-tuple-element(t), index={k}"));
+            }
+            if r.below(4) == 0 {
+                l.push(format!(
+                    "r = ({}, {}) tuple({}, g0)",
+                    elems.join(", "),
+                    elems[0],
+                    gtes.join(", ")
+                ));
+            } else {
+                l.push(format!(
+                    "r = ({}) tuple({})",
+                    elems.join(", "),
+                    gtes.join(", ")
+                ));
+            }
+            module(&l)
+        }
+        "gte-of-tuple" => {
+            // Elements of random types, shapes and layouts (a nested
+            // tuple among them); the root takes one out.
+            let n = r.range(1, 4) as usize;
+            let mut l = Vec::new();
+            let mut elems = Vec::new();
+            for k in 0..n {
+                let ty = r.pick(&NUMERIC);
+                let dims = r.dims(0, 3);
+                let lay = layout(r, dims.len());
+                let s = format!("{}{lay}", sh(ty, &dims));
+                l.push(format!("p{k} = {s} parameter({k})"));
+                if r.coin() && !ty.starts_with('u') {
+                    l.push(format!("e{k} = {s} negate(p{k})"));
+                } else {
+                    l.push(format!("e{k} = {s} copy(p{k})"));
+                }
+                elems.push(s);
+            }
+            let names: Vec<String> = (0..n).map(|k| format!("e{k}")).collect();
+            if r.coin() {
+                l.push(format!(
+                    "in = ({}) tuple({})",
+                    elems.join(", "),
+                    names.join(", ")
+                ));
+                l.push(format!(
+                    "t = (({}), {}) tuple(in, e0)",
+                    elems.join(", "),
+                    elems[0]
+                ));
+                let i = r.below(2) as usize;
+                let out = if i == 0 {
+                    format!("({})", elems.join(", "))
+                } else {
+                    elems[0].clone()
+                };
+                l.push(format!("g = {out} get-tuple-element(t), index={i}"));
+            } else {
+                l.push(format!(
+                    "t = ({}) tuple({})",
+                    elems.join(", "),
+                    names.join(", ")
+                ));
+                let i = r.below(n as u64) as usize;
+                l.push(format!("g = {} get-tuple-element(t), index={i}", elems[i]));
+            }
+            module(&l)
+        }
         _ => {
             if let Some(op) = rule.strip_suffix("-across-reshape") {
                 let dims = r.dims(1, 3);
@@ -1028,7 +1123,10 @@ fn random_arg(r: &mut Rng, shape: &Shape, finite: bool) -> Literal {
 fn same(a: &Literal, b: &Literal, by_value: bool) -> bool {
     match (a, b) {
         (Literal::Array(x), Literal::Array(y)) => {
-            if x.shape.dims != y.shape.dims || x.shape.element_type != y.shape.element_type {
+            if x.shape.dims != y.shape.dims
+                || x.shape.element_type != y.shape.element_type
+                || x.shape.layout != y.shape.layout
+            {
                 return false;
             }
             match (&x.data, &y.data) {
@@ -1061,43 +1159,87 @@ fn parse(text: &str) -> Module {
 }
 
 /// Checks one rule on `trials` random instances; returns how often it fired.
-fn check_rule(rule: &str, family: &str, trials: usize, seed: u64) -> Result<usize, String> {
+/// `m` with random layouts on some of its ENTRY arrays of rank ≥ 2
+/// (parameters and root included), `None` when none changed or that does
+/// not verify.
+fn scrambled(m: &Module, r: &mut Rng) -> Option<Module> {
+    let mut m = m.clone();
+    let entry = m.entry;
+    let mut changed = false;
+    for i in &mut m.comp_mut(entry).instructions {
+        if let Shape::Array(a) = &mut i.shape
+            && a.dims.len() >= 2
+            && r.coin()
+        {
+            let l = rxla_ir::Layout::from_minor_to_major(r.perm(a.dims.len()));
+            changed |= l != a.layout;
+            a.layout = l;
+        }
+    }
+    if !changed {
+        return None;
+    }
+    m.entry_layout = None;
+    rxla_ir::verify_module(&m).ok()?;
+    Some(m)
+}
+
+/// Checks one rule on `trials` random instances, each also with random
+/// layouts (values are logical: a rule must hold whatever the layouts,
+/// and the pass must keep the root's layout); returns how often it fired
+/// on the plain and on the relaid-out instances.
+fn check_rule(
+    rule: &str,
+    family: &str,
+    trials: usize,
+    seed: u64,
+) -> Result<(usize, usize), String> {
     let mut r = Rng(seed | 1);
     let fast = family == "fast_math";
-    let mut fired = 0;
+    let (mut fired, mut fired_relaid) = (0, 0);
     for _ in 0..trials {
         let text = generate(rule, &mut r).unwrap_or_else(|| panic!("rule {rule} has no generator"));
-        let before = parse(&text);
-        let after = match apply_rule_for_test(&before, rule) {
-            Ok(Some(m)) => m,
-            Ok(None) => continue,
-            Err(e) => panic!("rule {rule}: {e}\n{text}"),
-        };
-        fired += 1;
-        rxla_ir::verify_module(&after).unwrap_or_else(|e| {
-            panic!(
-                "rule {rule}: result does not verify: {e}\n{text}\n{}",
-                rxla_ir::print_module(&after)
-            )
-        });
-        let params = before.entry_computation().program_shape().parameters;
-        for _ in 0..6 {
-            let args: Vec<Literal> = params.iter().map(|s| random_arg(&mut r, s, fast)).collect();
-            let want = rxla_eval::evaluate(&before, &args, &RunOptions::default())
-                .unwrap_or_else(|e| panic!("rule {rule}: before: {e}\n{text}"));
-            let got =
-                rxla_eval::evaluate(&after, &args, &RunOptions::default()).unwrap_or_else(|e| {
-                    panic!("rule {rule}: after: {e}\n{}", rxla_ir::print_module(&after))
-                });
-            if !same(&want, &got, fast) {
-                return Err(format!(
-                    "rule {rule} changed results\nbefore:\n{text}\nafter:\n{}\nargs: {args:?}\nwant: {want:?}\ngot: {got:?}",
+        let plain = parse(&text);
+        let mut variants = vec![plain.clone()];
+        variants.extend(scrambled(&plain, &mut r));
+        for (v, before) in variants.iter().enumerate() {
+            let text = rxla_ir::print_module(before);
+            let after = match apply_rule_for_test(before, rule) {
+                Ok(Some(m)) => m,
+                Ok(None) => continue,
+                Err(e) => panic!("rule {rule}: {e}\n{text}"),
+            };
+            if v == 0 {
+                fired += 1;
+            } else {
+                fired_relaid += 1;
+            }
+            rxla_ir::verify_module(&after).unwrap_or_else(|e| {
+                panic!(
+                    "rule {rule}: result does not verify: {e}\n{text}\n{}",
                     rxla_ir::print_module(&after)
-                ));
+                )
+            });
+            let params = before.entry_computation().program_shape().parameters;
+            for _ in 0..6 {
+                let args: Vec<Literal> =
+                    params.iter().map(|s| random_arg(&mut r, s, fast)).collect();
+                let want = rxla_eval::evaluate(before, &args, &RunOptions::default())
+                    .unwrap_or_else(|e| panic!("rule {rule}: before: {e}\n{text}"));
+                let got = rxla_eval::evaluate(&after, &args, &RunOptions::default())
+                    .unwrap_or_else(|e| {
+                        panic!("rule {rule}: after: {e}\n{}", rxla_ir::print_module(&after))
+                    });
+                if !same(&want, &got, fast) {
+                    return Err(format!(
+                        "rule {rule} changed results\nbefore:\n{text}\nafter:\n{}\nargs: {args:?}\nwant: {want:?}\ngot: {got:?}",
+                        rxla_ir::print_module(&after)
+                    ));
+                }
             }
         }
     }
-    Ok(fired)
+    Ok((fired, fired_relaid))
 }
 
 #[test]
@@ -1119,13 +1261,21 @@ fn every_rule_has_a_generator() {
 #[test]
 fn every_rule_is_bit_exact_on_random_instances() {
     let mut failures = Vec::new();
+    let mut relaid = 0;
     for (i, (rule, family)) in rule_families().into_iter().enumerate() {
         match check_rule(&rule, family, 30, 0x9e37_79b9 + i as u64 * 7919) {
-            Ok(n) if n < 8 => failures.push(format!("{rule}: fired on only {n} of 30 instances")),
-            Ok(n) => eprintln!("{rule}: fired on {n} of 30"),
+            Ok((n, _)) if n < 8 => {
+                failures.push(format!("{rule}: fired on only {n} of 30 instances"))
+            }
+            Ok((n, m)) => {
+                relaid += m;
+                eprintln!("{rule}: fired on {n} of 30 (and {m} relaid out)")
+            }
             Err(e) => failures.push(e),
         }
     }
+    // Most instances with rank ≥ 2 values get random layouts too.
+    assert!(relaid >= 1000, "only {relaid} relaid-out instances fired");
     assert!(
         failures.is_empty(),
         "{} failing rules:\n{}",

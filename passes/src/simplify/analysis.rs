@@ -1,6 +1,7 @@
 //! The e-class analysis of `simplify`: for every e-class its array shape
 //! (element type and dims; `None` for tuples, tokens and attribute
-//! leaves) and, when known, the bits of the single value every element
+//! leaves), for tuple classes the element types ([`Ty`], nested), and,
+//! when known, the bits of the single value every element
 //! holds (a "splat": a constant, or a broadcast/reshape/transpose/slice of
 //! one). Rules ask these questions through the helpers here. Merging two
 //! classes with different shapes is a bug in a rule: it is recorded in
@@ -37,19 +38,40 @@ impl Sh {
     }
 }
 
+/// The logical type of a value (no layouts: e-classes are logical values).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    Array(Sh),
+    Tuple(Vec<Ty>),
+    Token,
+}
+
+impl Ty {
+    /// The logical type of an IR shape (layouts dropped).
+    pub fn of(shape: &rxla_ir::Shape) -> Ty {
+        match shape {
+            rxla_ir::Shape::Array(a) if a.element_type.is_token() => Ty::Token,
+            rxla_ir::Shape::Array(a) => Ty::Array(Sh::new(a.element_type, a.dims.clone())),
+            rxla_ir::Shape::Tuple(t) => Ty::Tuple(t.iter().map(Ty::of).collect()),
+        }
+    }
+}
+
 /// What the analysis knows about one e-class.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Data {
     pub shape: Option<Sh>,
+    /// The element types of a tuple class.
+    pub tuple: Option<Vec<Ty>>,
     /// Bits (zero-extended little-endian) of the value of every element.
     pub splat: Option<u64>,
 }
 
-/// The analysis state: shapes of opaque instructions (by name) and the
+/// The analysis state: types of opaque instructions (by name) and the
 /// first inconsistency seen.
 #[derive(Debug, Default)]
 pub struct HloAnalysis {
-    pub opaque_shapes: HashMap<Symbol, Option<Sh>>,
+    pub opaque_shapes: HashMap<Symbol, Ty>,
     pub error: Option<String>,
 }
 
@@ -66,6 +88,49 @@ pub fn attr_of(eg: &HloGraph, id: Id) -> Option<&Attr> {
 /// The shape of a class.
 pub fn shape_of(eg: &HloGraph, id: Id) -> Option<&Sh> {
     eg[id].data.shape.as_ref()
+}
+
+/// The logical type of a class, when it has one.
+pub fn ty_of(eg: &HloGraph, id: Id) -> Option<Ty> {
+    let d = &eg[id].data;
+    match (&d.shape, &d.tuple) {
+        (Some(s), _) => Some(Ty::Array(s.clone())),
+        (None, Some(t)) => Some(Ty::Tuple(t.clone())),
+        _ => None,
+    }
+}
+
+/// Computes the type of a node (arrays, tuples and tokens); `None` when
+/// the node is ill-formed or an attribute.
+pub fn node_ty(eg: &HloGraph, node: &Hlo) -> Option<Ty> {
+    match node {
+        Hlo::Tuple(xs) => xs
+            .iter()
+            .map(|&x| match ty_of(eg, x) {
+                Some(t) => Some(t),
+                // A token element (opaque tokens have no data shape).
+                None => opaque_token(eg, x).then_some(Ty::Token),
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(Ty::Tuple),
+        Hlo::Gte([i, t]) => {
+            let i = match attr_of(eg, *i)? {
+                Attr::Ints(v) if v.len() == 1 => usize::try_from(v[0]).ok()?,
+                _ => return None,
+            };
+            eg[*t].data.tuple.as_ref()?.get(i).cloned()
+        }
+        Hlo::Opaque(name, _) => eg.analysis.opaque_shapes.get(name).cloned(),
+        _ => node_shape(eg, node).map(Ty::Array),
+    }
+}
+
+/// Whether class `id` holds an opaque token.
+fn opaque_token(eg: &HloGraph, id: Id) -> bool {
+    eg[id].nodes.iter().any(|n| match n {
+        Hlo::Opaque(name, _) => eg.analysis.opaque_shapes.get(name) == Some(&Ty::Token),
+        _ => false,
+    })
 }
 
 /// Computes the shape of a node from its children's data; `None` when the
@@ -232,7 +297,14 @@ pub fn node_shape(eg: &HloGraph, node: &Hlo) -> Option<Sh> {
             }
         }
         Hlo::Const(c) => Some(Sh::new(c.ty, c.dims.clone())),
-        Hlo::Opaque(name, _) => eg.analysis.opaque_shapes.get(name).cloned().flatten(),
+        Hlo::Opaque(name, _) => match eg.analysis.opaque_shapes.get(name) {
+            Some(Ty::Array(s)) => Some(s.clone()),
+            _ => None,
+        },
+        Hlo::Gte(_) => match node_ty(eg, node)? {
+            Ty::Array(s) => Some(s),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -319,7 +391,12 @@ impl Analysis<Hlo> for HloAnalysis {
     type Data = Data;
 
     fn make(eg: &mut HloGraph, node: &Hlo) -> Data {
-        let shape = node_shape(eg, node);
+        let ty = node_ty(eg, node);
+        let (shape, tuple) = match ty {
+            Some(Ty::Array(s)) => (Some(s), None),
+            Some(Ty::Tuple(t)) => (None, Some(t)),
+            _ => (None, None),
+        };
         let splat = match node {
             Hlo::Const(c) => c.splat_bits(),
             Hlo::Broadcast([_, x])
@@ -333,14 +410,15 @@ impl Analysis<Hlo> for HloAnalysis {
         Data {
             splat: if shape.is_some() { splat } else { None },
             shape,
+            tuple,
         }
     }
 
     fn merge(&mut self, a: &mut Data, b: Data) -> DidMerge {
-        if a.shape != b.shape && self.error.is_none() {
+        if (a.shape != b.shape || a.tuple != b.tuple) && self.error.is_none() {
             self.error = Some(format!(
-                "merged classes of different shapes {:?} and {:?}",
-                a.shape, b.shape
+                "merged classes of different shapes {:?}/{:?} and {:?}/{:?}",
+                a.shape, a.tuple, b.shape, b.tuple
             ));
         }
         match (a.splat, b.splat) {

@@ -1,6 +1,8 @@
 //! The cost model and extraction of `simplify`. A node costs the bytes it
 //! moves (operands read + result written) plus its flops; reshapes and
-//! copies of default-layout arrays are nearly free (they are bitcasts).
+//! copies are nearly free (a copy is a logical identity: the copies that
+//! change a layout are priced on the instructions by
+//! `raise::relayout_cost`), and so are tuples and `get-tuple-element`.
 //! Extraction is DAG-aware: a greedy bottom-up pass keeps, per e-class, the
 //! set of classes its best term needs, so a shared subterm counts once;
 //! the result is compared with a tree extractor (every use of a subterm
@@ -69,6 +71,14 @@ impl CostModel {
     }
 }
 
+/// The node cost of a tuple or `get-tuple-element`.
+pub const TUPLE_NODE_COST: f64 = 1.0;
+
+/// The node cost of a copy (or reshape) writing `bytes`.
+pub fn copy_node_cost(bytes: f64) -> f64 {
+    1.0 + 0.01 * bytes
+}
+
 fn bytes(eg: &HloGraph, id: Id) -> f64 {
     shape_of(eg, id).map(Sh::bytes).unwrap_or(0.0)
 }
@@ -82,7 +92,9 @@ fn base_cost(eg: &HloGraph, class: Id, node: &Hlo) -> f64 {
         Hlo::Attr(_) => 0.0,
         Hlo::Const(c) => 1.0 + c.bytes.len() as f64,
         Hlo::Opaque(..) => 1.0 + out_bytes,
-        Hlo::Reshape(_) | Hlo::Copy(_) => 1.0 + 0.01 * out_bytes,
+        // Tuples and their elements alias buffers: nothing moves.
+        Hlo::Tuple(_) | Hlo::Gte(_) => TUPLE_NODE_COST,
+        Hlo::Reshape(_) | Hlo::Copy(_) => copy_node_cost(out_bytes),
         Hlo::Broadcast(_) | Hlo::Slice(_) | Hlo::Reverse(_) | Hlo::Pad(_) => {
             2.0 + out_bytes + 0.5 * read
         }
@@ -471,9 +483,10 @@ mod tests {
     fn extraction_counts_shared_subterms_once() {
         let mut eg: HloGraph = EGraph::new(HloAnalysis::default());
         let name = Symbol::from("p");
-        eg.analysis
-            .opaque_shapes
-            .insert(name, Some(Sh::new(ElementType::F32, vec![1000])));
+        eg.analysis.opaque_shapes.insert(
+            name,
+            crate::simplify::analysis::Ty::Array(Sh::new(ElementType::F32, vec![1000])),
+        );
         let p = eg.add(Hlo::Opaque(name, vec![]));
         let sin = eg.add(Hlo::Sin([p]));
         let s = eg.add(Hlo::Exp([sin]));

@@ -2,9 +2,13 @@
 //! Static attributes (permutations, target dims, slice bounds, dot
 //! dimension numbers, ...) are leaf children ([`Attr`]) so rules can bind
 //! them with pattern variables; constants are [`ConstVal`] leaves compared
-//! by value bits; every op the language does not model is an
-//! [`Hlo::Opaque`] node bound to the original instruction by name.
-//! Data types and text only: no rewriting, no shape logic.
+//! by value bits; tuples and `get-tuple-element` are nodes (so rules see
+//! through tuples); every op the language does not model (variadic reduce
+//! included) is an [`Hlo::Opaque`] node bound to the original instruction
+//! by name, with its operands as children (so they are still simplified).
+//! A node stands for a *logical* value: layouts are not part of the
+//! language (see `lower.rs` and `raise.rs` for how physical placement is
+//! kept). Data types and text only: no rewriting, no shape logic.
 
 use egg::{Id, Symbol, define_language};
 use rxla_ir::{
@@ -83,6 +87,10 @@ define_language! {
         "dot" = Dot([Id; 3]),
         // (reduce REDUCE x init)
         "reduce" = Reduce([Id; 3]),
+        // (tuple x...): a tuple of arrays and tuples
+        "tuple" = Tuple(Box<[Id]>),
+        // (get-tuple-element INDEX t): INDEX is `Ints([i])`
+        "get-tuple-element" = Gte([Id; 2]),
         Attr(Attr),
         Const(ConstVal),
         // An instruction the language does not model, by name, with its

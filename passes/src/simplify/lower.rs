@@ -1,12 +1,17 @@
 //! Lowering: one computation (a DAG of instructions) → an e-graph over
-//! [`Hlo`]. Modeled ops become their nodes with attribute leaves; every
-//! other instruction (parameters, tuples, while, custom-call, ops with
-//! unmodeled verbatim attributes, dots whose result type differs from the
-//! operands', ...) becomes an [`Hlo::Opaque`] node named after the
-//! instruction, so the pass works on any computation. Also builds the
-//! same term as a `RecExpr` (for explanations). Does not rewrite.
+//! [`Hlo`]. Modeled ops (tuples and `get-tuple-element` included) become
+//! their nodes with attribute leaves; every other instruction
+//! (parameters, while, custom-call, variadic reduce, bitcasts that
+//! depend on a non-default layout, ops with unmodeled verbatim
+//! attributes, dots whose result type differs from the operands', ...)
+//! becomes an [`Hlo::Opaque`] node named after the instruction, with its
+//! operands as children, so the pass works on any computation. Nodes are
+//! logical values: an instruction's layout is not lowered (see
+//! [`unsupported_reason`] for why that is sound and `raise.rs` for how
+//! layouts come back). Also builds the same term as a `RecExpr` (for
+//! explanations). Does not rewrite.
 
-use crate::simplify::analysis::{HloAnalysis, HloGraph, Sh, node_shape};
+use crate::simplify::analysis::{HloAnalysis, HloGraph, Sh, Ty, node_shape, node_ty};
 use crate::simplify::cost::Deadline;
 use crate::simplify::lang::{Attr, ConstVal, Hlo};
 use egg::{EGraph, Id, RecExpr, Symbol};
@@ -39,10 +44,19 @@ pub struct Lowered {
     pub merged: bool,
 }
 
-/// Why a computation is left alone, if it is: non-default layouts make
-/// values depend on physical placement (bitcast, copies between layouts),
-/// and opaque nodes are bound to instructions by name, so names must be
-/// unique.
+/// Why a computation is left alone, if it is: opaque nodes are bound to
+/// instructions by name, so names must be unique, and the rules and the
+/// constant analysis read elements as at most 64 bits of a real number,
+/// so complex values are left alone.
+///
+/// Layouts are no reason: the e-graph holds *logical* values (the
+/// evaluator computes every op but `bitcast` on logical, row-major data),
+/// and physical placement matters only where a value is read through its
+/// bytes. So a `bitcast` between non-default layouts (or from or to
+/// padded ones) is never modeled (it is opaque), and `raise` hands every
+/// opaque instruction its operands in their original layouts, keeps the
+/// root's layout and never touches parameters. Every other instruction
+/// may be rewritten whatever its layout.
 pub fn unsupported_reason(comp: &Computation) -> Option<String> {
     unsupported_reason_until(comp, Deadline::none()).unwrap_or(None)
 }
@@ -61,27 +75,16 @@ pub fn unsupported_reason_until(
         if !names.insert(i.name.as_str()) {
             return Ok(Some(format!("the name {} is used twice", i.name)));
         }
-        let default_layouts = match &i.shape {
-            Shape::Array(a) => a.layout.is_default(),
-            tuple => tuple.leaves().iter().all(|a| a.layout.is_default()),
-        };
-        if !default_layouts {
-            return Ok(Some(format!("{} has a non-default layout", i.name)));
-        }
-        // The rules and the constant analysis read elements as at most
-        // 64 bits of a real number: complex values are left alone.
         if i.shape.leaves().iter().any(|a| a.element_type.is_complex()) {
             return Ok(Some(format!("{} has complex values", i.name)));
         }
-        if let Op::Constant {
-            literal: Literal::Array(l),
-        } = &i.op
-            && !l.shape.layout.is_default()
-        {
-            return Ok(Some(format!("{} has a non-default literal layout", i.name)));
-        }
     }
     Ok(None)
+}
+
+/// Whether every array of `shape` has the default layout.
+pub fn default_layouts(shape: &Shape) -> bool {
+    shape.leaves().iter().all(|a| a.layout.is_default())
 }
 
 /// The array shape of an instruction (no tuples, no tokens).
@@ -123,7 +126,7 @@ pub fn lower(comp: &Computation, explain: bool, deadline: Deadline) -> Option<Lo
             .iter()
             .map(|o| out.expr_index[o.index()])
             .collect();
-        let modeled = modeled_node(instr, &operands, &rec_ops, &mut out);
+        let modeled = modeled_node(comp, instr, &operands, &rec_ops, &mut out);
         let (node, rec_node) = match modeled {
             Some(pair) => pair,
             None => {
@@ -131,7 +134,7 @@ pub fn lower(comp: &Computation, explain: bool, deadline: Deadline) -> Option<Lo
                 out.egraph
                     .analysis
                     .opaque_shapes
-                    .insert(name, array_sh(&instr.shape));
+                    .insert(name, Ty::of(&instr.shape));
                 (Hlo::Opaque(name, operands), Hlo::Opaque(name, rec_ops))
             }
         };
@@ -146,8 +149,9 @@ pub fn lower(comp: &Computation, explain: bool, deadline: Deadline) -> Option<Lo
 }
 
 /// The modeled node of `instr` (and its `RecExpr` twin), when the op is
-/// modeled and the node's computed shape matches the instruction's.
+/// modeled and the node's computed type matches the instruction's.
 fn modeled_node(
+    comp: &Computation,
     instr: &Instruction,
     ops: &[Id],
     rec_ops: &[Id],
@@ -157,6 +161,20 @@ fn modeled_node(
         .attrs
         .iter()
         .any(|(k, _)| !HARMLESS_ATTRS.contains(&k.as_str()))
+    {
+        return None;
+    }
+    if let Op::Tuple | Op::GetTupleElement { .. } = instr.op {
+        return tuple_node(instr, ops, rec_ops, out);
+    }
+    // A bitcast reinterprets physical bytes: it is a reshape only between
+    // default (row-major, unpadded) layouts.
+    if matches!(instr.op, Op::Bitcast)
+        && !(default_layouts(&instr.shape)
+            && instr
+                .operands
+                .iter()
+                .all(|o| default_layouts(&comp.instructions[o.index()].shape)))
     {
         return None;
     }
@@ -247,4 +265,28 @@ fn modeled_node(
         return None;
     }
     Some((node, rec))
+}
+
+/// The node of a `tuple` or `get-tuple-element` (and its `RecExpr` twin),
+/// when its computed type matches the instruction's.
+fn tuple_node(
+    instr: &Instruction,
+    ops: &[Id],
+    rec_ops: &[Id],
+    out: &mut Lowered,
+) -> Option<(Hlo, Hlo)> {
+    let (node, rec) = match (&instr.op, ops, rec_ops) {
+        (Op::Tuple, _, _) => (
+            Hlo::Tuple(ops.to_vec().into_boxed_slice()),
+            Hlo::Tuple(rec_ops.to_vec().into_boxed_slice()),
+        ),
+        (Op::GetTupleElement { index }, &[t], &[rt]) => {
+            let a = Attr::Ints(vec![*index]);
+            let id = out.egraph.add(Hlo::Attr(a.clone()));
+            let rid = out.expr.add(Hlo::Attr(a));
+            (Hlo::Gte([id, t]), Hlo::Gte([rid, rt]))
+        }
+        _ => return None,
+    };
+    (node_ty(&out.egraph, &node)? == Ty::of(&instr.shape)).then_some((node, rec))
 }

@@ -15,16 +15,28 @@
 //! linear. When no rule applied and no two instructions were merged, the
 //! e-graph is the original program and extraction is skipped.
 //!
-//! Computations with non-default layouts are left alone (values would
-//! depend on physical placement), and so are computations with complex
-//! (c64/c128) values, which the rules and the constant analysis do not
-//! model. Fuel: one unit per computation the pass
-//! rewrites (asked before rewriting it); not per rule application, since
-//! rewrites inside the e-graph are not individually observable.
+//! Layouts: e-classes are logical values (the evaluator computes every op
+//! but `bitcast` on logical data), so computations with non-default
+//! layouts are simplified too. A `bitcast` that depends on a non-default
+//! layout is opaque; raising gives every kept instruction its operands in
+//! their original layouts and the root its original layout, relaying out
+//! by a `copy` where needed, and the cost comparison counts those copies
+//! ([`raise::relayout_cost`]) so a rewrite pays for the copies it needs.
+//! Tuples and `get-tuple-element` are nodes (rule family `tuple`);
+//! variadic reduce is opaque with its operands simplified, and before
+//! the e-graph a variadic reduce read through one output whose reducer
+//! computes that output from its own accumulator and input alone becomes
+//! a plain reduce ([`split_reduce`], `variadic reduces split`). Computations
+//! with complex (c64/c128) values are left alone: the rules and the
+//! constant analysis do not model them. Fuel: one unit per computation
+//! the pass rewrites (asked before rewriting it) and one per split
+//! variadic reduce; not per rule application, since rewrites inside the
+//! e-graph are not individually observable.
 //!
 //! Statistics: `rule <name>` (rewrites applied per rule, including ones
 //! whose result was not extracted), `stop <reason>` per computation,
-//! `e-nodes`, `computations simplified`, and with `explain=true` one
+//! `e-nodes`, `computations simplified`, `variadic reduces split`, and
+//! with `explain=true` one
 //! `explain <instruction>: <rule> > <rule> ...` entry per changed
 //! instruction (count 1).
 
@@ -36,6 +48,7 @@ pub mod lang;
 pub mod lower;
 pub mod raise;
 pub mod rules;
+pub mod split_reduce;
 
 use crate::error::{PassError, Result};
 use crate::pass::{Pass, PassContext, PassOption, parse_count};
@@ -123,7 +136,7 @@ impl Pass for Simplify {
     }
 
     fn description(&self) -> &'static str {
-        "algebraic simplification by equality saturation (egg): identities, involutions, transpose/reshape/broadcast/slice/pad/concat folding, ReshapeMover, TransposeFolding, reduce/convert/select/min-max rules; IEEE-exact unless fast-math; DAG-aware bytes+flops extraction; honours fuel per rewritten computation"
+        "algebraic simplification by equality saturation (egg): identities, involutions, transpose/reshape/broadcast/slice/pad/concat folding, ReshapeMover, TransposeFolding, reduce/convert/select/min-max/tuple rules, variadic reduces read through one independent output made plain; any layouts (root, parameters and bitcast bytes kept); IEEE-exact unless fast-math; DAG-aware bytes+flops extraction; honours fuel per rewritten computation and per split reduce"
     }
 
     fn options(&self) -> &'static [PassOption] {
@@ -197,6 +210,15 @@ impl Pass for Simplify {
         let limits = Limits::starting_now(self.time_limit_ms);
         let mut taken = None;
         let mut changed = false;
+        if self.only.is_none() {
+            let split = split_reduce::split_variadic_reduces(module, &mut |what| {
+                ctx.consume_fuel(format_args!("{what}"))
+            });
+            if split > 0 {
+                ctx.stat("variadic reduces split", split as u64);
+                changed = true;
+            }
+        }
         let mut simplified = 0u64;
         for cid in module.comp_ids().collect::<Vec<_>>() {
             let mut stats = Vec::new();
@@ -304,7 +326,7 @@ pub fn simplify_computation(
             let what = if why.ends_with("complex values") {
                 "computations skipped (complex)"
             } else {
-                "computations skipped (layouts)"
+                "computations skipped (names)"
             };
             stats.push((what.into(), 1));
             return Ok(None);
@@ -382,18 +404,28 @@ pub fn simplify_computation(
         }
         return Ok(None);
     };
-    let better = prefer_new || new_cost < orig_cost - 1e-6 * orig_cost.max(1.0);
-    if !better {
+    // Layout-changing copies are priced here, on the instructions: the
+    // e-graph sees a copy as a logical identity, and raising adds copies
+    // where a value is wanted in another layout.
+    let orig_cost = orig_cost + raise::relayout_cost(comp, Some(&comp.live_mask()));
+    if !prefer_new && new_cost >= orig_cost - 1e-6 * orig_cost.max(1.0) {
         return Ok(None);
     }
     let taken = taken.get_or_insert_with(|| module_instruction_names(module));
-    let new_comp = match raise::raise(eg, comp, &low, &choice, taken) {
-        Ok(c) => c,
+    let raised = match raise::raise(eg, comp, &low, &choice, taken) {
+        Ok(r) => r,
         Err(_) => {
             stats.push(("computations abandoned (raise)".into(), 1));
             return Ok(None);
         }
     };
+    let new_comp = raised.comp;
+    let new_cost = new_cost + raised.added_copies + raise::relayout_cost(&new_comp, None);
+    let better = prefer_new || new_cost < orig_cost - 1e-6 * orig_cost.max(1.0);
+    if !better {
+        // (The names it took stay taken: fresh names skip them.)
+        return Ok(None);
+    }
     // Same text means unchanged (printing is linear but not free: only
     // when the sizes agree).
     if comp.len() == new_comp.len()

@@ -1,6 +1,7 @@
 //! The rewrite rules of `simplify`, as data: each [`RuleDef`] has a name,
-//! a family, a left-hand pattern and an applier that builds the right-hand
-//! side from the match (or declines when a side condition fails). One
+//! a family, a left-hand pattern (or [`ANY_TUPLE`], any tuple node) and an
+//! applier that builds the right-hand side from the match (or declines
+//! when a side condition fails). One
 //! module per family. Every rule here is IEEE-exact (bit-identical results
 //! up to NaN payloads) except the `fast_math` family, which is only
 //! included on request. The shared helpers below read shapes, attributes
@@ -10,10 +11,13 @@
 //! (the test fails for a rule without one).
 
 use crate::simplify::analysis::{
-    HloAnalysis, HloGraph, Sh, attr_of, node_shape, shape_of, splat_f64, splat_i128,
+    HloAnalysis, HloGraph, Sh, attr_of, node_ty, shape_of, splat_f64, splat_i128,
 };
 use crate::simplify::lang::{Attr, ConstVal, Hlo};
-use egg::{Applier, Id, Pattern, PatternAst, Rewrite, Subst, Symbol, Var};
+use egg::{
+    Applier, Id, Language, Pattern, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol,
+    Var,
+};
 use rxla_ir::ElementType;
 use std::sync::Arc;
 
@@ -31,6 +35,7 @@ mod reshape;
 mod select;
 mod slice;
 mod transpose;
+mod tuple;
 
 /// Builds the right-hand side for a match (the matched class and the
 /// substitution); `None` declines.
@@ -77,28 +82,75 @@ pub fn all_rules(fast_math: bool) -> Vec<RuleDef> {
     v.extend(select::rules());
     v.extend(minmax::rules());
     v.extend(integer::rules());
+    v.extend(tuple::rules());
     if fast_math {
         v.extend(fast_math::rules());
     }
     v
 }
 
+/// The left-hand side that matches every class holding a `tuple` node,
+/// whatever its arity (egg patterns have a fixed arity).
+pub const ANY_TUPLE: &str = "(tuple ...)";
+
+/// The searcher of [`ANY_TUPLE`]: one empty substitution per class with a
+/// tuple node.
+struct AnyTuple;
+
+impl Searcher<Hlo, HloAnalysis> for AnyTuple {
+    fn search_eclass_with_limit(
+        &self,
+        eg: &HloGraph,
+        eclass: Id,
+        limit: usize,
+    ) -> Option<SearchMatches<'_, Hlo>> {
+        (limit > 0 && eg[eclass].nodes.iter().any(|n| matches!(n, Hlo::Tuple(_)))).then(|| {
+            SearchMatches {
+                eclass,
+                substs: vec![Subst::default()],
+                ast: None,
+            }
+        })
+    }
+
+    /// Only the classes holding a tuple node (egg's op index), not all.
+    fn search_with_limit(&self, eg: &HloGraph, limit: usize) -> Vec<SearchMatches<'_, Hlo>> {
+        let key = Hlo::Tuple(Box::new([])).discriminant();
+        let mut out = Vec::new();
+        let mut left = limit;
+        for id in eg.classes_for_op(&key).into_iter().flatten() {
+            if left == 0 {
+                break;
+            }
+            if let Some(m) = self.search_eclass_with_limit(eg, id, left) {
+                left = left.saturating_sub(m.substs.len());
+                out.push(m);
+            }
+        }
+        out
+    }
+
+    fn vars(&self) -> Vec<Var> {
+        Vec::new()
+    }
+}
+
 /// The egg rewrites of `defs`.
 pub fn build(defs: &[RuleDef]) -> Result<Vec<Rewrite<Hlo, HloAnalysis>>, String> {
     defs.iter()
         .map(|d| {
+            let applier = FnApplier {
+                apply: d.apply.clone(),
+            };
+            if d.lhs == ANY_TUPLE {
+                return Rewrite::new(d.name.as_str(), AnyTuple, applier)
+                    .map_err(|e| format!("rule {}: {e}", d.name));
+            }
             let lhs: Pattern<Hlo> = d
                 .lhs
                 .parse()
                 .map_err(|e| format!("rule {}: bad pattern `{}`: {e:?}", d.name, d.lhs))?;
-            Rewrite::new(
-                d.name.as_str(),
-                lhs,
-                FnApplier {
-                    apply: d.apply.clone(),
-                },
-            )
-            .map_err(|e| format!("rule {}: {e}", d.name))
+            Rewrite::new(d.name.as_str(), lhs, applier).map_err(|e| format!("rule {}: {e}", d.name))
         })
         .collect()
 }
@@ -121,11 +173,12 @@ impl Applier<Hlo, HloAnalysis> for FnApplier {
         };
         // A rule never merges values of different shapes; refuse (and
         // record) rather than corrupt the graph.
-        if eg[new].data.shape != eg[eclass].data.shape || eg[new].data.shape.is_none() {
+        let (a, b) = (&eg[new].data, &eg[eclass].data);
+        if a.shape != b.shape || a.tuple != b.tuple || (a.shape.is_none() && a.tuple.is_none()) {
             if eg.analysis.error.is_none() {
                 eg.analysis.error = Some(format!(
-                    "rule {rule} built {:?} for a class of shape {:?}",
-                    eg[new].data.shape, eg[eclass].data.shape
+                    "rule {rule} built {:?}/{:?} for a class of shape {:?}/{:?}",
+                    a.shape, a.tuple, b.shape, b.tuple
                 ));
             }
             return vec![];
@@ -173,9 +226,9 @@ pub fn add_attr(eg: &mut HloGraph, a: Attr) -> Id {
     eg.add(Hlo::Attr(a))
 }
 
-/// Adds a node after checking it is well-formed (its shape computes).
+/// Adds a node after checking it is well-formed (its type computes).
 pub fn add(eg: &mut HloGraph, node: Hlo) -> Option<Id> {
-    node_shape(eg, &node)?;
+    node_ty(eg, &node)?;
     Some(eg.add(node))
 }
 
