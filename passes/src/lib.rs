@@ -10,6 +10,7 @@
 
 pub mod buffer_assignment;
 pub mod constant_folding;
+pub mod conv_polyphase;
 pub mod cse;
 pub mod dce;
 pub mod diff;

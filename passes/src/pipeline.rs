@@ -75,10 +75,11 @@ pub fn display_list(items: &[PipelineItem]) -> String {
 
 /// The JIT's backend pipeline: what `rxla_jit::compile` runs through the
 /// pass manager before it plans and generates code. Dots stay unfused (the
-/// GEMM engine runs them). Layouts and buffers are not passes yet: the
+/// GEMM engine runs them); input-dilated convolutions are split into
+/// phases first (`conv-polyphase`). Layouts and buffers are not passes yet: the
 /// JIT's planner honours the module's layouts (relayouting where they
 /// differ) and owns its buffers.
-pub const JIT_BACKEND: &str = "fusion{dots=false}";
+pub const JIT_BACKEND: &str = "conv-polyphase,fusion{dots=false}";
 
 /// The named pipelines and their text. O2 is O1 followed by a cleanup
 /// fixpoint; `jit-backend` is [`JIT_BACKEND`]; `jit` is O2 then the
@@ -93,7 +94,7 @@ pub const NAMED_PIPELINES: [(&str, &str); 5] = [
     ("jit-backend", JIT_BACKEND),
     (
         "jit",
-        "inline,tuple-simplify,dce,cse,constant-folding,dce,transpose-folding,fixpoint(tuple-simplify,simplify,cse,constant-folding,dce),fusion{dots=false}",
+        "inline,tuple-simplify,dce,cse,constant-folding,dce,transpose-folding,fixpoint(tuple-simplify,simplify,cse,constant-folding,dce),conv-polyphase,fusion{dots=false}",
     ),
 ];
 

@@ -52,6 +52,7 @@ impl Registry {
         r.register(|| Box::<crate::constant_folding::ConstantFolding>::default());
         r.register(|| Box::<crate::fusion::Fusion>::default());
         r.register(|| Box::new(crate::transpose_folding::TransposeFolding));
+        r.register(|| Box::new(crate::conv_polyphase::ConvPolyphase));
         r.register(|| Box::<crate::simplify::Simplify>::default());
         r.register(|| Box::<crate::layout_assignment::LayoutAssignment>::default());
         r.register(|| Box::<crate::buffer_assignment::BufferAssignmentPass>::default());
