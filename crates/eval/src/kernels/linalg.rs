@@ -186,6 +186,7 @@ pub fn cholesky(a: &ArrayLiteral, lower: bool) -> Result<ArrayLiteral> {
     Ok(ArrayLiteral {
         shape: a.shape.clone(),
         data: from_f64(a.shape.element_type, out)?,
+        runtime_sizes: Vec::new(),
     })
 }
 
@@ -264,6 +265,7 @@ pub fn triangular_solve(
     Ok(ArrayLiteral {
         shape: b.shape.clone(),
         data: from_f64(b.shape.element_type, x)?,
+        runtime_sizes: Vec::new(),
     })
 }
 
@@ -365,10 +367,12 @@ pub fn lapack_call(
         let factor = ArrayLiteral {
             shape: a.shape.clone(),
             data: from_f64(want_ty, out)?,
+            runtime_sizes: Vec::new(),
         };
         let info = ArrayLiteral {
             shape: info_shape,
             data: ArrayData::S32(info),
+            runtime_sizes: Vec::new(),
         };
         return Ok(Literal::Tuple(vec![
             Literal::Array(factor),
@@ -418,14 +422,17 @@ pub fn lapack_call(
             Literal::Array(ArrayLiteral {
                 shape: lu_shape,
                 data: from_f64(want_ty, x)?,
+                runtime_sizes: Vec::new(),
             }),
             Literal::Array(ArrayLiteral {
                 shape: ipiv_shape,
                 data: ArrayData::S32(ipiv),
+                runtime_sizes: Vec::new(),
             }),
             Literal::Array(ArrayLiteral {
                 shape: info_shape,
                 data: ArrayData::S32(info),
+                runtime_sizes: Vec::new(),
             }),
         ]));
     }
@@ -469,6 +476,7 @@ mod tests {
         ArrayLiteral {
             shape: ArrayShape::new(ElementType::F64, dims.to_vec()).unwrap(),
             data: ArrayData::F64(v),
+            runtime_sizes: Vec::new(),
         }
     }
 
