@@ -58,6 +58,11 @@ pub fn check_args(module: &Module, args: &[Literal]) -> Result<Vec<Literal>> {
                 .and_then(|l| l.parameters.get(i))
                 .filter(|s| s.compatible(&p.shape))
                 .unwrap_or(&p.shape);
+            if want.is_dynamic()
+                && let Some(a) = crate::dynamic::argument(arg, want)?
+            {
+                return Ok(a);
+            }
             if !arg.shape().compatible(want) {
                 return Err(EvalError::new(format!(
                     "argument for parameter {number} ('{}') has shape {}, expected {}",
@@ -82,13 +87,16 @@ fn result_shape(module: &Module) -> Shape {
         .unwrap_or(Shape::Tuple(vec![]))
 }
 
+/// The ENTRY result in the declared layouts, dynamic leaves sliced to
+/// their runtime sizes.
 fn finish(module: &Module, r: Literal) -> Result<Literal> {
     let want = result_shape(module);
-    if r.shape().compatible(&want) {
-        Ok(r.relayout_to(&want)?)
+    let r = if r.shape().compatible(&want) {
+        r.relayout_to(&want)?
     } else {
-        Ok(r)
-    }
+        r
+    };
+    crate::dynamic::result(r)
 }
 
 /// Evaluates the module's ENTRY computation on `args` (one replica).

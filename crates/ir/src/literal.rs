@@ -605,7 +605,7 @@ impl ArrayLiteral {
         Ok(ArrayLiteral {
             shape,
             data: self.data.clone(),
-            runtime_sizes: Vec::new(),
+            runtime_sizes: self.runtime_sizes.clone(),
         })
     }
 

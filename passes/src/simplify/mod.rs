@@ -18,7 +18,8 @@
 //! Computations with non-default layouts are left alone (values would
 //! depend on physical placement), and so are computations with complex
 //! (c64/c128) values, which the rules and the constant analysis do not
-//! model. Fuel: one unit per computation the pass
+//! model, and computations with bounded dynamic dimensions (the rules
+//! build shapes from bounds). Fuel: one unit per computation the pass
 //! rewrites (asked before rewriting it); not per rule application, since
 //! rewrites inside the e-graph are not individually observable.
 //!
@@ -303,6 +304,8 @@ pub fn simplify_computation(
         Ok(Some(why)) => {
             let what = if why.ends_with("complex values") {
                 "computations skipped (complex)"
+            } else if why.ends_with("dynamic dimensions") {
+                "computations skipped (dynamic dimensions)"
             } else {
                 "computations skipped (layouts)"
             };
