@@ -259,7 +259,10 @@ mod tests {
 
     fn dyn_vec(values: Vec<f32>, bound_mask: u64, sizes: Vec<i64>) -> ArrayLiteral {
         let n = values.len() as i64;
-        let mut a = Literal::from_vec(&[n], values).unwrap().into_array().unwrap();
+        let mut a = Literal::from_vec(&[n], values)
+            .unwrap()
+            .into_array()
+            .unwrap();
         a.shape.dynamic = DynamicDims(bound_mask);
         a.runtime_sizes = sizes;
         a

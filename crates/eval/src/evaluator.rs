@@ -325,11 +325,18 @@ impl<'a> Evaluator<'a> {
     ) -> Result<Literal> {
         use rxla_ir::dynamic;
         let op = &instr.op;
-        if matches!(op, Op::GetDimensionSize { .. } | Op::SetDimensionSize { .. }) {
+        if matches!(
+            op,
+            Op::GetDimensionSize { .. } | Op::SetDimensionSize { .. }
+        ) {
             return self.eval_instr(comp, instr, ops, args);
         }
-        let unsupported =
-            || EvalError::new(format!("dynamic dimension not supported by {} yet", op.opcode()));
+        let unsupported = || {
+            EvalError::new(format!(
+                "dynamic dimension not supported by {} yet",
+                op.opcode()
+            ))
+        };
         if !dynamic::has_rule(op) {
             return Err(unsupported());
         }
@@ -801,16 +808,23 @@ impl<'a> Evaluator<'a> {
                 let d = usize::try_from(*dimension)
                     .ok()
                     .filter(|&d| d < x.shape.rank())
-                    .ok_or_else(|| EvalError::new(format!("dimension {dimension} is out of range")))?;
+                    .ok_or_else(|| {
+                        EvalError::new(format!("dimension {dimension} is out of range"))
+                    })?;
                 let n = i32::try_from(x.runtime_size(d)).map_err(|_| {
                     EvalError::new(format!("the size of dimension {d} does not fit s32"))
                 })?;
                 Ok(Literal::scalar(n))
             }
             Op::SetDimensionSize { dimension } => {
-                let d = usize::try_from(*dimension)
-                    .map_err(|_| EvalError::new(format!("dimension {dimension} is out of range")))?;
-                a(crate::dynamic::set_dimension_size(arr(ops, 0)?, arr(ops, 1)?, d)?)
+                let d = usize::try_from(*dimension).map_err(|_| {
+                    EvalError::new(format!("dimension {dimension} is out of range"))
+                })?;
+                a(crate::dynamic::set_dimension_size(
+                    arr(ops, 0)?,
+                    arr(ops, 1)?,
+                    d,
+                )?)
             }
             Op::Unary(op) => {
                 let out = out_array(instr)?;

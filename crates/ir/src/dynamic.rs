@@ -225,11 +225,8 @@ pub fn propagate(
             let mut out = vec![None; rank];
             for d in 0..rank {
                 if let (Some(n), true) = (s0.get(d).copied()?, result_dims[d] != 1) {
-                    let (start, limit, stride) = (
-                        *starts.get(d)?,
-                        *limits.get(d)?,
-                        (*strides.get(d)?).max(1),
-                    );
+                    let (start, limit, stride) =
+                        (*starts.get(d)?, *limits.get(d)?, (*strides.get(d)?).max(1));
                     let end = n.min(limit);
                     let len = if end <= start {
                         0
@@ -320,7 +317,11 @@ pub(crate) fn apply(
     declared: Option<&Shape>,
     mut inferred: Shape,
 ) -> Result<Shape> {
-    if passes_through(op) || matches!(op, Op::SetDimensionSize { .. } | Op::GetDimensionSize { .. })
+    if passes_through(op)
+        || matches!(
+            op,
+            Op::SetDimensionSize { .. } | Op::GetDimensionSize { .. }
+        )
     {
         return Ok(inferred);
     }
@@ -371,9 +372,10 @@ fn collect_leaves<'a>(s: &'a mut Shape, out: &mut Vec<&'a mut ArrayShape>) {
 fn copy_dynamism(from: &Shape, to: &mut Shape) {
     match (from, to) {
         (Shape::Array(a), Shape::Array(b)) => b.dynamic = a.dynamic,
-        (Shape::Tuple(a), Shape::Tuple(b)) => {
-            a.iter().zip(b.iter_mut()).for_each(|(x, y)| copy_dynamism(x, y))
-        }
+        (Shape::Tuple(a), Shape::Tuple(b)) => a
+            .iter()
+            .zip(b.iter_mut())
+            .for_each(|(x, y)| copy_dynamism(x, y)),
         _ => {}
     }
 }

@@ -82,12 +82,11 @@ fn compile_dynamic(module: &Module, opts: &CompileOptions, why: String) -> Resul
             "{why}: dynamic dimensions have no native code (allow the interpreter fallback to run the module on the evaluator)"
         )));
     }
-    let placeholder =
-        rxla_ir::parse_module(
-            "HloModule dynamic\nENTRY e {\n  ROOT c = s32[] constant(0)\n}\n",
-            "<dynamic placeholder>",
-        )
-            .map_err(|e| JitError::input(e.to_string()))?;
+    let placeholder = rxla_ir::parse_module(
+        "HloModule dynamic\nENTRY e {\n  ROOT c = s32[] constant(0)\n}\n",
+        "<dynamic placeholder>",
+    )
+    .map_err(|e| JitError::input(e.to_string()))?;
     let mut exe = compile_shallow(&placeholder, opts)?;
     let entry = module.entry_computation();
     exe.params = entry
