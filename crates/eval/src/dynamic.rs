@@ -184,7 +184,7 @@ pub fn result(lit: Literal) -> Result<Literal> {
 /// the value is static there); a dim declared static must hold its full
 /// size.
 pub fn conform_array(a: &mut ArrayLiteral, s: &ArrayShape) -> Result<()> {
-    if s.dynamic == a.shape.dynamic && (s.is_dynamic() == !a.runtime_sizes.is_empty()) {
+    if s.dynamic == a.shape.dynamic && s.is_dynamic() != a.runtime_sizes.is_empty() {
         return Ok(());
     }
     let mut sizes: DimSizes = Vec::with_capacity(s.rank());
