@@ -244,13 +244,16 @@ pub fn propagate(
             for d in 0..rank {
                 if d == cd {
                     let any = sizes.iter().any(|s| s.get(d).copied().flatten().is_some());
-                    out.push(any.then(|| {
-                        sizes
-                            .iter()
-                            .zip(shapes)
-                            .map(|(s, sh)| s[d].unwrap_or(sh.dims[d]))
-                            .sum()
-                    }));
+                    if !any {
+                        out.push(None);
+                        continue;
+                    }
+                    let mut total = 0i64;
+                    for (s, sh) in sizes.iter().zip(shapes) {
+                        let n = s.get(d).copied().flatten().or(sh.dims.get(d).copied())?;
+                        total = total.saturating_add(n);
+                    }
+                    out.push(Some(total));
                 } else {
                     match agree(d, sizes.iter().map(|s| s.get(d).copied().flatten())) {
                         Ok(v) => out.push(v),

@@ -59,7 +59,8 @@ pub struct Executable {
 }
 
 /// The first instruction (or ENTRY layout) with a bounded dynamic
-/// dimension, as `computation/instruction (shape)`.
+/// dimension, as `computation/instruction (shape)`. (A get-dimension-size
+/// of a static value is an ordinary interpreter fallback.)
 pub fn dynamic_reason(module: &Module) -> Option<String> {
     if let Some(l) = &module.entry_layout
         && (l.result.is_dynamic() || l.parameters.iter().any(Shape::is_dynamic))
@@ -69,7 +70,7 @@ pub fn dynamic_reason(module: &Module) -> Option<String> {
     module.computations.iter().find_map(|c| {
         c.instructions
             .iter()
-            .find(|i| i.shape.is_dynamic() || matches!(i.op, rxla_ir::Op::GetDimensionSize { .. }))
+            .find(|i| i.shape.is_dynamic())
             .map(|i| format!("{}/{} ({})", c.name, i.name, i.shape.to_string_no_layout()))
     })
 }
