@@ -396,8 +396,13 @@ impl<'a> Evaluator<'a> {
             }
         }
         collect(&mut r, &mut leaves);
-        for leaf in leaves {
-            let s = dynamic::propagate(op, &sizes, &shapes, &leaf.shape.dims)
+        let declared: Vec<&ArrayShape> = instr.shape.leaves();
+        for (i, leaf) in leaves.into_iter().enumerate() {
+            let hint = declared
+                .get(i)
+                .map(|a| a.dynamic)
+                .unwrap_or(rxla_ir::DynamicDims::STATIC);
+            let s = dynamic::propagate(op, &sizes, &shapes, &leaf.shape.dims, hint)
                 .ok_or_else(unsupported)??;
             crate::dynamic::attach_sizes(leaf, &s);
         }

@@ -135,6 +135,9 @@ fn dynamic_dimensions_are_generated_and_evaluate() {
         rxla_eval::evaluate(&m, &args, &rxla_eval::RunOptions::default())
             .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", rxla_ir::print_module(&m)));
     }
+    println!(
+        "{modules} modules with dynamic dims: {reduces} reduces, {elementwise} elementwise ops, {sizes} get-dimension-size of dynamic values"
+    );
     assert!(modules >= 20, "only {modules} modules with dynamic dims");
     assert!(
         reduces >= 5 && elementwise >= 20 && sizes >= 5,

@@ -89,14 +89,55 @@ fn agree(dim: usize, sizes: impl Iterator<Item = Option<i64>>) -> Result<Option<
 /// The result dim of a reshape from `from` to `to` that holds operand dim
 /// `d` unchanged (same size, same product of dims before and after), if any.
 pub fn reshape_dim(from: &[i64], to: &[i64], d: usize) -> Option<usize> {
+    reshape_dims(from, to, d).first().copied()
+}
+
+/// Every result dim that holds operand dim `d` unchanged: several only
+/// when `d` has size 1 next to other size-1 dims (`[<=1,4] → [1,<=1,4]`
+/// or `[<=1,1,4]`), all equivalent for the data.
+pub fn reshape_dims(from: &[i64], to: &[i64], d: usize) -> Vec<usize> {
     let before: i128 = from[..d].iter().map(|&x| x as i128).product();
     let mut acc: i128 = 1;
+    let mut out = Vec::new();
     for (e, &t) in to.iter().enumerate() {
         if acc == before && t == from[d] {
             let after_from: i128 = from[d + 1..].iter().map(|&x| x as i128).product();
             let after_to: i128 = to[e + 1..].iter().map(|&x| x as i128).product();
             if after_from == after_to {
-                return Some(e);
+                out.push(e);
+            }
+        }
+        acc = acc.saturating_mul(t as i128);
+    }
+    out
+}
+
+/// The result dim of a reshape from `from` to `to` into which operand dim
+/// `d` merges with the static dims right after it (`[<=4,3] → [<=12]`:
+/// the valid rows are a prefix of the merged dim), with the factor its
+/// size is multiplied by. `dynamic[i]` says whether operand dim i is
+/// dynamic: the merged dims after `d` must be static.
+pub fn reshape_merge(from: &[i64], to: &[i64], dynamic: &[bool], d: usize) -> Option<(usize, i64)> {
+    let before: i128 = from[..d].iter().map(|&x| x as i128).product();
+    let mut acc: i128 = 1;
+    for (e, &t) in to.iter().enumerate() {
+        if acc == before {
+            let mut group: i128 = from[d] as i128;
+            let mut j = d + 1;
+            while group < t as i128 && j < from.len() {
+                if dynamic.get(j).copied().unwrap_or(false) {
+                    return None;
+                }
+                group *= from[j] as i128;
+                j += 1;
+            }
+            if group == t as i128 && j > d + 1 {
+                let after_from: i128 = from[j..].iter().map(|&x| x as i128).product();
+                let after_to: i128 = to[e + 1..].iter().map(|&x| x as i128).product();
+                if after_from == after_to {
+                    let factor: i128 = from[d + 1..j].iter().map(|&x| x as i128).product();
+                    return i64::try_from(factor).ok().map(|f| (e, f));
+                }
             }
         }
         acc = acc.saturating_mul(t as i128);
@@ -167,12 +208,15 @@ fn check_dim(a: &ArrayShape, dimension: i64) -> Result<usize> {
 /// operands' shapes and `result_dims` the result's (leaf) dims. `None`
 /// when `op` has no rule for dynamic operands (or the rule does not cover
 /// this case, like a reshape that splits a dynamic dim); `Some(Err)` when
-/// the runtime sizes disagree.
+/// the runtime sizes disagree. `hint` (the declared result's dynamic
+/// dims, when known) picks among equivalent choices: which of several
+/// size-1 result dims of a reshape a dynamic size-1 dim becomes.
 pub fn propagate(
     op: &Op,
     sizes: &[DimSizes],
     shapes: &[&ArrayShape],
     result_dims: &[i64],
+    hint: DynamicDims,
 ) -> Option<Result<DimSizes>> {
     let rank = result_dims.len();
     let r = match op {
@@ -207,11 +251,30 @@ pub fn propagate(
         }
         Op::Reshape => {
             let from = &shapes.first()?.dims;
+            let s0 = sizes.first()?;
+            let dynamic: Vec<bool> = s0.iter().map(Option::is_some).collect();
             let mut out = vec![None; rank];
-            for (d, s) in sizes.first()?.iter().enumerate() {
+            for (d, s) in s0.iter().enumerate() {
                 if let Some(s) = s {
-                    let e = reshape_dim(from, result_dims, d)?;
-                    out[e] = Some(*s);
+                    let cands = reshape_dims(from, result_dims, d);
+                    let pick = cands
+                        .iter()
+                        .copied()
+                        .find(|&e| hint.get(e) && out[e].is_none())
+                        .or_else(|| cands.iter().copied().find(|&e| out[e].is_none()));
+                    let (e, factor) = match pick {
+                        Some(e) => (e, 1),
+                        None => match reshape_merge(from, result_dims, &dynamic, d) {
+                            Some(m) => m,
+                            // No data at all: nothing to keep dynamic.
+                            None if result_dims.contains(&0) => continue,
+                            None => return None,
+                        },
+                    };
+                    if out[e].is_some() {
+                        return None;
+                    }
+                    out[e] = Some(s.saturating_mul(factor));
                 }
             }
             Ok(out)
@@ -306,7 +369,15 @@ pub fn propagate(
         }
         _ => return None,
     };
-    Some(r)
+    // A result dim of size 0 holds no data: it is static (a bound is ≥ 1).
+    Some(r.map(|mut v| {
+        for (s, &b) in v.iter_mut().zip(result_dims) {
+            if b == 0 {
+                *s = None;
+            }
+        }
+        v
+    }))
 }
 
 /// Sets the dynamic dims of `inferred` (the result shape shape inference
@@ -345,12 +416,16 @@ pub(crate) fn apply(
     let sizes: Vec<DimSizes> = arrays.iter().map(|a| bound_sizes(a)).collect();
     let mut leaves: Vec<&mut ArrayShape> = Vec::new();
     collect_leaves(&mut inferred, &mut leaves);
+    let hint = match declared {
+        Some(Shape::Array(d)) => d.dynamic,
+        _ => DynamicDims::STATIC,
+    };
     for leaf in leaves {
         if !any_dynamic {
             leaf.dynamic = DynamicDims::STATIC;
             continue;
         }
-        match propagate(op, &sizes, &arrays, &leaf.dims) {
+        match propagate(op, &sizes, &arrays, &leaf.dims, hint) {
             Some(Ok(s)) => leaf.dynamic = mask_of(&s),
             Some(Err(e)) => return Err(e),
             None => {
@@ -395,5 +470,20 @@ mod tests {
         assert_eq!(reshape_dim(&[4, 3], &[12], 0), None);
         assert_eq!(reshape_dim(&[4, 3], &[2, 2, 3], 0), None);
         assert_eq!(reshape_dim(&[0, 4], &[0, 2, 2], 1), None);
+        assert_eq!(reshape_dims(&[1, 4], &[1, 1, 4], 0), vec![0, 1]);
+    }
+
+    #[test]
+    fn reshape_merges_a_dynamic_dim_with_static_minor_dims() {
+        let st = [false, false, false];
+        assert_eq!(reshape_merge(&[4, 3], &[12], &st, 0), Some((0, 3)));
+        assert_eq!(reshape_merge(&[2, 4, 3], &[2, 12], &st, 1), Some((1, 3)));
+        assert_eq!(reshape_merge(&[4, 3, 2], &[24], &st, 0), Some((0, 6)));
+        assert_eq!(reshape_merge(&[4, 3, 2], &[12, 2], &st, 0), Some((0, 3)));
+        // The minor dim is dynamic too, or the dim is not the major one.
+        assert_eq!(reshape_merge(&[4, 3], &[12], &[false, true], 0), None);
+        assert_eq!(reshape_merge(&[3, 4], &[12], &st, 1), None);
+        // A split is not a merge.
+        assert_eq!(reshape_merge(&[12], &[4, 3], &st, 0), None);
     }
 }

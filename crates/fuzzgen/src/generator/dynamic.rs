@@ -2,7 +2,8 @@
 //! size a constant within the bound, so every run is defined) followed by
 //! a short chain of consumers XLA's dynamic padder handles — elementwise
 //! ops (with the static original or the dynamic value itself), transpose,
-//! a reduce over some dims, a dot — and `get-dimension-size` of dynamic
+//! reshapes that keep or merge the dynamic dim, a reduce over some dims,
+//! a dot — and `get-dimension-size` of dynamic
 //! or static dims. Dynamic values are never offered to other generators
 //! (`Gen::candidates` skips them), so no op meets a dynamic operand it
 //! does not define. Nothing here may emit an invalid instruction.
@@ -127,6 +128,7 @@ fn chain(g: &mut Gen, cb: &mut Cb) -> bool {
                     Shape::Array(t),
                 )
             }
+            4 => reshape(g, cb, v, &cur),
             _ => reduce(g, cb, v, &cur),
         };
     }
@@ -149,6 +151,34 @@ fn chain(g: &mut Gen, cb: &mut Cb) -> bool {
         }
     }
     true
+}
+
+/// A reshape that keeps the dynamic dims: flattening when only the major
+/// dim is dynamic (its size then counts whole rows), else a new leading
+/// dim of size 1.
+fn reshape(g: &mut Gen, cb: &mut Cb, v: InstrId, a: &ArrayShape) -> InstrId {
+    let only_major = a.rank() >= 2 && a.dynamic.iter().eq([0usize]);
+    let mut out = if only_major && g.coin() {
+        let n: i64 = a.dims.iter().product();
+        let mut s = ArrayShape::new(a.element_type, vec![n]).unwrap_or_else(|_| a.clone());
+        if n > 0 {
+            s.dynamic = s.dynamic.with(0);
+        }
+        s
+    } else {
+        let mut dims = vec![1];
+        dims.extend(&a.dims);
+        let mut s = ArrayShape::new(a.element_type, dims).unwrap_or_else(|_| a.clone());
+        for d in a.dynamic.iter() {
+            s.dynamic = s.dynamic.with(d + 1);
+        }
+        s
+    };
+    if out.rank() > 64 {
+        out = a.clone();
+        return g.emit(cb, Op::Copy, vec![v], Shape::Array(out));
+    }
+    g.emit(cb, Op::Reshape, vec![v], Shape::Array(out))
 }
 
 /// A reduce of the dynamic value `v` over a random subset of its dims.
