@@ -370,13 +370,20 @@ pub fn propagate(
         _ => return None,
     };
     // A result dim of size 0 holds no data: it is static (a bound is ≥ 1).
-    Some(r.map(|mut v| {
-        for (s, &b) in v.iter_mut().zip(result_dims) {
+    // Only the first 64 dims can be dynamic.
+    Some(r.and_then(|mut v| {
+        for (d, (s, &b)) in v.iter_mut().zip(result_dims).enumerate() {
             if b == 0 {
                 *s = None;
             }
+            if s.is_some() && d >= crate::shape::MAX_DYNAMIC_DIM {
+                return Err(IrError::shape(format!(
+                    "result dimension {d} would be dynamic: only the first {} dimensions can be",
+                    crate::shape::MAX_DYNAMIC_DIM
+                )));
+            }
         }
-        v
+        Ok(v)
     }))
 }
 
