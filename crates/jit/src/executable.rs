@@ -62,16 +62,18 @@ pub struct Executable {
 /// dimension, as `computation/instruction (shape)`. (A get-dimension-size
 /// of a static value is an ordinary interpreter fallback.)
 pub fn dynamic_reason(module: &Module) -> Option<String> {
-    if let Some(l) = &module.entry_layout
-        && (l.result.is_dynamic() || l.parameters.iter().any(Shape::is_dynamic))
-    {
-        return Some("entry_computation_layout".to_string());
-    }
-    module.computations.iter().find_map(|c| {
+    let instr = module.computations.iter().find_map(|c| {
         c.instructions
             .iter()
             .find(|i| i.shape.is_dynamic())
             .map(|i| format!("{}/{} ({})", c.name, i.name, i.shape.to_string_no_layout()))
+    });
+    instr.or_else(|| {
+        module
+            .entry_layout
+            .as_ref()
+            .filter(|l| l.result.is_dynamic() || l.parameters.iter().any(Shape::is_dynamic))
+            .map(|_| "entry_computation_layout".to_string())
     })
 }
 
