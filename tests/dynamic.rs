@@ -158,6 +158,16 @@ ENTRY main {
     assert!(run(&m, &[big]).unwrap_err().contains("expected f32[<=3,2]"));
     let wrong = Literal::from_vec(&[2, 3], vec![0f32; 6]).unwrap();
     assert!(run(&m, &[wrong]).is_err());
+    // A huge bound is refused before anything is allocated for it.
+    let huge = parse(
+        "HloModule m
+ENTRY main {
+  ROOT p = f32[<=1099511627776]{0} parameter(0)
+}
+",
+    );
+    let e = run(&huge, &[Literal::vec1(vec![1f32])]).unwrap_err();
+    assert!(e.contains("more than max_elements"), "{e}");
 }
 
 #[test]
