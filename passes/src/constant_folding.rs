@@ -8,8 +8,10 @@
 //! with more than `max-elements` elements, or anything with a dynamic
 //! dimension (a constant has static dims). `get-dimension-size` of a
 //! static dimension folds to its size whatever the operand (XLA's dynamic
-//! dimension inference does the same). An instruction the evaluator
-//! rejects is left alone. Honours fuel: one unit per folded instruction.
+//! dimension inference does the same), and so does one reading the dim
+//! a `set-dimension-size` just set to a constant within its bound. An
+//! instruction the evaluator rejects is left alone. Honours fuel: one unit
+//! per folded instruction.
 
 use crate::error::Result;
 use crate::pass::{Pass, PassContext, PassOption, parse_count};
@@ -172,7 +174,9 @@ fn text_exact(lit: &Literal) -> bool {
     })
 }
 
-/// The size of a `get-dimension-size` whose dimension is static.
+/// The size of a `get-dimension-size` whose dimension is static, or that
+/// reads the dimension a `set-dimension-size` just set to a constant
+/// within its bound.
 fn static_dimension_size(comp: &Computation, instr: &Instruction) -> Option<i32> {
     let Op::GetDimensionSize { dimension } = instr.op else {
         return None;
@@ -181,7 +185,15 @@ fn static_dimension_size(comp: &Computation, instr: &Instruction) -> Option<i32>
     let a = x.shape.as_array().ok()?;
     let d = usize::try_from(dimension).ok()?;
     if a.is_dynamic_dim(d) {
-        return None;
+        if x.op != (Op::SetDimensionSize { dimension }) {
+            return None;
+        }
+        let n = comp.instructions.get(x.operands.get(1)?.index())?;
+        let Op::Constant { literal } = &n.op else {
+            return None;
+        };
+        let v = *literal.as_slice::<i32>()?.first()?;
+        return (0..=*a.dims.get(d)?).contains(&(v as i64)).then_some(v);
     }
     i32::try_from(*a.dims.get(d)?).ok()
 }
