@@ -36,7 +36,11 @@ fn lit(ty: ElementType, dims: &[usize], v: &[f64]) -> Literal {
         ElementType::F32 => ArrayData::F32(v.iter().map(|&x| x as f32).collect()),
         _ => ArrayData::F64(v.to_vec()),
     };
-    Literal::Array(ArrayLiteral { shape, data })
+    Literal::Array(ArrayLiteral {
+        shape,
+        data,
+        runtime_sizes: Vec::new(),
+    })
 }
 
 fn vals(l: &Literal) -> Vec<f64> {

@@ -5,8 +5,13 @@
 //! ops calling computations with side effects, `while` loops (they may
 //! not terminate) and ops calling computations that contain one, `broadcast` and `iota` (cheap to materialize; folding
 //! them only bloats the module), anything involving tokens, or results
-//! with more than `max-elements` elements. An instruction the evaluator
-//! rejects is left alone. Honours fuel: one unit per folded instruction.
+//! with more than `max-elements` elements, or anything with a dynamic
+//! dimension (a constant has static dims). `get-dimension-size` of a
+//! static dimension folds to its size whatever the operand (XLA's dynamic
+//! dimension inference does the same), and so does one reading the dim
+//! a `set-dimension-size` just set to a constant within its bound. An
+//! instruction the evaluator rejects is left alone. Honours fuel: one unit
+//! per folded instruction.
 
 use crate::error::Result;
 use crate::pass::{Pass, PassContext, PassOption, parse_count};
@@ -88,6 +93,19 @@ impl Pass for ConstantFolding {
             for idx in 0..module.comp(cid).len() {
                 let comp = module.comp(cid);
                 let instr = comp.get(InstrId(idx as u32));
+                if let Some(size) = static_dimension_size(comp, instr) {
+                    let what = format!("constant-folding: fold {} in {}", instr.name, comp.name);
+                    if !ctx.consume_fuel(what) {
+                        continue;
+                    }
+                    let instr = module.comp_mut(cid).get_mut(InstrId(idx as u32));
+                    instr.op = Op::Constant {
+                        literal: Literal::scalar(size),
+                    };
+                    instr.operands.clear();
+                    folded += 1;
+                    continue;
+                }
                 if !foldable(comp, instr, &pure) {
                     continue;
                 }
@@ -156,7 +174,34 @@ fn text_exact(lit: &Literal) -> bool {
     })
 }
 
+/// The size of a `get-dimension-size` whose dimension is static, or that
+/// reads the dimension a `set-dimension-size` just set to a constant
+/// within its bound.
+fn static_dimension_size(comp: &Computation, instr: &Instruction) -> Option<i32> {
+    let Op::GetDimensionSize { dimension } = instr.op else {
+        return None;
+    };
+    let x = comp.instructions.get(instr.operands.first()?.index())?;
+    let a = x.shape.as_array().ok()?;
+    let d = usize::try_from(dimension).ok()?;
+    if a.is_dynamic_dim(d) {
+        if x.op != (Op::SetDimensionSize { dimension }) {
+            return None;
+        }
+        let n = comp.instructions.get(x.operands.get(1)?.index())?;
+        let Op::Constant { literal } = &n.op else {
+            return None;
+        };
+        let v = *literal.as_slice::<i32>()?.first()?;
+        return (0..=*a.dims.get(d)?).contains(&(v as i64)).then_some(v);
+    }
+    i32::try_from(*a.dims.get(d)?).ok()
+}
+
 fn foldable(comp: &Computation, instr: &Instruction, pure: &[bool]) -> bool {
+    if instr.shape.is_dynamic() {
+        return false;
+    }
     !instr.operands.is_empty()
         && !matches!(
             instr.op,

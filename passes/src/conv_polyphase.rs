@@ -165,6 +165,7 @@ fn array(et: rxla_ir::ElementType, dims: Vec<i64>) -> Shape {
         element_type: et,
         layout: Layout::default_for_rank(dims.len()),
         dims,
+        dynamic: Default::default(),
     })
 }
 

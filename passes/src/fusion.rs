@@ -220,8 +220,11 @@ fn is_loop_fusible(op: &Op) -> bool {
 
 /// Complex (c64/c128) values stay out of fusions: the JIT computes them
 /// one instruction at a time on the host (no native code for them).
+/// Values with bounded dynamic dimensions stay out too (the JIT runs such
+/// modules on the evaluator; fusions would only hide the ops).
 fn touches_complex(comp: &Computation, instr: &Instruction) -> bool {
-    let complex = |s: &Shape| s.leaves().iter().any(|a| a.element_type.is_complex());
+    let complex =
+        |s: &Shape| s.is_dynamic() || s.leaves().iter().any(|a| a.element_type.is_complex());
     complex(&instr.shape) || instr.operands.iter().any(|&o| complex(&comp.get(o).shape))
 }
 

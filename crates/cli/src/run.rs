@@ -232,6 +232,7 @@ pub fn random_literal(shape: &Shape, rng: &mut SplitMix) -> Result<Literal, Stri
                     element_type: a.element_type,
                     dims: a.dims.clone(),
                     layout: a.layout.clone(),
+                    dynamic: a.dynamic,
                 },
                 data,
             )

@@ -168,6 +168,7 @@ pub fn scalar_at(data: &ArrayData, i: usize) -> Literal {
     Literal::Array(ArrayLiteral {
         shape,
         data: data.take(&[i]),
+        runtime_sizes: Vec::new(),
     })
 }
 

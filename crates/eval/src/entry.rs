@@ -28,8 +28,20 @@ pub fn check_custom_calls(module: &Module, opts: &RunOptions) -> Result<()> {
 }
 
 /// Checks the arguments against the ENTRY parameters (count, types and
-/// dims) and gives each the parameter's layout.
+/// dims) and gives each the parameter's layout. An argument of a parameter
+/// with bounded dynamic dims is stored at its bounds (at most
+/// `RunOptions::default().max_elements` elements; see [`check_args_with`]).
 pub fn check_args(module: &Module, args: &[Literal]) -> Result<Vec<Literal>> {
+    check_args_with(module, args, crate::RunOptions::default().max_elements)
+}
+
+/// [`check_args`] with the element limit of padding dynamic arguments to
+/// their bounds.
+pub fn check_args_with(
+    module: &Module,
+    args: &[Literal],
+    max_elements: usize,
+) -> Result<Vec<Literal>> {
     let entry = module
         .computations
         .get(module.entry.index())
@@ -58,6 +70,24 @@ pub fn check_args(module: &Module, args: &[Literal]) -> Result<Vec<Literal>> {
                 .and_then(|l| l.parameters.get(i))
                 .filter(|s| s.compatible(&p.shape))
                 .unwrap_or(&p.shape);
+            if want.is_dynamic() {
+                let n = want
+                    .leaves()
+                    .iter()
+                    .map(|a| a.element_count().unwrap_or(usize::MAX))
+                    .max()
+                    .unwrap_or(0);
+                if n > max_elements {
+                    return Err(EvalError::new(format!(
+                        "parameter {number} ('{}'): its bound {} has {n} elements, more than max_elements ({max_elements})",
+                        p.name,
+                        want.to_string_no_layout()
+                    )));
+                }
+                if let Some(a) = crate::dynamic::argument(arg, want)? {
+                    return Ok(a);
+                }
+            }
             if !arg.shape().compatible(want) {
                 return Err(EvalError::new(format!(
                     "argument for parameter {number} ('{}') has shape {}, expected {}",
@@ -82,13 +112,16 @@ fn result_shape(module: &Module) -> Shape {
         .unwrap_or(Shape::Tuple(vec![]))
 }
 
+/// The ENTRY result in the declared layouts, dynamic leaves sliced to
+/// their runtime sizes.
 fn finish(module: &Module, r: Literal) -> Result<Literal> {
     let want = result_shape(module);
-    if r.shape().compatible(&want) {
-        Ok(r.relayout_to(&want)?)
+    let r = if r.shape().compatible(&want) {
+        r.relayout_to(&want)?
     } else {
-        Ok(r)
-    }
+        r
+    };
+    crate::dynamic::result(r)
 }
 
 /// Evaluates the module's ENTRY computation on `args` (one replica).
@@ -112,7 +145,7 @@ pub fn evaluate(module: &Module, args: &[Literal], opts: &RunOptions) -> Result<
     check_custom_calls(module, opts)?;
     crate::collectives::check_module(module, rxla_ir::DeviceGrid::single())?;
     let depth = crate::limits::check_depth(module)?;
-    let args = check_args(module, args)?;
+    let args = check_args_with(module, args, opts.max_elements)?;
     let refs: Vec<&Literal> = args.iter().collect();
     let r = crate::limits::with_stack(
         depth,
@@ -219,7 +252,10 @@ pub fn evaluate_replicated(
     let checked = args_per_replica
         .iter()
         .enumerate()
-        .map(|(r, a)| check_args(module, a).map_err(|e| e.context(device_label(grid, r))))
+        .map(|(r, a)| {
+            check_args_with(module, a, opts.max_elements)
+                .map_err(|e| e.context(device_label(grid, r)))
+        })
         .collect::<Result<Vec<_>>>()?;
     let coll = Collectives::new(n);
     let results: Vec<Result<Literal>> = std::thread::scope(|s| {

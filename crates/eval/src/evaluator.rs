@@ -100,7 +100,7 @@ pub fn conform(lit: &mut Literal, shape: &Shape) -> Result<()> {
                 s.layout.validate(&s.dims)?;
                 a.shape.layout = s.layout.clone();
             }
-            Ok(())
+            crate::dynamic::conform_array(a, s)
         }
         (Literal::Tuple(t), Shape::Tuple(s)) if t.len() == s.len() => {
             t.iter_mut().zip(s).try_for_each(|(l, s)| conform(l, s))
@@ -271,9 +271,14 @@ impl<'a> Evaluator<'a> {
                         })
                 })
                 .collect::<Result<_>>()?;
-            let mut r = self
-                .eval_instr(comp, instr, &ops, args)
-                .map_err(|e| e.context(&instr.name))?;
+            let dynamic = !rxla_ir::dynamic::passes_through(&instr.op)
+                && ops.iter().any(|l| crate::dynamic::is_dynamic_value(l));
+            let mut r = if dynamic {
+                self.eval_dynamic(comp, instr, &ops, args)
+            } else {
+                self.eval_instr(comp, instr, &ops, args)
+            }
+            .map_err(|e| e.context(&instr.name))?;
             conform(&mut r, &instr.shape).map_err(|e| e.context(&instr.name))?;
             for o in &instr.operands {
                 let u = &mut uses[o.index()];
@@ -304,6 +309,104 @@ impl<'a> Evaluator<'a> {
         }
         let refs: Vec<&Literal> = args.iter().collect();
         self.eval_comp(cid, &refs)
+    }
+
+    /// An instruction with a dynamic operand (see `crate::dynamic`): the
+    /// padding masked where the op would read it (the reducer's init for
+    /// reduce, zero for dot), a concatenate along a dynamic dim packed,
+    /// then the static kernel on the bound-sized data and the result's
+    /// runtime sizes from `rxla_ir::dynamic::propagate`.
+    fn eval_dynamic(
+        &mut self,
+        comp: &Computation,
+        instr: &Instruction,
+        ops: &[&Literal],
+        args: &[&Literal],
+    ) -> Result<Literal> {
+        use rxla_ir::dynamic;
+        let op = &instr.op;
+        if matches!(
+            op,
+            Op::GetDimensionSize { .. } | Op::SetDimensionSize { .. }
+        ) {
+            return self.eval_instr(comp, instr, ops, args);
+        }
+        let unsupported = || {
+            EvalError::new(format!(
+                "dynamic dimension not supported by {} yet",
+                op.opcode()
+            ))
+        };
+        if !dynamic::has_rule(op) {
+            return Err(unsupported());
+        }
+        let arrays = arrays(ops)?;
+        let sizes: Vec<dynamic::DimSizes> =
+            arrays.iter().map(|a| crate::dynamic::sizes_of(a)).collect();
+        let shapes: Vec<&ArrayShape> = arrays.iter().map(|a| &a.shape).collect();
+        let masked: Option<Vec<Literal>> = match op {
+            Op::Reduce { .. } => {
+                let n = arrays.len() / 2;
+                let mut v = Vec::with_capacity(arrays.len());
+                for (i, a) in arrays.iter().enumerate() {
+                    v.push(Literal::Array(if i < n {
+                        crate::dynamic::mask_padding(a, &arrays[n + i].data)?
+                    } else {
+                        (*a).clone()
+                    }));
+                }
+                Some(v)
+            }
+            Op::Dot { .. } => Some(
+                arrays
+                    .iter()
+                    .map(|a| {
+                        let zero = rxla_ir::ArrayData::zeros(a.shape.element_type, 1);
+                        crate::dynamic::mask_padding(a, &zero).map(Literal::Array)
+                    })
+                    .collect::<Result<_>>()?,
+            ),
+            _ => None,
+        };
+        let mut r = match op {
+            Op::Concatenate { dimension }
+                if sizes
+                    .iter()
+                    .any(|s| s.get(*dimension as usize).copied().flatten().is_some()) =>
+            {
+                Literal::Array(crate::dynamic::concatenate(
+                    &arrays,
+                    *dimension as usize,
+                    out_array(instr)?,
+                )?)
+            }
+            _ => match &masked {
+                Some(m) => {
+                    let refs: Vec<&Literal> = m.iter().collect();
+                    self.eval_instr(comp, instr, &refs, args)?
+                }
+                None => self.eval_instr(comp, instr, ops, args)?,
+            },
+        };
+        let mut leaves: Vec<&mut ArrayLiteral> = Vec::new();
+        fn collect<'x>(l: &'x mut Literal, out: &mut Vec<&'x mut ArrayLiteral>) {
+            match l {
+                Literal::Array(a) => out.push(a),
+                Literal::Tuple(t) => t.iter_mut().for_each(|x| collect(x, out)),
+            }
+        }
+        collect(&mut r, &mut leaves);
+        let declared: Vec<&ArrayShape> = instr.shape.leaves();
+        for (i, leaf) in leaves.into_iter().enumerate() {
+            let hint = declared
+                .get(i)
+                .map(|a| a.dynamic)
+                .unwrap_or(rxla_ir::DynamicDims::STATIC);
+            let s = dynamic::propagate(op, &sizes, &shapes, &leaf.shape.dims, hint)
+                .ok_or_else(unsupported)??;
+            crate::dynamic::attach_sizes(leaf, &s);
+        }
+        Ok(r)
     }
 
     fn eval_instr(
@@ -705,6 +808,29 @@ impl<'a> Evaluator<'a> {
                 .first()
                 .map(|l| (*l).clone())
                 .ok_or_else(|| EvalError::new("opt-barrier needs an operand")),
+            Op::GetDimensionSize { dimension } => {
+                let x = arr(ops, 0)?;
+                let d = usize::try_from(*dimension)
+                    .ok()
+                    .filter(|&d| d < x.shape.rank())
+                    .ok_or_else(|| {
+                        EvalError::new(format!("dimension {dimension} is out of range"))
+                    })?;
+                let n = i32::try_from(x.runtime_size(d)).map_err(|_| {
+                    EvalError::new(format!("the size of dimension {d} does not fit s32"))
+                })?;
+                Ok(Literal::scalar(n))
+            }
+            Op::SetDimensionSize { dimension } => {
+                let d = usize::try_from(*dimension).map_err(|_| {
+                    EvalError::new(format!("dimension {dimension} is out of range"))
+                })?;
+                a(crate::dynamic::set_dimension_size(
+                    arr(ops, 0)?,
+                    arr(ops, 1)?,
+                    d,
+                )?)
+            }
             Op::Unary(op) => {
                 let out = out_array(instr)?;
                 a(data::array(

@@ -5,6 +5,7 @@
 pub mod collectives;
 pub mod complex;
 pub mod data;
+pub mod dynamic;
 pub mod elementwise;
 pub mod entry;
 pub mod error;

@@ -92,6 +92,7 @@ impl Scalar {
         Literal::Array(ArrayLiteral {
             shape,
             data: self.to_data(),
+            runtime_sizes: Vec::new(),
         })
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod builder;
 pub mod collective;
+pub mod dynamic;
 pub mod element_type;
 pub mod error;
 pub mod geometry;
@@ -39,6 +40,6 @@ pub use ops::{
     GatherDims, InstrId, Op, PadDim, RngAlgorithm, RngDistribution, ScatterDims, UnaryOp, Window,
     WindowDim,
 };
-pub use shape::{ArrayShape, ProgramShape, Shape};
+pub use shape::{ArrayShape, DynamicDims, ProgramShape, Shape};
 pub use text::{ParseOptions, Parsed, parse_module, parse_module_with, print_module};
 pub use verifier::verify_module;

@@ -497,10 +497,16 @@ fn format_float(v: f64, w: FloatWidth, out: &mut String) {
 }
 
 /// An array literal: shape (with layout) and row-major data.
+///
+/// A value of a shape with bounded dynamic dims (`f32[<=4]`) is stored at
+/// its bound; `runtime_sizes` then holds one size per dimension (the bound
+/// for a static dim) and the elements past a dynamic dim's size are
+/// padding no result may depend on. Empty for a static value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ArrayLiteral {
     pub shape: ArrayShape,
     pub data: ArrayData,
+    pub runtime_sizes: Vec<i64>,
 }
 
 /// A literal value: an array or a tuple of literals.
@@ -526,7 +532,68 @@ impl ArrayLiteral {
                 data.len()
             )));
         }
-        Ok(ArrayLiteral { shape, data })
+        Ok(ArrayLiteral {
+            shape,
+            data,
+            runtime_sizes: Vec::new(),
+        })
+    }
+
+    /// The runtime size of dimension `d`: its entry in `runtime_sizes`, or
+    /// the shape's size for a static value.
+    pub fn runtime_size(&self, d: usize) -> i64 {
+        self.runtime_sizes
+            .get(d)
+            .copied()
+            .unwrap_or_else(|| self.shape.dims.get(d).copied().unwrap_or(0))
+    }
+
+    /// Does the value carry runtime sizes smaller than its bounds?
+    pub fn is_padded(&self) -> bool {
+        self.runtime_sizes
+            .iter()
+            .zip(&self.shape.dims)
+            .any(|(s, d)| s < d)
+    }
+
+    /// The valid part of a dynamic value as a static literal of its runtime
+    /// sizes (the value itself when it is static or not padded).
+    pub fn sliced_to_runtime_sizes(&self) -> Result<ArrayLiteral> {
+        if !self.is_padded() {
+            let mut out = self.clone();
+            out.shape.dynamic = crate::DynamicDims::STATIC;
+            out.runtime_sizes.clear();
+            return Ok(out);
+        }
+        let sizes = self.runtime_sizes.clone();
+        let mut shape = ArrayShape::new(self.shape.element_type, sizes.clone())?;
+        shape.layout = self.shape.layout.clone();
+        let n = shape.element_count()?;
+        let rank = sizes.len();
+        let mut idx = Vec::with_capacity(n);
+        let mut counter = vec![0i64; rank];
+        // Row-major strides of the stored (bound-sized) data.
+        let mut strides = vec![1usize; rank];
+        for d in (0..rank.saturating_sub(1)).rev() {
+            strides[d] = strides[d + 1] * self.shape.dims[d + 1] as usize;
+        }
+        for _ in 0..n {
+            idx.push(
+                counter
+                    .iter()
+                    .zip(&strides)
+                    .map(|(&c, &s)| c as usize * s)
+                    .sum(),
+            );
+            for d in (0..rank).rev() {
+                counter[d] += 1;
+                if counter[d] < sizes[d] {
+                    break;
+                }
+                counter[d] = 0;
+            }
+        }
+        ArrayLiteral::new(shape, self.data.take(&idx))
     }
 
     /// The same values under another layout (data is row-major, so only the
@@ -538,6 +605,7 @@ impl ArrayLiteral {
         Ok(ArrayLiteral {
             shape,
             data: self.data.clone(),
+            runtime_sizes: self.runtime_sizes.clone(),
         })
     }
 
@@ -629,6 +697,7 @@ impl Literal {
         Literal::Array(ArrayLiteral {
             shape: ArrayShape::new(T::TYPE, Vec::new()).expect("scalar shape"),
             data: T::wrap(vec![v]),
+            runtime_sizes: Vec::new(),
         })
     }
 
@@ -652,6 +721,7 @@ impl Literal {
             Shape::Array(a) => Ok(Literal::Array(ArrayLiteral {
                 data: ArrayData::zeros(a.element_type, a.element_count()?),
                 shape: a.clone(),
+                runtime_sizes: Vec::new(),
             })),
             Shape::Tuple(t) => Ok(Literal::Tuple(
                 t.iter().map(Literal::zeros).collect::<Result<_>>()?,
@@ -663,6 +733,7 @@ impl Literal {
         Literal::Array(ArrayLiteral {
             shape: ArrayShape::new(ElementType::Token, Vec::new()).expect("token"),
             data: ArrayData::Token(1),
+            runtime_sizes: Vec::new(),
         })
     }
 

@@ -788,6 +788,12 @@ pub enum Op {
         fft_type: FftType,
         fft_length: Vec<i64>,
     },
+    /// `get-dimension-size(x), dimensions={d}`: the runtime size of
+    /// dimension d as an `s32[]` (the static size for a static dim).
+    GetDimensionSize { dimension: i64 },
+    /// `set-dimension-size(x, s32[] n), dimensions={d}`: x with dimension
+    /// d dynamic and its runtime size set to n (data unchanged).
+    SetDimensionSize { dimension: i64 },
     /// Elementwise unary op.
     Unary(UnaryOp),
     /// Elementwise binary op.
@@ -859,6 +865,8 @@ impl Op {
             Op::TopK { .. } => "topk",
             Op::Complex => "complex",
             Op::Fft { .. } => "fft",
+            Op::GetDimensionSize { .. } => "get-dimension-size",
+            Op::SetDimensionSize { .. } => "set-dimension-size",
             Op::Unary(u) => u.name(),
             Op::Binary(b) => b.name(),
         }
@@ -929,6 +937,8 @@ impl Op {
             "topk",
             "complex",
             "fft",
+            "get-dimension-size",
+            "set-dimension-size",
         ];
         v.extend(UnaryOp::ALL.iter().map(|u| u.name()));
         v.extend(BinaryOp::ALL.iter().map(|b| b.name()));

@@ -1,6 +1,12 @@
 //! Shapes: an array (element type, dims, layout) or a tuple of shapes, and
 //! program shapes (a computation's signature). Sizes are computed with
 //! overflow checks: a product that overflows is an error, never a wrap.
+//!
+//! Bounded dynamic dimensions (`f32[<=4,3]`): `dims` holds the bound and
+//! [`DynamicDims`] one bit per dimension saying it is dynamic. Static shapes
+//! carry an empty mask (a `u64`, no allocation), so nothing changes for
+//! them. [`Shape::compatible`] ignores the mask (XLA's `Compatible`);
+//! [`Shape::same_dynamism`] compares it.
 
 use crate::element_type::ElementType;
 use crate::error::{IrError, Result};
@@ -11,12 +17,75 @@ use std::fmt;
 /// allocation from sizes the text merely declares.
 pub const MAX_DIM: i64 = 1 << 40;
 
-/// An array shape: element type, dims (each ≥ 0) and a layout.
+/// Dynamic dimensions can only be among the first 64 dimensions.
+pub const MAX_DYNAMIC_DIM: usize = 64;
+
+/// Which dimensions of an array shape are bounded dynamic (`<=N`): bit `i`
+/// for dimension `i`. The default (no bit) is a static shape.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DynamicDims(pub u64);
+
+impl DynamicDims {
+    pub const STATIC: DynamicDims = DynamicDims(0);
+
+    pub fn is_static(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Is dimension `d` dynamic?
+    pub fn get(self, d: usize) -> bool {
+        d < MAX_DYNAMIC_DIM && self.0 >> d & 1 == 1
+    }
+
+    /// Marks dimension `d` dynamic (or static); errors past
+    /// [`MAX_DYNAMIC_DIM`] when marking dynamic.
+    pub fn set(&mut self, d: usize, dynamic: bool) -> Result<()> {
+        if d >= MAX_DYNAMIC_DIM {
+            if dynamic {
+                return Err(IrError::shape(format!(
+                    "dimension {d} cannot be dynamic: only the first {MAX_DYNAMIC_DIM} dimensions can"
+                )));
+            }
+            return Ok(());
+        }
+        if dynamic {
+            self.0 |= 1 << d;
+        } else {
+            self.0 &= !(1 << d);
+        }
+        Ok(())
+    }
+
+    /// The mask with the bit of `d` set (ignored past [`MAX_DYNAMIC_DIM`]).
+    pub fn with(mut self, d: usize) -> DynamicDims {
+        let _ = self.set(d, true);
+        self
+    }
+
+    /// Dynamic dimension numbers, ascending.
+    pub fn iter(self) -> impl Iterator<Item = usize> {
+        (0..MAX_DYNAMIC_DIM).filter(move |&d| self.get(d))
+    }
+
+    /// Keeps only bits below `rank`.
+    pub fn truncate(self, rank: usize) -> DynamicDims {
+        if rank >= MAX_DYNAMIC_DIM {
+            self
+        } else {
+            DynamicDims(self.0 & ((1u64 << rank) - 1))
+        }
+    }
+}
+
+/// An array shape: element type, dims (each ≥ 0; the bound of a dynamic
+/// dimension), the dynamic-dimension mask and a layout.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ArrayShape {
     pub element_type: ElementType,
     pub dims: Vec<i64>,
     pub layout: Layout,
+    /// Bounded dynamic dimensions; empty for a static shape.
+    pub dynamic: DynamicDims,
 }
 
 /// A shape: an array or a (possibly nested, possibly empty) tuple.
@@ -41,7 +110,32 @@ impl ArrayShape {
             element_type,
             dims,
             layout,
+            dynamic: DynamicDims::STATIC,
         })
+    }
+
+    /// Is any dimension dynamic?
+    pub fn is_dynamic(&self) -> bool {
+        !self.dynamic.is_static()
+    }
+
+    /// Is dimension `d` dynamic?
+    pub fn is_dynamic_dim(&self, d: usize) -> bool {
+        self.dynamic.get(d)
+    }
+
+    /// The same shape with the given dynamic mask (bits past the rank
+    /// dropped).
+    pub fn with_dynamic(mut self, dynamic: DynamicDims) -> ArrayShape {
+        self.dynamic = dynamic.truncate(self.dims.len());
+        self
+    }
+
+    /// The same shape with every dimension static.
+    pub fn to_static(&self) -> ArrayShape {
+        let mut s = self.clone();
+        s.dynamic = DynamicDims::STATIC;
+        s
     }
 
     /// Like [`ArrayShape::new`] with an explicit layout, validated.
@@ -90,7 +184,8 @@ impl ArrayShape {
         resolve_dim(d, self.rank())
     }
 
-    /// Same element type and dims (layout ignored).
+    /// Same element type and dims (layout and dynamism ignored, like
+    /// XLA's `ShapeUtil::Compatible`; a dynamic dim compares its bound).
     pub fn compatible(&self, other: &ArrayShape) -> bool {
         self.element_type == other.element_type && self.dims == other.dims
     }
@@ -105,15 +200,19 @@ impl ArrayShape {
             element_type: self.element_type,
             dims: self.dims.clone(),
             layout: Layout::default_for_rank(self.dims.len()),
+            dynamic: self.dynamic,
         }
     }
 
-    /// Writes `f32[2,3]` (no layout).
+    /// Writes `f32[2,3]` / `f32[<=4,3]` (no layout).
     pub fn fmt_no_layout(&self, f: &mut impl fmt::Write) -> fmt::Result {
         write!(f, "{}[", self.element_type)?;
         for (i, d) in self.dims.iter().enumerate() {
             if i > 0 {
                 f.write_str(",")?;
+            }
+            if self.dynamic.get(i) {
+                f.write_str("<=")?;
             }
             write!(f, "{d}")?;
         }
@@ -177,6 +276,7 @@ impl Shape {
             element_type,
             dims: Vec::new(),
             layout: Layout::default_for_rank(0),
+            dynamic: DynamicDims::STATIC,
         })
     }
 
@@ -251,11 +351,41 @@ impl Shape {
         }
     }
 
+    /// Same dynamic dimensions (recursively for tuples; tuple structure
+    /// and ranks are assumed compatible).
+    pub fn same_dynamism(&self, other: &Shape) -> bool {
+        match (self, other) {
+            (Shape::Array(a), Shape::Array(b)) => a.dynamic == b.dynamic,
+            (Shape::Tuple(a), Shape::Tuple(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_dynamism(y))
+            }
+            _ => false,
+        }
+    }
+
+    /// Compatible and with the same dynamic dimensions.
+    pub fn compatible_dynamic(&self, other: &Shape) -> bool {
+        self.compatible(other) && self.same_dynamism(other)
+    }
+
+    /// Does any array leaf have a dynamic dimension?
+    pub fn is_dynamic(&self) -> bool {
+        match self {
+            Shape::Array(a) => a.is_dynamic(),
+            Shape::Tuple(t) => t.iter().any(Shape::is_dynamic),
+        }
+    }
+
     /// Validates dims and layouts recursively.
     pub fn validate(&self) -> Result<()> {
         match self {
             Shape::Array(a) => {
                 check_dims(&a.dims)?;
+                if a.dynamic.truncate(a.dims.len()) != a.dynamic {
+                    return Err(IrError::shape(format!(
+                        "dynamic dimension mask of {a} names a dimension past its rank"
+                    )));
+                }
                 a.layout.validate(&a.dims)?;
                 a.element_count()?;
                 a.byte_size()?;
@@ -381,6 +511,17 @@ impl ProgramShape {
                 .all(|(a, b)| a.compatible(b))
             && self.result.compatible(&other.result)
     }
+
+    /// Compatible, and with the same dynamic dimensions everywhere.
+    pub fn compatible_dynamic(&self, other: &ProgramShape) -> bool {
+        self.compatible(other)
+            && self
+                .parameters
+                .iter()
+                .zip(&other.parameters)
+                .all(|(a, b)| a.same_dynamism(b))
+            && self.result.same_dynamism(&other.result)
+    }
 }
 
 impl fmt::Display for ProgramShape {
@@ -424,6 +565,23 @@ mod tests {
         assert_eq!(s.resolve_dim(-3).unwrap(), 0);
         assert!(s.resolve_dim(-4).is_err());
         assert!(s.resolve_dim(3).is_err());
+    }
+
+    #[test]
+    fn dynamic_dims_print_and_compare() {
+        let s = ArrayShape::new(ElementType::F32, vec![4, 3])
+            .unwrap()
+            .with_dynamic(DynamicDims::STATIC.with(0));
+        assert_eq!(s.to_string(), "f32[<=4,3]{1,0}");
+        assert!(s.is_dynamic_dim(0) && !s.is_dynamic_dim(1));
+        let st = ArrayShape::new(ElementType::F32, vec![4, 3]).unwrap();
+        assert!(s.compatible(&st));
+        assert!(!Shape::Array(s.clone()).same_dynamism(&Shape::Array(st.clone())));
+        assert_eq!(s.to_static(), st);
+        let mut m = DynamicDims::STATIC;
+        assert!(m.set(64, true).is_err());
+        assert!(m.set(63, true).is_ok());
+        assert_eq!(m.iter().collect::<Vec<_>>(), vec![63]);
     }
 
     #[test]

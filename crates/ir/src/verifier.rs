@@ -100,7 +100,7 @@ pub fn verify_computation(module: &Module, id: CompId) -> Result<()> {
             .map(|o| &c.instructions[o.index()].shape)
             .collect();
         let inferred = infer_shape(module, &instr.op, &operands, Some(&instr.shape)).map_err(at)?;
-        if !inferred.compatible(&instr.shape) {
+        if !inferred.compatible_dynamic(&instr.shape) {
             return Err(at(IrError::verify(format!(
                 "the shape is {} but {} infers {}",
                 instr.shape.to_string_no_layout(),
@@ -222,7 +222,7 @@ fn check_entry_layout(module: &Module) -> Result<()> {
     for (i, (l, a)) in layout.parameters.iter().zip(&actual.parameters).enumerate() {
         l.validate()
             .map_err(|e| ctx(format!("parameter {i}: {e}")))?;
-        if !l.compatible(a) {
+        if !l.compatible_dynamic(a) {
             return Err(ctx(format!(
                 "parameter {i} is {} but ENTRY {} takes {}",
                 l.to_string_no_layout(),
@@ -235,7 +235,7 @@ fn check_entry_layout(module: &Module) -> Result<()> {
         .result
         .validate()
         .map_err(|e| ctx(format!("result: {e}")))?;
-    if !layout.result.compatible(&actual.result) {
+    if !layout.result.compatible_dynamic(&actual.result) {
         return Err(ctx(format!(
             "the result is {} but ENTRY {} returns {}",
             layout.result.to_string_no_layout(),

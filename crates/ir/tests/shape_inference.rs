@@ -1169,6 +1169,7 @@ impl Lcg {
             element_type: self.ty(),
             layout: Layout::default_for_rank(dims.len()),
             dims,
+            dynamic: rxla_ir::DynamicDims::STATIC,
         })
     }
     fn window(&mut self) -> Window {

@@ -152,6 +152,7 @@ fn shapes_are_rechecked() {
         element_type: F32,
         dims: vec![2],
         layout: Layout::from_minor_to_major(vec![1]),
+        dynamic: rxla_ir::DynamicDims::STATIC,
     });
     assert_eq!(
         verify_err(&m),
@@ -267,6 +268,7 @@ fn entry_computation_layout() {
             element_type: F32,
             dims: vec![2],
             layout: Layout::from_minor_to_major(vec![0, 1]),
+            dynamic: rxla_ir::DynamicDims::STATIC,
         })],
         result: Shape::scalar(F32),
     });

@@ -2,7 +2,10 @@
 //! an [`Executable`] runs it many times, on literals (`run`) or on the
 //! caller's physical buffers (`run_into`, zero-copy for the root). Its
 //! internal buffers are allocated on the first run and reused. It is
-//! `Send + Sync`: concurrent runs each get their own buffers.
+//! `Send + Sync`: concurrent runs each get their own buffers. A module with
+//! bounded dynamic dimensions has no native code: with the interpreter
+//! fallback allowed it runs whole on the reference evaluator (`run` only),
+//! else `compile` refuses it.
 
 use crate::codegen::{Code, Jit};
 use crate::error::{JitError, Result};
@@ -50,6 +53,71 @@ pub struct Executable {
     eval_module: Option<Box<Module>>,
     /// No collective needs the evaluator (see `evaluator_reason`).
     stats_collectives_native: bool,
+    /// The module, when it has dynamic dimensions: every run evaluates it
+    /// (see [`dynamic_reason`]).
+    dynamic_module: Option<Box<Module>>,
+}
+
+/// The first instruction (or ENTRY layout) with a bounded dynamic
+/// dimension, as `computation/instruction (shape)`. (A get-dimension-size
+/// of a static value is an ordinary interpreter fallback.)
+pub fn dynamic_reason(module: &Module) -> Option<String> {
+    let instr = module.computations.iter().find_map(|c| {
+        c.instructions
+            .iter()
+            .find(|i| i.shape.is_dynamic())
+            .map(|i| format!("{}/{} ({})", c.name, i.name, i.shape.to_string_no_layout()))
+    });
+    instr.or_else(|| {
+        module
+            .entry_layout
+            .as_ref()
+            .filter(|l| l.result.is_dynamic() || l.parameters.iter().any(Shape::is_dynamic))
+            .map(|_| "entry_computation_layout".to_string())
+    })
+}
+
+/// A module with dynamic dimensions: refused without the interpreter
+/// fallback, else an Executable that evaluates it whole.
+fn compile_dynamic(module: &Module, opts: &CompileOptions, why: String) -> Result<Executable> {
+    if !opts.allow_interpreter_fallback {
+        return Err(JitError::unsupported(format!(
+            "{why}: dynamic dimensions have no native code (allow the interpreter fallback to run the module on the evaluator)"
+        )));
+    }
+    let placeholder = rxla_ir::parse_module(
+        "HloModule dynamic\nENTRY e {\n  ROOT c = s32[] constant(0)\n}\n",
+        "<dynamic placeholder>",
+    )
+    .map_err(|e| JitError::input(e.to_string()))?;
+    let mut exe = compile_shallow(&placeholder, opts)?;
+    let entry = module.entry_computation();
+    exe.params = entry
+        .parameters()
+        .into_iter()
+        .map(|p| entry.get(p).shape.clone())
+        .collect();
+    exe.result = entry.root_instruction().shape.clone();
+    exe.entry_result = exe.result.clone();
+    exe.stats = CompileStats {
+        fallbacks: vec![format!(
+            "{why}: dynamic dimensions (the whole module runs on the evaluator)"
+        )],
+        isa: exe.stats.isa.clone(),
+        ..CompileStats::default()
+    };
+    exe.replicas = module.replica_count().max(1) as usize;
+    exe.declared_replicas = module
+        .attr("replica_count")
+        .map(|_| module.replica_count().max(0) as usize);
+    exe.partitions = module.num_partitions().max(1) as usize;
+    exe.declared_partitions = module
+        .attr("num_partitions")
+        .map(|_| module.num_partitions().max(0) as usize);
+    exe.eval_module = Some(Box::new(module.clone()));
+    exe.stats_collectives_native = false;
+    exe.dynamic_module = Some(Box::new(module.clone()));
+    Ok(exe)
 }
 
 /// Why a multi-device run of `module` goes to the evaluator (`None`: the
@@ -114,6 +182,9 @@ struct SendCell<T>(T);
 unsafe impl<T> Send for SendCell<T> {}
 
 fn compile_shallow(module: &Module, opts: &CompileOptions) -> Result<Executable> {
+    if let Some(why) = dynamic_reason(module) {
+        return compile_dynamic(module, opts, why);
+    }
     let original = module;
     let fused;
     let module = if opts.fusion {
@@ -210,6 +281,7 @@ fn compile_shallow(module: &Module, opts: &CompileOptions) -> Result<Executable>
             .map(|_| module.num_partitions().max(0) as usize),
         eval_module: has_collectives.then(|| Box::new(original.clone())),
         stats_collectives_native: why.is_none(),
+        dynamic_module: None,
     })
 }
 
@@ -418,6 +490,14 @@ impl Executable {
         opts: &RunOptions,
         replica: Option<ReplicaRun>,
     ) -> Result<Literal> {
+        if let Some(m) = &self.dynamic_module {
+            if replica.is_some() {
+                return Err(JitError::unsupported(
+                    "a module with dynamic dimensions runs replicated on the evaluator only",
+                ));
+            }
+            return Ok(rxla_eval::evaluate(m, args, opts)?);
+        }
         if args.len() != self.params.len() {
             return Err(JitError::input(format!(
                 "expected {} argument(s), got {}",
@@ -483,6 +563,11 @@ impl Executable {
         opts: &RunOptions,
         replica: Option<ReplicaRun>,
     ) -> Result<()> {
+        if self.dynamic_module.is_some() {
+            return Err(JitError::unsupported(
+                "run_into: the module has dynamic dimensions (results have runtime sizes); use run",
+            ));
+        }
         let mut args: Vec<Vec<Leaf>> = Vec::with_capacity(self.params.len());
         let mut k = 0;
         for (pi, p) in self.params.iter().enumerate() {

@@ -749,7 +749,7 @@ pub const MAX_CONSTANT_BYTES: usize = 1 << 30;
 /// Converts `dense<...>` of type `ty` into a literal: a single value
 /// splats; otherwise the element count must match.
 pub fn dense_to_literal(v: &DenseVal, ty: &Type) -> Result<Literal, String> {
-    let Type::Tensor(dims, et) = ty else {
+    let Type::Tensor(dims, et, _) = ty else {
         return Err(format!("dense<...> needs a tensor type, got {ty}"));
     };
     let et = *et;

@@ -316,7 +316,9 @@ impl<'a> Lexer<'a> {
     /// Reads the dimension list of a shaped type: `2x3x` (each dim
     /// followed by `x`), stopping before the element type. `?` (dynamic)
     /// is an error naming the position.
-    pub fn dims(&mut self) -> Result<Vec<i64>, IrError> {
+    /// `None` for a dynamic dimension `?` (its bound comes from the
+    /// tensor's `#stablehlo.bounds<...>` encoding).
+    pub fn dims(&mut self) -> Result<Vec<Option<i64>>, IrError> {
         self.skip_ws();
         let mut dims = Vec::new();
         loop {
@@ -324,10 +326,12 @@ impl<'a> Lexer<'a> {
             let start = self.pos;
             match b.get(self.pos) {
                 Some(b'?') => {
-                    return Err(self.err_at(
-                        start,
-                        "dynamic dimension '?': rxla supports static shapes only",
-                    ));
+                    self.pos += 1;
+                    if self.bytes().get(self.pos) != Some(&b'x') {
+                        return Err(self.err_at(self.pos, "expected 'x' after a dimension size"));
+                    }
+                    self.pos += 1;
+                    dims.push(None);
                 }
                 Some(c) if c.is_ascii_digit() => {
                     let digits = self.take_while(|b| b.is_ascii_digit());
@@ -338,7 +342,7 @@ impl<'a> Lexer<'a> {
                     let d: i64 = digits
                         .parse()
                         .map_err(|_| self.err_at(start, "dimension size is too large"))?;
-                    dims.push(d);
+                    dims.push(Some(d));
                 }
                 _ => return Ok(dims),
             }
@@ -422,9 +426,9 @@ mod tests {
     #[test]
     fn dims_read_up_to_the_element_type() {
         let mut l = Lexer::new("2x3xf32>", "t");
-        assert_eq!(l.dims().unwrap(), vec![2, 3]);
+        assert_eq!(l.dims().unwrap(), vec![Some(2), Some(3)]);
         assert_eq!(l.next().unwrap().0, Tok::Ident("f32".into()));
         let mut l = Lexer::new("?x3xf32>", "t");
-        assert!(l.dims().unwrap_err().to_string().contains("dynamic"));
+        assert_eq!(l.dims().unwrap(), vec![None, Some(3)]);
     }
 }

@@ -1,20 +1,23 @@
 //! MLIR types as StableHLO uses them — `tensor<2x3xf32>`, scalar element
 //! types (`i1`, `ui8`, `bf16`, `complex<f32>`), `tuple<...>` and
 //! `!stablehlo.token` — and their mapping to rxla shapes (i1→pred,
-//! iN→sN, uiN→uN, complex<f32>→c64, row-major layouts). Parsing and
-//! mapping only: types the IR lacks (dynamic dims, f8, i4, quantized)
-//! are errors naming what was found; nothing here builds instructions.
+//! iN→sN, uiN→uN, complex<f32>→c64, row-major layouts), bounded dynamic
+//! dims `tensor<?x4xf32, #stablehlo.bounds<4, ?>>` → `f32[<=4,4]`.
+//! Parsing and mapping only: types the IR lacks (unbounded dynamic dims,
+//! other encodings, quantized) are errors naming what was found; nothing
+//! here builds instructions.
 
 use crate::lexer::{Lexer, MAX_DEPTH, Tok};
-use rxla_ir::{ElementType, IrError, Shape};
+use rxla_ir::{DynamicDims, ElementType, IrError, Shape};
 
 /// A parsed type.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Type {
     /// A scalar element type outside a tensor (`i64` in `1 : i64`).
     Scalar(ElementType),
-    /// `tensor<dims x elem>`.
-    Tensor(Vec<i64>, ElementType),
+    /// `tensor<dims x elem>`; a dynamic dim holds its bound and its bit
+    /// in the mask.
+    Tensor(Vec<i64>, ElementType, DynamicDims),
     Tuple(Vec<Type>),
     Token,
 }
@@ -24,7 +27,13 @@ impl Type {
     pub fn to_shape(&self) -> Result<Shape, IrError> {
         Ok(match self {
             Type::Scalar(e) => Shape::scalar(*e),
-            Type::Tensor(d, e) => Shape::array(*e, d.clone())?,
+            Type::Tensor(d, e, m) => {
+                let mut s = rxla_ir::ArrayShape::new(*e, d.clone())?;
+                s.dynamic = *m;
+                let s = Shape::Array(s);
+                s.validate()?;
+                s
+            }
             Type::Tuple(ts) => {
                 Shape::tuple(ts.iter().map(Type::to_shape).collect::<Result<_, _>>()?)
             }
@@ -34,14 +43,14 @@ impl Type {
 
     pub fn element_type(&self) -> Option<ElementType> {
         match self {
-            Type::Scalar(e) | Type::Tensor(_, e) => Some(*e),
+            Type::Scalar(e) | Type::Tensor(_, e, _) => Some(*e),
             _ => None,
         }
     }
 
     pub fn dims(&self) -> &[i64] {
         match self {
-            Type::Tensor(d, _) => d,
+            Type::Tensor(d, _, _) => d,
             _ => &[],
         }
     }
@@ -51,12 +60,31 @@ impl std::fmt::Display for Type {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Type::Scalar(e) => write!(f, "{}", mlir_name(*e)),
-            Type::Tensor(d, e) => {
+            Type::Tensor(d, e, m) => {
                 write!(f, "tensor<")?;
-                for x in d {
-                    write!(f, "{x}x")?;
+                for (i, x) in d.iter().enumerate() {
+                    if m.get(i) {
+                        write!(f, "?x")?;
+                    } else {
+                        write!(f, "{x}x")?;
+                    }
                 }
-                write!(f, "{}>", mlir_name(*e))
+                write!(f, "{}", mlir_name(*e))?;
+                if !m.is_static() {
+                    write!(f, ", #stablehlo.bounds<")?;
+                    for (i, x) in d.iter().enumerate() {
+                        if i > 0 {
+                            write!(f, ", ")?;
+                        }
+                        if m.get(i) {
+                            write!(f, "{x}")?;
+                        } else {
+                            write!(f, "?")?;
+                        }
+                    }
+                    write!(f, ">")?;
+                }
+                write!(f, ">")
             }
             Type::Tuple(ts) => {
                 write!(f, "tuple<")?;
@@ -159,6 +187,7 @@ pub fn parse_type(lx: &mut Lexer, depth: usize) -> Result<Type, IrError> {
         Tok::Ident(name) => match name.as_str() {
             "tensor" => {
                 expect_punct(lx, '<')?;
+                let dims_at = lx.pos;
                 let dims = lx.dims()?;
                 let (et, epos) = lx.next()?;
                 let elem = match et {
@@ -181,11 +210,20 @@ pub fn parse_type(lx: &mut Lexer, depth: usize) -> Result<Type, IrError> {
                 };
                 let (t, p) = lx.next()?;
                 match t {
-                    Tok::Punct('>') => Ok(Type::Tensor(dims, elem)),
-                    Tok::Punct(',') => Err(lx.err_at(
-                        p,
-                        "tensor encodings (bounded dynamic shapes, sparsity) are not supported",
-                    )),
+                    Tok::Punct('>') => {
+                        if dims.iter().any(Option::is_none) {
+                            return Err(lx.err_at(
+                                dims_at,
+                                "dynamic dimension '?' without a bound: rxla supports bounded dynamic dimensions only (tensor<?x...xf32, #stablehlo.bounds<N, ...>>)",
+                            ));
+                        }
+                        Ok(Type::Tensor(dims.into_iter().flatten().collect(), elem, DynamicDims::STATIC))
+                    }
+                    Tok::Punct(',') => {
+                        let (dims, mask) = bounds(lx, &dims)?;
+                        expect_punct(lx, '>')?;
+                        Ok(Type::Tensor(dims, elem, mask))
+                    }
                     t => Err(lx.err_at(
                         p,
                         format!("expected '>' after the tensor type, found {}", t.describe()),
@@ -245,6 +283,89 @@ pub fn parse_type(lx: &mut Lexer, depth: usize) -> Result<Type, IrError> {
     }
 }
 
+/// Reads `#stablehlo.bounds<b0, ?, ...>` (after the `,` of a tensor type):
+/// one entry per dim, a positive bound for each `?` dim and `?` for each
+/// static one. Returns the dims (bounds in place of `?`) and the mask.
+fn bounds(lx: &mut Lexer, dims: &[Option<i64>]) -> Result<(Vec<i64>, DynamicDims), IrError> {
+    let (t, p) = lx.next()?;
+    match t {
+        Tok::Hash(n) if n == "stablehlo.bounds" => {}
+        t => {
+            return Err(lx.err_at(
+                p,
+                format!(
+                    "unsupported tensor encoding {}; rxla reads #stablehlo.bounds<...> only",
+                    t.describe()
+                ),
+            ));
+        }
+    }
+    expect_punct(lx, '<')?;
+    let mut out = Vec::with_capacity(dims.len());
+    let mut mask = DynamicDims::STATIC;
+    for (i, d) in dims.iter().enumerate() {
+        if i > 0 {
+            expect_punct(lx, ',')?;
+        }
+        let (t, p) = lx.next()?;
+        match (d, t) {
+            (None, Tok::Int(s)) => {
+                let b: i64 = s
+                    .parse()
+                    .map_err(|_| lx.err_at(p, format!("bad bound '{s}'")))?;
+                if !(1..=rxla_ir::shape::MAX_DIM).contains(&b) {
+                    return Err(lx.err_at(
+                        p,
+                        format!(
+                            "the bound of a dynamic dimension must be in 1..={}, got {b}",
+                            rxla_ir::shape::MAX_DIM
+                        ),
+                    ));
+                }
+                mask.set(i, true).map_err(|e| lx.err_at(p, e.to_string()))?;
+                out.push(b);
+            }
+            (Some(s), Tok::Punct('?')) => out.push(*s),
+            (None, Tok::Punct('?')) => {
+                return Err(lx.err_at(
+                    p,
+                    format!("dimension {i} is dynamic without a bound: rxla supports bounded dynamic dimensions only"),
+                ));
+            }
+            (Some(_), t) => {
+                return Err(lx.err_at(
+                    p,
+                    format!(
+                        "expected '?' for static dimension {i} in the bounds, found {}",
+                        t.describe()
+                    ),
+                ));
+            }
+            (None, t) => {
+                return Err(lx.err_at(
+                    p,
+                    format!(
+                        "expected the bound of dynamic dimension {i}, found {}",
+                        t.describe()
+                    ),
+                ));
+            }
+        }
+    }
+    let (t, p) = lx.next()?;
+    if t != Tok::Punct('>') {
+        return Err(lx.err_at(
+            p,
+            format!(
+                "expected '>' after {} bounds (one per dimension), found {}",
+                dims.len(),
+                t.describe()
+            ),
+        ));
+    }
+    Ok((out, mask))
+}
+
 fn complex(lx: &mut Lexer) -> Result<ElementType, IrError> {
     expect_punct(lx, '<')?;
     let (t, p) = lx.next()?;
@@ -287,35 +408,42 @@ mod tests {
     fn maps_types() {
         assert_eq!(
             ty("tensor<2x3xf32>").unwrap(),
-            Type::Tensor(vec![2, 3], ElementType::F32)
+            Type::Tensor(vec![2, 3], ElementType::F32, DynamicDims::STATIC)
         );
         assert_eq!(
             ty("tensor<i1>").unwrap(),
-            Type::Tensor(vec![], ElementType::Pred)
+            Type::Tensor(vec![], ElementType::Pred, DynamicDims::STATIC)
         );
         assert_eq!(
             ty("tensor<4xui8>").unwrap(),
-            Type::Tensor(vec![4], ElementType::U8)
+            Type::Tensor(vec![4], ElementType::U8, DynamicDims::STATIC)
         );
         assert_eq!(
             ty("tensor<0x2xcomplex<f64>>").unwrap(),
-            Type::Tensor(vec![0, 2], ElementType::C128)
+            Type::Tensor(vec![0, 2], ElementType::C128, DynamicDims::STATIC)
         );
         assert_eq!(
             ty("tuple<tensor<bf16>, !stablehlo.token>").unwrap(),
-            Type::Tuple(vec![Type::Tensor(vec![], ElementType::BF16), Type::Token])
+            Type::Tuple(vec![
+                Type::Tensor(vec![], ElementType::BF16, DynamicDims::STATIC),
+                Type::Token
+            ])
         );
         assert_eq!(ty("tensor<3xi64>").unwrap().to_string(), "tensor<3xi64>");
         // The narrow types.
         assert_eq!(
             ty("tensor<2xf8E4M3FN>").unwrap(),
-            Type::Tensor(vec![2], ElementType::F8E4M3FN)
+            Type::Tensor(vec![2], ElementType::F8E4M3FN, DynamicDims::STATIC)
         );
         assert_eq!(
             ty("tensor<ui4>").unwrap(),
-            Type::Tensor(vec![], ElementType::U4)
+            Type::Tensor(vec![], ElementType::U4, DynamicDims::STATIC)
         );
         assert_eq!(ty("tensor<3xi2>").unwrap().to_string(), "tensor<3xi2>");
+        // Bounded dynamic dims.
+        let t = ty("tensor<?x4xf32, #stablehlo.bounds<8, ?>>").unwrap();
+        assert_eq!(t.to_string(), "tensor<?x4xf32, #stablehlo.bounds<8, ?>>");
+        assert_eq!(t.to_shape().unwrap().to_string(), "f32[<=8,4]{1,0}");
     }
 
     #[test]
@@ -327,6 +455,20 @@ mod tests {
         );
         let e = ty("tensor<?x2xf32>").unwrap_err().to_string();
         assert!(e.starts_with("t.mlir:1:8: error: dynamic dimension"), "{e}");
+        let e = ty("tensor<?x2xf32, #stablehlo.bounds<?, ?>>")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("without a bound"), "{e}");
+        let e = ty("tensor<?x2xf32, #stablehlo.bounds<0, ?>>")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("must be in 1..="), "{e}");
+        let e = ty("tensor<?x2xf32, #stablehlo.bounds<4>>")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("expected ','"), "{e}");
+        let e = ty("tensor<?x2xf32, #foo<4, ?>>").unwrap_err().to_string();
+        assert!(e.contains("unsupported tensor encoding"), "{e}");
         let e = ty("tensor<2xf32").unwrap_err().to_string();
         assert!(e.contains("expected '>'"), "{e}");
         let deep = "tuple<".repeat(10_000);

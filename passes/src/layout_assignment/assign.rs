@@ -205,6 +205,8 @@ pub fn assign_computation(
                 .map(|i| &i.shape)
         };
         match (&instr.op, operand_shape(0)) {
+            // A bitcast has no rule for dynamic dims: keep the op.
+            _ if instr.shape.is_dynamic() || operand_shape(0).is_some_and(Shape::is_dynamic) => {}
             (Op::Transpose { permutation }, Some(Shape::Array(a))) => {
                 if let Shape::Array(r) = &instr.shape
                     && transpose_is_bitcast(a, r, permutation)

@@ -142,6 +142,7 @@ pub fn reshape_bitcast_layout(operand: &ArrayShape, dims: &[i64]) -> Option<Layo
         element_type: operand.element_type,
         dims: dims.to_vec(),
         layout: layout.clone(),
+        dynamic: rxla_ir::DynamicDims::STATIC,
     };
     reshape_is_bitcast(operand, &result).then_some(layout)
 }

@@ -105,6 +105,7 @@ pub fn relayout_like(target: &Shape, layouts: &Shape) -> Shape {
             element_type: t.element_type,
             dims: t.dims.clone(),
             layout: l.layout.clone(),
+            dynamic: t.dynamic,
         }),
         (Shape::Tuple(t), Shape::Tuple(l)) if t.len() == l.len() => {
             Shape::Tuple(t.iter().zip(l).map(|(a, b)| relayout_like(a, b)).collect())
@@ -120,6 +121,7 @@ fn with_layout(target: &Shape, layout: Layout) -> Option<Shape> {
         element_type: a.element_type,
         dims: a.dims.clone(),
         layout,
+        dynamic: a.dynamic,
     }))
 }
 

@@ -78,6 +78,11 @@ pub fn unsupported_reason_until(
         if i.shape.leaves().iter().any(|a| a.element_type.is_complex()) {
             return Ok(Some(format!("{} has complex values", i.name)));
         }
+        // Rewrites build shapes from bounds (and fold sizes): computations
+        // with dynamic dimensions are left alone.
+        if i.shape.is_dynamic() || matches!(i.op, Op::GetDimensionSize { .. }) {
+            return Ok(Some(format!("{} has dynamic dimensions", i.name)));
+        }
     }
     Ok(None)
 }

@@ -28,7 +28,8 @@
 //! computes that output from its own accumulator and input alone becomes
 //! a plain reduce ([`split_reduce`], `variadic reduces split`). Computations
 //! with complex (c64/c128) values are left alone: the rules and the
-//! constant analysis do not model them. Fuel: one unit per computation
+//! constant analysis do not model them; so are computations with bounded
+//! dynamic dimensions (the rules build shapes from bounds). Fuel: one unit per computation
 //! the pass rewrites (asked before rewriting it) and one per split
 //! variadic reduce; not per rule application, since rewrites inside the
 //! e-graph are not individually observable.
@@ -325,6 +326,8 @@ pub fn simplify_computation(
         Ok(Some(why)) => {
             let what = if why.ends_with("complex values") {
                 "computations skipped (complex)"
+            } else if why.ends_with("dynamic dimensions") {
+                "computations skipped (dynamic dimensions)"
             } else {
                 "computations skipped (names)"
             };

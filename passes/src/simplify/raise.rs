@@ -270,6 +270,7 @@ impl Raiser<'_> {
                             element_type: a.element_type,
                             dims: a.dims.clone(),
                             layout: r.layout.clone(),
+                            dynamic: a.dynamic,
                         }))
                     }
                     _ => Want::Any,
@@ -347,6 +348,7 @@ impl Raiser<'_> {
                                     element_type: s.ty,
                                     dims: s.dims.clone(),
                                     layout: l.clone(),
+                                    dynamic: Default::default(),
                                 }))
                             }
                             _ => Want::Any,

@@ -39,6 +39,7 @@ pub fn scalar_shape(data: &ArrayData) -> ArrayShape {
         element_type: data.element_type(),
         dims: Vec::new(),
         layout: Layout::default_for_rank(0),
+        dynamic: rxla_ir::DynamicDims::STATIC,
     }
 }
 
@@ -47,6 +48,7 @@ pub fn scalar_at(data: &ArrayData, i: usize) -> Literal {
     Literal::Array(ArrayLiteral {
         shape: scalar_shape(data),
         data: data.take(&[i]),
+        runtime_sizes: Vec::new(),
     })
 }
 

@@ -455,7 +455,8 @@ fn gather(g: &mut Gen, cb: &mut Cb) {
         })
         .collect();
     let offset_count = r - collapsed.len();
-    let nb = g.range(0, (4 - offset_count).min(2) as i64) as usize;
+    // Operands of rank 5 exist (a dot's result): no batch dims then.
+    let nb = g.range(0, 4usize.saturating_sub(offset_count).min(2) as i64) as usize;
     let batch: Vec<i64> = (0..nb).map(|_| g.range(0, 3)).collect();
     let ivd = g.range(0, nb as i64) as usize;
     let it = g.ty_index();

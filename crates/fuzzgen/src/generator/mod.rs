@@ -9,6 +9,7 @@
 mod collective;
 mod control;
 mod data;
+mod dynamic;
 mod linalg;
 mod math;
 
@@ -303,9 +304,11 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// c128) are never offered: only the complex generators
     /// (`math::complex_chain`, `math::fft`) use them, through
     /// [`Gen::complex_candidates`], so no other op meets a type it does not
-    /// define.
+    /// define. Values with dynamic dimensions are never offered either
+    /// (only `dynamic.rs` chains consume them).
     pub fn candidates(&self, cb: &Cb, ok: impl Fn(&Shape) -> bool) -> Vec<InstrId> {
-        let complex = |s: &Shape| s.leaves().iter().any(|a| a.element_type.is_complex());
+        let complex =
+            |s: &Shape| s.is_dynamic() || s.leaves().iter().any(|a| a.element_type.is_complex());
         cb.comp
             .ids()
             .filter(|&id| !complex(cb.shape(id)) && ok(cb.shape(id)))
@@ -523,6 +526,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             || math::by_name(self, cb, name)
             || control::by_name(self, cb, name)
             || linalg::by_name(self, cb, name)
+            || dynamic::by_name(self, cb, name)
     }
 
     /// A scalar computation `(params...) -> results` (a tuple when several

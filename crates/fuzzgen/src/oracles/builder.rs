@@ -88,7 +88,7 @@ impl<C: Choices> Calls<'_, C> {
 
 /// One random builder call; the value it made, if any.
 fn call<C: Choices>(c: &mut Calls<C>, b: &mut ComputationBuilder) -> Option<Value> {
-    let r = match c.rng.range(0, 33) {
+    let r = match c.rng.range(0, 35) {
         0 => {
             let n = c.int();
             let s = c.shape();
@@ -266,6 +266,14 @@ fn call<C: Choices>(c: &mut Calls<C>, b: &mut ComputationBuilder) -> Option<Valu
         32 => {
             let (f, xs) = (c.comp(), c.vals());
             b.call(f, &xs)
+        }
+        33 => {
+            let (x, n, d) = (c.val(), c.val(), c.int());
+            b.set_dimension_size(x, n, d)
+        }
+        34 => {
+            let (x, d) = (c.val(), c.int());
+            b.get_dimension_size(x, d)
         }
         _ => {
             let xs = c.vals();

@@ -241,6 +241,33 @@ impl ComputationBuilder<'_> {
         )
     }
 
+    /// `get-dimension-size(x), dimensions={dimension}`: the runtime size of
+    /// a dimension as an `s32[]` (negative dimensions count from the end).
+    pub fn get_dimension_size(&mut self, x: Value, dimension: i64) -> Result<Value> {
+        let rank = self.array_shape(x, "get-dimension-size")?.rank();
+        let d = resolve_all("get-dimension-size", &[dimension], rank)?[0];
+        self.push(
+            "get-dimension-size",
+            Op::GetDimensionSize { dimension: d },
+            &[x],
+            None,
+        )
+    }
+
+    /// `set-dimension-size(x, size), dimensions={dimension}`: x with that
+    /// dimension dynamic (bounded by its size) and runtime size `size`
+    /// (an `s32[]`).
+    pub fn set_dimension_size(&mut self, x: Value, size: Value, dimension: i64) -> Result<Value> {
+        let rank = self.array_shape(x, "set-dimension-size")?.rank();
+        let d = resolve_all("set-dimension-size", &[dimension], rank)?[0];
+        self.push(
+            "set-dimension-size",
+            Op::SetDimensionSize { dimension: d },
+            &[x, size],
+            None,
+        )
+    }
+
     /// `pad(x, value)` with low/high/interior padding per dim.
     pub fn pad(&mut self, x: Value, value: Value, config: &[PadDim]) -> Result<Value> {
         self.push(

@@ -30,16 +30,19 @@ use crate::shape::{ArrayShape, ProgramShape, Shape, check_dims};
 /// ops whose result is not determined by their operands (parameter,
 /// reshape, bitcast, convert's type, iota, broadcast, custom-call, infeed,
 /// rng, ...). The returned shape has the default layout unless the declared
-/// shape supplies one; callers compare with [`Shape::compatible`].
+/// shape supplies one; callers compare with [`Shape::compatible_dynamic`]
+/// (dynamic dims are part of the type, see `crate::dynamic`).
 pub fn infer_shape(
     module: &Module,
     op: &Op,
     operands: &[&Shape],
     declared: Option<&Shape>,
 ) -> Result<Shape> {
-    let inferred = dispatch(module, op, operands, declared).map_err(|e| e.context(op.opcode()))?;
+    let inferred = dispatch(module, op, operands, declared)
+        .and_then(|s| crate::dynamic::apply(op, operands, declared, s))
+        .map_err(|e| e.context(op.opcode()))?;
     Ok(match declared {
-        Some(d) if d.compatible(&inferred) => d.clone(),
+        Some(d) if d.compatible_dynamic(&inferred) => d.clone(),
         _ => inferred,
     })
 }
@@ -64,6 +67,12 @@ fn dispatch(module: &Module, op: &Op, ops: &[&Shape], declared: Option<&Shape>) 
         Op::DynamicSlice { sizes } => data_movement::dynamic_slice(ops, sizes),
         Op::DynamicUpdateSlice => data_movement::dynamic_update_slice(ops),
         Op::Concatenate { dimension } => data_movement::concatenate(ops, *dimension),
+        Op::GetDimensionSize { dimension } => {
+            crate::dynamic::get_dimension_size_shape(ops, *dimension)
+        }
+        Op::SetDimensionSize { dimension } => {
+            crate::dynamic::set_dimension_size_shape(ops, *dimension)
+        }
         Op::Pad { config } => data_movement::pad(ops, config),
         Op::Reverse { dimensions } => data_movement::reverse(ops, dimensions),
         Op::Dot { dims } => contraction::dot(ops, dims, declared),

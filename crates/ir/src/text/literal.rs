@@ -155,6 +155,7 @@ pub fn array_literal(c: &mut Cursor<'_>, shape: &ArrayShape) -> Result<ArrayLite
         return Ok(ArrayLiteral {
             shape: shape.clone(),
             data: ArrayData::Token(1),
+            runtime_sizes: Vec::new(),
         });
     }
     let mut data = ArrayData::zeros(shape.element_type, 0);
@@ -170,6 +171,7 @@ pub fn array_literal(c: &mut Cursor<'_>, shape: &ArrayShape) -> Result<ArrayLite
         return Ok(ArrayLiteral {
             shape: shape.clone(),
             data,
+            runtime_sizes: Vec::new(),
         });
     }
     if c.starts_with("{...}") {
@@ -178,8 +180,11 @@ pub fn array_literal(c: &mut Cursor<'_>, shape: &ArrayShape) -> Result<ArrayLite
     let open_at = c.pos;
     c.expect(b'{', &format!("'{{' starting a literal of shape {shape}"))?;
     // counts[d]: sub-literals (or elements, at the innermost level) read so
-    // far at nesting level d.
+    // far at nesting level d. A dynamic dim (`<=N`) takes any count up to
+    // its bound, the same for every sub-literal; the literal is then static
+    // with those sizes (how arguments of dynamic parameters are written).
     let mut counts: Vec<i64> = vec![0];
+    let mut seen: Vec<Option<i64>> = vec![None; rank];
     let mut need_sep = false;
     let mut read: usize = 0;
     loop {
@@ -188,10 +193,15 @@ pub fn array_literal(c: &mut Cursor<'_>, shape: &ArrayShape) -> Result<ArrayLite
         match c.peek() {
             Some(b'}') => {
                 let d = depth - 1;
-                if counts[d] != shape.dims[d] {
+                let want = if shape.is_dynamic_dim(d) {
+                    *seen[d].get_or_insert(counts[d])
+                } else {
+                    shape.dims[d]
+                };
+                if counts[d] != want {
                     return Err(c.err(format!(
-                        "literal of shape {shape}: dimension {d} needs {} elements, got {}",
-                        shape.dims[d], counts[d]
+                        "literal of shape {shape}: dimension {d} needs {want} elements, got {}",
+                        counts[d]
                     )));
                 }
                 c.pos += 1;
@@ -252,6 +262,18 @@ pub fn array_literal(c: &mut Cursor<'_>, shape: &ArrayShape) -> Result<ArrayLite
             }
         }
     }
+    let mut out_shape = shape.clone();
+    if shape.is_dynamic() {
+        for (d, s) in seen.iter().enumerate() {
+            if let Some(s) = s {
+                out_shape.dims[d] = *s;
+            }
+        }
+        out_shape.dynamic = crate::DynamicDims::STATIC;
+    }
+    let total = out_shape
+        .element_count()
+        .map_err(|e| c.err(e.to_string()))?;
     if read != total {
         return Err(c.error_at(
             open_at,
@@ -259,8 +281,9 @@ pub fn array_literal(c: &mut Cursor<'_>, shape: &ArrayShape) -> Result<ArrayLite
         ));
     }
     Ok(ArrayLiteral {
-        shape: shape.clone(),
+        shape: out_shape,
         data,
+        runtime_sizes: Vec::new(),
     })
 }
 
@@ -468,6 +491,23 @@ mod tests {
             "{ {(inf, -nan)}, {(0, -0)} }"
         );
         assert_eq!(rt("(c64[], f32[])", "((1, 2), 3)"), "((1, 2), 3)");
+    }
+
+    #[test]
+    fn dynamic_shapes_take_shorter_literals() {
+        let dims = |shape: &str, text: &str| {
+            let s = parse_shape_str(shape).unwrap();
+            let l = parse_literal_str(text, &s).unwrap();
+            let a = l.as_array().unwrap();
+            assert!(!a.shape.is_dynamic());
+            a.shape.dims.clone()
+        };
+        assert_eq!(dims("f32[<=4]", "{1, 2}"), vec![2]);
+        assert_eq!(dims("f32[<=4,2]", "{{1, 2}, {3, 4}, {5, 6}}"), vec![3, 2]);
+        assert_eq!(dims("f32[2,<=3]", "{{1}, {2}}"), vec![2, 1]);
+        assert_eq!(dims("f32[<=3,<=3]", "{}"), vec![0, 3]);
+        assert!(err("f32[2,<=3]", "{{1}, {2, 3}}").contains("needs 1 elements"));
+        assert!(err("f32[<=2]", "{1, 2, 3}").contains("got more"));
     }
 
     #[test]

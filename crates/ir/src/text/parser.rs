@@ -121,7 +121,7 @@ impl<'a> Parser<'a> {
         };
         if let (Some(layout), Some(at)) = (&self.module.entry_layout, layout_at) {
             let actual = self.module.entry_computation().program_shape();
-            if !layout.compatible(&actual) {
+            if !layout.compatible_dynamic(&actual) {
                 return Err(self.c.error_at(
                     at,
                     format!(
@@ -249,7 +249,7 @@ impl<'a> Parser<'a> {
         let comp = self.build_computation(name, raws, &index)?;
         if let Some((sig, at)) = signature {
             let actual = comp.program_shape();
-            if !sig.compatible(&actual) {
+            if !sig.compatible_dynamic(&actual) {
                 return Err(self.c.error_at(
                     at,
                     format!(
@@ -395,7 +395,7 @@ impl<'a> Parser<'a> {
             Some(&raw.shape),
         )
         .map_err(|e| c.error_at(raw.name_pos, format!("{}: {}", raw.name, strip_parse(e))))?;
-        if !inferred.compatible(&raw.shape) {
+        if !inferred.compatible_dynamic(&raw.shape) {
             return Err(c.error_at(
                 raw.name_pos,
                 format!(
@@ -762,6 +762,12 @@ fn build_op(
         },
         "dynamic-update-slice" => Op::DynamicUpdateSlice,
         "concatenate" => Op::Concatenate {
+            dimension: a.one_dim("dimensions")?,
+        },
+        "get-dimension-size" => Op::GetDimensionSize {
+            dimension: a.one_dim("dimensions")?,
+        },
+        "set-dimension-size" => Op::SetDimensionSize {
             dimension: a.one_dim("dimensions")?,
         },
         // No `padding=` means no padding (how a rank-0 pad is printed).

@@ -160,7 +160,9 @@ fn typed_attrs(m: &Module, op: &Op, pred_selector: bool) -> Vec<(&'static str, S
             strides,
         } => v.push(("slice", fmt_slice(starts, limits, strides))),
         Op::DynamicSlice { sizes } => v.push(("dynamic_slice_sizes", fmt_list(sizes))),
-        Op::Concatenate { dimension } => v.push(("dimensions", fmt_list(&[*dimension]))),
+        Op::Concatenate { dimension }
+        | Op::GetDimensionSize { dimension }
+        | Op::SetDimensionSize { dimension } => v.push(("dimensions", fmt_list(&[*dimension]))),
         // A rank-0 pad has an empty config, which has no text: omit it.
         Op::Pad { config } => {
             if !config.is_empty() {

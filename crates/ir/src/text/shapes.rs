@@ -1,5 +1,6 @@
 //! Reading shapes, layouts and program shapes from HLO text:
 //! `f32[2,3]{1,0}`, `f32[]`, `token[]`, `(f32[2]{0}, (s32[], pred[]))`,
+//! bounded dynamic dims `f32[<=4,3]` (unbounded `?` is refused),
 //! layout suffixes `{0,1:P(3,5):V(-1)}` and verbatim extras (`T(8,128)`,
 //! `S(1)`, ...), and `(f32[2], s32[])->f32[2]`. Sizes are checked before
 //! anything is allocated for them; nesting is limited to [`MAX_DEPTH`].
@@ -8,7 +9,7 @@ use super::lexer::{Cursor, MAX_DEPTH, quote};
 use crate::element_type::ElementType;
 use crate::error::Result;
 use crate::layout::Layout;
-use crate::shape::{ArrayShape, MAX_DIM, ProgramShape, Shape};
+use crate::shape::{ArrayShape, DynamicDims, MAX_DIM, MAX_DYNAMIC_DIM, ProgramShape, Shape};
 
 /// Reads a shape at the cursor.
 pub fn shape(c: &mut Cursor<'_>) -> Result<Shape> {
@@ -59,12 +60,47 @@ pub fn array_shape(c: &mut Cursor<'_>) -> Result<ArrayShape> {
     }
     c.pos += 1;
     let mut dims: Vec<i64> = Vec::new();
+    let mut dynamic = DynamicDims::STATIC;
     let mut count: i64 = 1;
     if !c.eat(b']')? {
         loop {
             c.skip_ws()?;
             let at = c.pos;
-            let d = c.int("a dimension size")?;
+            if c.peek() == Some(b'?') {
+                return Err(c.error_at(
+                    at,
+                    "unbounded dynamic dimensions ('?') are not supported; write a bound as '<=N'",
+                ));
+            }
+            let bounded = c.rest().starts_with("<=");
+            if bounded {
+                c.pos += 2;
+                c.skip_ws()?;
+            }
+            let at = c.pos;
+            let d = c.int(if bounded {
+                "a dimension bound after '<='"
+            } else {
+                "a dimension size"
+            })?;
+            if bounded {
+                if d <= 0 {
+                    return Err(c.error_at(
+                        at,
+                        format!("the bound of a dynamic dimension must be positive, got {d}"),
+                    ));
+                }
+                if dims.len() >= MAX_DYNAMIC_DIM {
+                    return Err(c.error_at(
+                        at,
+                        format!(
+                            "dimension {} cannot be dynamic: only the first {MAX_DYNAMIC_DIM} dimensions can",
+                            dims.len()
+                        ),
+                    ));
+                }
+                dynamic = dynamic.with(dims.len());
+            }
             if d < 0 {
                 return Err(c.error_at(at, format!("negative dimension size {d}")));
             }
@@ -97,6 +133,7 @@ pub fn array_shape(c: &mut Cursor<'_>) -> Result<ArrayShape> {
         element_type,
         layout: Layout::default_for_rank(dims.len()),
         dims,
+        dynamic,
     };
     // A layout follows only directly (no whitespace) in XLA's printing, but
     // accept whitespace as long as the brace holds a layout.
@@ -302,6 +339,24 @@ mod tests {
             rt("f32[8,128]{1,0:T(8,128):E(32)}"),
             "f32[8,128]{1,0:T(8,128):E(32)}"
         );
+    }
+
+    #[test]
+    fn dynamic_shapes_round_trip() {
+        assert_eq!(rt("f32[<=4,3]"), "f32[<=4,3]{1,0}");
+        assert_eq!(rt("f32[<=4,<=3]{0,1}"), "f32[<=4,<=3]{0,1}");
+        assert_eq!(rt("(f32[<=4]{0}, s32[])"), "(f32[<=4]{0}, s32[])");
+        assert_eq!(rt("f32[<= 4]"), "f32[<=4]{0}");
+        let e = |s: &str| parse_shape_str(s).unwrap_err().to_string();
+        assert!(e("f32[<=0]").contains("must be positive"));
+        assert!(e("f32[<=-2]").contains("must be positive"));
+        assert!(e("f32[?]").contains("unbounded"));
+        assert!(e("f32[<=]").contains("bound after '<='"));
+        assert!(e("f32[<4]").contains("dimension size"));
+        assert!(e("f32[<=2199023255553]").contains("above the limit"));
+        assert!(e("f32[=4]").contains("dimension size"));
+        let many = format!("f32[{},<=2]", vec!["1"; 64].join(","));
+        assert!(e(&many).contains("cannot be dynamic"));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! operand dims that expand are reshaped away first, as XLA does),
 //! `reshape`, `transpose`, `reverse`, `slice`, `dynamic_slice`,
 //! `dynamic_update_slice`, `concatenate`, `pad`, `gather`, `tuple`,
-//! `get_tuple_element`. No folding or layout choices here (rows are
+//! `get_tuple_element`, `get_dimension_size`, `set_dimension_size`. No folding or layout choices here (rows are
 //! row-major, as XLA's converter leaves them).
 
 use super::{B, Result};
@@ -46,6 +46,24 @@ pub(crate) fn convert(b: &mut B, op: &Operation) -> Result<Option<Vec<InstrId>>>
             let p = b.ints(op, &["permutation", "dims"])?;
             b.push(
                 Op::Transpose { permutation: p },
+                &x,
+                Some(b.result_shape(op, 0)?),
+            )?
+        }
+        "stablehlo.get_dimension_size" => {
+            let x = b.expect_operands(op, 1)?;
+            let d = b.int(op, &["dimension", "dim"])?;
+            b.push(
+                Op::GetDimensionSize { dimension: d },
+                &x,
+                Some(b.result_shape(op, 0)?),
+            )?
+        }
+        "stablehlo.set_dimension_size" => {
+            let x = b.expect_operands(op, 2)?;
+            let d = b.int(op, &["dimension", "dim"])?;
+            b.push(
+                Op::SetDimensionSize { dimension: d },
                 &x,
                 Some(b.result_shape(op, 0)?),
             )?

@@ -70,5 +70,6 @@ pub fn cholesky(a: &ArrayLiteral, lower: bool) -> Result<ArrayLiteral> {
     Ok(ArrayLiteral {
         shape: a.shape.clone(),
         data: from_f64(a.shape.element_type, out)?,
+        runtime_sizes: Vec::new(),
     })
 }

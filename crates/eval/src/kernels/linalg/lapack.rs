@@ -148,10 +148,12 @@ pub fn lapack_call(
         let factor = ArrayLiteral {
             shape: a.shape.clone(),
             data: from_f64(want_ty, out)?,
+            runtime_sizes: Vec::new(),
         };
         let info = ArrayLiteral {
             shape: info_shape,
             data: ArrayData::S32(info),
+            runtime_sizes: Vec::new(),
         };
         return Ok(Literal::Tuple(vec![
             Literal::Array(factor),
@@ -201,14 +203,17 @@ pub fn lapack_call(
             Literal::Array(ArrayLiteral {
                 shape: lu_shape,
                 data: from_f64(want_ty, x)?,
+                runtime_sizes: Vec::new(),
             }),
             Literal::Array(ArrayLiteral {
                 shape: ipiv_shape,
                 data: ArrayData::S32(ipiv),
+                runtime_sizes: Vec::new(),
             }),
             Literal::Array(ArrayLiteral {
                 shape: info_shape,
                 data: ArrayData::S32(info),
+                runtime_sizes: Vec::new(),
             }),
         ]));
     }

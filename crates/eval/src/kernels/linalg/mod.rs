@@ -176,6 +176,7 @@ pub(super) fn leaf(shape: &ArrayShape, v: Vec<f64>) -> Result<Literal> {
     Ok(Literal::Array(ArrayLiteral {
         shape: shape.clone(),
         data: from_f64(shape.element_type, v)?,
+        runtime_sizes: Vec::new(),
     }))
 }
 
@@ -184,6 +185,7 @@ pub(super) fn info_leaf(shape: &ArrayShape, v: Vec<i32>) -> Literal {
     Literal::Array(ArrayLiteral {
         shape: shape.clone(),
         data: ArrayData::S32(v),
+        runtime_sizes: Vec::new(),
     })
 }
 
@@ -238,6 +240,7 @@ pub(super) fn complex_leaf(shape: &ArrayShape, v: Vec<Complex64>) -> Literal {
     Literal::Array(ArrayLiteral {
         shape: shape.clone(),
         data,
+        runtime_sizes: Vec::new(),
     })
 }
 
@@ -275,6 +278,7 @@ mod tests {
         ArrayLiteral {
             shape: ArrayShape::new(ElementType::F64, dims.to_vec()).unwrap(),
             data: ArrayData::F64(v),
+            runtime_sizes: Vec::new(),
         }
     }
 

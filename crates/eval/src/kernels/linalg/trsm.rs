@@ -79,5 +79,6 @@ pub fn triangular_solve(
     Ok(ArrayLiteral {
         shape: b.shape.clone(),
         data: from_f64(b.shape.element_type, x)?,
+        runtime_sizes: Vec::new(),
     })
 }

@@ -1,0 +1,496 @@
+//! Bounded dynamic dimensions: which ops propagate them and how, following
+//! XLA's dynamic dimension inference. One rule serves shape inference
+//! (which result dims are dynamic) and the evaluator (their runtime
+//! sizes): a dim is `Some(size)` when dynamic, `None` when static. Ops
+//! without a rule here are not defined on dynamic operands (the evaluator
+//! refuses them); shape inference then keeps the dynamism written in the
+//! text. Pure: never panics on bad input, allocates only per-dim vectors.
+
+use crate::error::{IrError, Result};
+use crate::ops::Op;
+use crate::shape::{ArrayShape, DynamicDims, Shape};
+
+/// One array's dims: `Some(size)` for a dynamic dim (its runtime size, or
+/// the bound when only the type is known), `None` for a static one.
+pub type DimSizes = Vec<Option<i64>>;
+
+/// The dims of `shape` with each dynamic dim given its bound.
+pub fn bound_sizes(shape: &ArrayShape) -> DimSizes {
+    (0..shape.rank())
+        .map(|d| shape.is_dynamic_dim(d).then(|| shape.dims[d]))
+        .collect()
+}
+
+/// The dynamic mask of a per-dim size list.
+pub fn mask_of(sizes: &[Option<i64>]) -> DynamicDims {
+    let mut m = DynamicDims::STATIC;
+    for (d, s) in sizes.iter().enumerate() {
+        if s.is_some() {
+            // Ranks past 64 cannot hold dynamic dims: shapes refuse them.
+            m = m.with(d);
+        }
+    }
+    m
+}
+
+/// Ops whose values just flow through (parameters, tuples, calls, loops,
+/// barriers): dynamic operands are fine, the shapes carry the dynamism.
+pub fn passes_through(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Parameter { .. }
+            | Op::Tuple
+            | Op::GetTupleElement { .. }
+            | Op::Call { .. }
+            | Op::Fusion { .. }
+            | Op::While { .. }
+            | Op::Conditional { .. }
+            | Op::OptimizationBarrier
+    )
+}
+
+/// Ops [`propagate`] has a rule for (plus get/set-dimension-size).
+pub fn has_rule(op: &Op) -> bool {
+    op.is_elementwise()
+        || matches!(
+            op,
+            Op::Copy
+                | Op::BitcastConvert
+                | Op::Map { .. }
+                | Op::Broadcast { .. }
+                | Op::Transpose { .. }
+                | Op::Reshape
+                | Op::Slice { .. }
+                | Op::Concatenate { .. }
+                | Op::Reduce { .. }
+                | Op::Dot { .. }
+                | Op::GetDimensionSize { .. }
+                | Op::SetDimensionSize { .. }
+        )
+}
+
+/// Agrees the sizes of one dim across operands: all dynamic ones must be
+/// equal (XLA's runtime shape check); static operands take the dynamic size.
+fn agree(dim: usize, sizes: impl Iterator<Item = Option<i64>>) -> Result<Option<i64>> {
+    let mut out: Option<i64> = None;
+    for s in sizes.flatten() {
+        match out {
+            Some(o) if o != s => {
+                return Err(IrError::shape(format!(
+                    "dynamic sizes of dimension {dim} differ between operands ({o} vs {s})"
+                )));
+            }
+            _ => out = Some(s),
+        }
+    }
+    Ok(out)
+}
+
+/// The result dim of a reshape from `from` to `to` that holds operand dim
+/// `d` unchanged (same size, same product of dims before and after), if any.
+pub fn reshape_dim(from: &[i64], to: &[i64], d: usize) -> Option<usize> {
+    reshape_dims(from, to, d).first().copied()
+}
+
+/// Every result dim that holds operand dim `d` unchanged: several only
+/// when `d` has size 1 next to other size-1 dims (`[<=1,4] → [1,<=1,4]`
+/// or `[<=1,1,4]`), all equivalent for the data.
+pub fn reshape_dims(from: &[i64], to: &[i64], d: usize) -> Vec<usize> {
+    let before: i128 = from[..d].iter().map(|&x| x as i128).product();
+    let mut acc: i128 = 1;
+    let mut out = Vec::new();
+    for (e, &t) in to.iter().enumerate() {
+        if acc == before && t == from[d] {
+            let after_from: i128 = from[d + 1..].iter().map(|&x| x as i128).product();
+            let after_to: i128 = to[e + 1..].iter().map(|&x| x as i128).product();
+            if after_from == after_to {
+                out.push(e);
+            }
+        }
+        acc = acc.saturating_mul(t as i128);
+    }
+    out
+}
+
+/// The result dim of a reshape from `from` to `to` into which operand dim
+/// `d` merges with the static dims right after it (`[<=4,3] → [<=12]`:
+/// the valid rows are a prefix of the merged dim), with the factor its
+/// size is multiplied by. `dynamic[i]` says whether operand dim i is
+/// dynamic: the merged dims after `d` must be static.
+pub fn reshape_merge(from: &[i64], to: &[i64], dynamic: &[bool], d: usize) -> Option<(usize, i64)> {
+    let before: i128 = from[..d].iter().map(|&x| x as i128).product();
+    let mut acc: i128 = 1;
+    for (e, &t) in to.iter().enumerate() {
+        if acc == before {
+            let mut group: i128 = from[d] as i128;
+            let mut j = d + 1;
+            while group < t as i128 && j < from.len() {
+                if dynamic.get(j).copied().unwrap_or(false) {
+                    return None;
+                }
+                group *= from[j] as i128;
+                j += 1;
+            }
+            if group == t as i128 && j > d + 1 {
+                let after_from: i128 = from[j..].iter().map(|&x| x as i128).product();
+                let after_to: i128 = to[e + 1..].iter().map(|&x| x as i128).product();
+                if after_from == after_to {
+                    let factor: i128 = from[d + 1..j].iter().map(|&x| x as i128).product();
+                    return i64::try_from(factor).ok().map(|f| (e, f));
+                }
+            }
+        }
+        acc = acc.saturating_mul(t as i128);
+    }
+    None
+}
+
+/// Shape rule of `get-dimension-size(x), dimensions={d}`: `s32[]`.
+pub(crate) fn get_dimension_size_shape(ops: &[&Shape], dimension: i64) -> Result<Shape> {
+    let [x] = ops else {
+        return Err(IrError::shape(format!(
+            "takes 1 operand, got {}",
+            ops.len()
+        )));
+    };
+    let a = x.as_array()?;
+    check_dim(a, dimension)?;
+    Ok(Shape::scalar(crate::ElementType::S32))
+}
+
+/// Shape rule of `set-dimension-size(x, s32[] n), dimensions={d}`: x's
+/// shape with dimension d dynamic (bound = its size).
+pub(crate) fn set_dimension_size_shape(ops: &[&Shape], dimension: i64) -> Result<Shape> {
+    let [x, n] = ops else {
+        return Err(IrError::shape(format!(
+            "takes 2 operands (the array and an s32[] size), got {}",
+            ops.len()
+        )));
+    };
+    let a = x.as_array()?;
+    let d = check_dim(a, dimension)?;
+    match n.as_array() {
+        Ok(s) if s.is_scalar() && s.element_type == crate::ElementType::S32 => {}
+        _ => {
+            return Err(IrError::shape(format!(
+                "the size operand must be s32[], got {}",
+                n.to_string_no_layout()
+            )));
+        }
+    }
+    if a.dims[d] == 0 {
+        return Err(IrError::shape(format!(
+            "dimension {d} of {} has size 0 and cannot be dynamic (a bound must be positive)",
+            a
+        )));
+    }
+    let mut out = a.clone();
+    out.dynamic.set(d, true)?;
+    Ok(Shape::Array(out))
+}
+
+fn check_dim(a: &ArrayShape, dimension: i64) -> Result<usize> {
+    if a.element_type == crate::ElementType::Token {
+        return Err(IrError::shape("the operand must be an array, got a token"));
+    }
+    match usize::try_from(dimension) {
+        Ok(d) if d < a.rank() => Ok(d),
+        _ => Err(IrError::shape(format!(
+            "dimension {dimension} is out of range for {} (rank {})",
+            a,
+            a.rank()
+        ))),
+    }
+}
+
+/// The per-dim sizes of the result (of one array leaf of the result, for
+/// a variadic reduce) of `op` on operands with `sizes`, `shapes` being the
+/// operands' shapes and `result_dims` the result's (leaf) dims. `None`
+/// when `op` has no rule for dynamic operands (or the rule does not cover
+/// this case, like a reshape that splits a dynamic dim); `Some(Err)` when
+/// the runtime sizes disagree. `hint` (the declared result's dynamic
+/// dims, when known) picks among equivalent choices: which of several
+/// size-1 result dims of a reshape a dynamic size-1 dim becomes.
+pub fn propagate(
+    op: &Op,
+    sizes: &[DimSizes],
+    shapes: &[&ArrayShape],
+    result_dims: &[i64],
+    hint: DynamicDims,
+) -> Option<Result<DimSizes>> {
+    let rank = result_dims.len();
+    let r = match op {
+        _ if op.is_elementwise()
+            || matches!(op, Op::Copy | Op::Map { .. } | Op::BitcastConvert) =>
+        {
+            if sizes
+                .iter()
+                .any(|s| !s.is_empty() && s.len() != rank && s.iter().any(Option::is_some))
+            {
+                return None;
+            }
+            (0..rank)
+                .map(|d| agree(d, sizes.iter().filter(|s| s.len() == rank).map(|s| s[d])))
+                .collect()
+        }
+        Op::Broadcast { dimensions } => {
+            let mut out = vec![None; rank];
+            for (i, &d) in dimensions.iter().enumerate() {
+                let s = sizes.first()?.get(i).copied()?;
+                *out.get_mut(usize::try_from(d).ok()?)? = s;
+            }
+            Ok(out)
+        }
+        Op::Transpose { permutation } => {
+            let s0 = sizes.first()?;
+            let v: Option<DimSizes> = permutation
+                .iter()
+                .map(|&p| s0.get(usize::try_from(p).ok()?).copied())
+                .collect();
+            Ok(v?)
+        }
+        Op::Reshape => {
+            let from = &shapes.first()?.dims;
+            let s0 = sizes.first()?;
+            let dynamic: Vec<bool> = s0.iter().map(Option::is_some).collect();
+            let mut out = vec![None; rank];
+            for (d, s) in s0.iter().enumerate() {
+                if let Some(s) = s {
+                    let cands = reshape_dims(from, result_dims, d);
+                    let pick = cands
+                        .iter()
+                        .copied()
+                        .find(|&e| hint.get(e) && out[e].is_none())
+                        .or_else(|| cands.iter().copied().find(|&e| out[e].is_none()));
+                    let (e, factor) = match pick {
+                        Some(e) => (e, 1),
+                        None => match reshape_merge(from, result_dims, &dynamic, d) {
+                            Some(m) => m,
+                            // No data at all: nothing to keep dynamic.
+                            None if result_dims.contains(&0) => continue,
+                            None => return None,
+                        },
+                    };
+                    if out[e].is_some() {
+                        return None;
+                    }
+                    out[e] = Some(s.saturating_mul(factor));
+                }
+            }
+            Ok(out)
+        }
+        Op::Slice {
+            starts,
+            limits,
+            strides,
+        } => {
+            let s0 = sizes.first()?;
+            let mut out = vec![None; rank];
+            for d in 0..rank {
+                if let (Some(n), true) = (s0.get(d).copied()?, result_dims[d] != 1) {
+                    let (start, limit, stride) =
+                        (*starts.get(d)?, *limits.get(d)?, (*strides.get(d)?).max(1));
+                    let end = n.min(limit);
+                    let len = if end <= start {
+                        0
+                    } else {
+                        (end - start + stride - 1) / stride
+                    };
+                    out[d] = Some(len.clamp(0, result_dims[d]));
+                }
+            }
+            Ok(out)
+        }
+        Op::Concatenate { dimension } => {
+            let cd = usize::try_from(*dimension).ok()?;
+            let mut out = Vec::with_capacity(rank);
+            for d in 0..rank {
+                if d == cd {
+                    let any = sizes.iter().any(|s| s.get(d).copied().flatten().is_some());
+                    if !any {
+                        out.push(None);
+                        continue;
+                    }
+                    let mut total = 0i64;
+                    for (s, sh) in sizes.iter().zip(shapes) {
+                        let n = s.get(d).copied().flatten().or(sh.dims.get(d).copied())?;
+                        total = total.saturating_add(n);
+                    }
+                    out.push(Some(total));
+                } else {
+                    match agree(d, sizes.iter().map(|s| s.get(d).copied().flatten())) {
+                        Ok(v) => out.push(v),
+                        Err(e) => return Some(Err(e)),
+                    }
+                }
+            }
+            Ok(out)
+        }
+        Op::Reduce { dimensions, .. } => {
+            let n = sizes.len() / 2;
+            let kept: Vec<usize> = (0..shapes.first()?.rank())
+                .filter(|d| !dimensions.contains(&(*d as i64)))
+                .collect();
+            if kept.len() != rank {
+                return None;
+            }
+            kept.iter()
+                .enumerate()
+                .map(|(i, &d)| agree(i, sizes[..n].iter().map(|s| s.get(d).copied().flatten())))
+                .collect()
+        }
+        Op::Dot { dims } => {
+            let (l, r) = (sizes.first()?, sizes.get(1)?);
+            let mut out = Vec::with_capacity(rank);
+            for (i, (&lb, &rb)) in dims.lhs_batch.iter().zip(&dims.rhs_batch).enumerate() {
+                let a = l.get(usize::try_from(lb).ok()?).copied()?;
+                let b = r.get(usize::try_from(rb).ok()?).copied()?;
+                match agree(i, [a, b].into_iter()) {
+                    Ok(v) => out.push(v),
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+            for (d, s) in l.iter().enumerate() {
+                let d = d as i64;
+                if !dims.lhs_batch.contains(&d) && !dims.lhs_contracting.contains(&d) {
+                    out.push(*s);
+                }
+            }
+            for (d, s) in r.iter().enumerate() {
+                let d = d as i64;
+                if !dims.rhs_batch.contains(&d) && !dims.rhs_contracting.contains(&d) {
+                    out.push(*s);
+                }
+            }
+            if out.len() != rank {
+                return None;
+            }
+            Ok(out)
+        }
+        _ => return None,
+    };
+    // A result dim of size 0 holds no data: it is static (a bound is ≥ 1).
+    // Only the first 64 dims can be dynamic.
+    Some(r.and_then(|mut v| {
+        for (d, (s, &b)) in v.iter_mut().zip(result_dims).enumerate() {
+            if b == 0 {
+                *s = None;
+            }
+            if s.is_some() && d >= crate::shape::MAX_DYNAMIC_DIM {
+                return Err(IrError::shape(format!(
+                    "result dimension {d} would be dynamic: only the first {} dimensions can be",
+                    crate::shape::MAX_DYNAMIC_DIM
+                )));
+            }
+        }
+        Ok(v)
+    }))
+}
+
+/// Sets the dynamic dims of `inferred` (the result shape shape inference
+/// computed from the bounds) for `op` on `operands`. Ops with a rule get
+/// exactly the rule's dims (so `f32[<=4] add(f32[4], f32[4])` is refused);
+/// ops without one keep `declared`'s dims when an operand is dynamic (the
+/// evaluator refuses to run them) and otherwise the inferred ones.
+pub(crate) fn apply(
+    op: &Op,
+    operands: &[&Shape],
+    declared: Option<&Shape>,
+    mut inferred: Shape,
+) -> Result<Shape> {
+    if passes_through(op)
+        || matches!(
+            op,
+            Op::SetDimensionSize { .. } | Op::GetDimensionSize { .. }
+        )
+    {
+        return Ok(inferred);
+    }
+    let any_dynamic = operands.iter().any(|s| s.is_dynamic());
+    if !has_rule(op) {
+        if any_dynamic
+            && let Some(d) = declared
+            && d.compatible(&inferred)
+        {
+            copy_dynamism(d, &mut inferred);
+        }
+        return Ok(inferred);
+    }
+    let arrays: Option<Vec<&ArrayShape>> = operands.iter().map(|s| s.as_array().ok()).collect();
+    let Some(arrays) = arrays else {
+        return Ok(inferred);
+    };
+    let sizes: Vec<DimSizes> = arrays.iter().map(|a| bound_sizes(a)).collect();
+    let mut leaves: Vec<&mut ArrayShape> = Vec::new();
+    collect_leaves(&mut inferred, &mut leaves);
+    let hint = match declared {
+        Some(Shape::Array(d)) => d.dynamic,
+        _ => DynamicDims::STATIC,
+    };
+    for leaf in leaves {
+        if !any_dynamic {
+            leaf.dynamic = DynamicDims::STATIC;
+            continue;
+        }
+        match propagate(op, &sizes, &arrays, &leaf.dims, hint) {
+            Some(Ok(s)) => leaf.dynamic = mask_of(&s),
+            Some(Err(e)) => return Err(e),
+            None => {
+                return Err(IrError::shape(format!(
+                    "dynamic dimension not supported by {} in this form yet",
+                    op.opcode()
+                )));
+            }
+        }
+    }
+    Ok(inferred)
+}
+
+fn collect_leaves<'a>(s: &'a mut Shape, out: &mut Vec<&'a mut ArrayShape>) {
+    match s {
+        Shape::Array(a) => out.push(a),
+        Shape::Tuple(t) => t.iter_mut().for_each(|x| collect_leaves(x, out)),
+    }
+}
+
+/// Copies `from`'s dynamic masks onto the compatible shape `to`.
+fn copy_dynamism(from: &Shape, to: &mut Shape) {
+    match (from, to) {
+        (Shape::Array(a), Shape::Array(b)) => b.dynamic = a.dynamic,
+        (Shape::Tuple(a), Shape::Tuple(b)) => a
+            .iter()
+            .zip(b.iter_mut())
+            .for_each(|(x, y)| copy_dynamism(x, y)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reshape_keeps_only_unsplit_dims() {
+        assert_eq!(reshape_dim(&[4, 3], &[4, 3, 1], 0), Some(0));
+        assert_eq!(reshape_dim(&[1, 4], &[4], 1), Some(0));
+        assert_eq!(reshape_dim(&[2, 4, 3], &[2, 1, 4, 3], 1), Some(2));
+        assert_eq!(reshape_dim(&[4, 3], &[12], 0), None);
+        assert_eq!(reshape_dim(&[4, 3], &[2, 2, 3], 0), None);
+        assert_eq!(reshape_dim(&[0, 4], &[0, 2, 2], 1), None);
+        assert_eq!(reshape_dims(&[1, 4], &[1, 1, 4], 0), vec![0, 1]);
+    }
+
+    #[test]
+    fn reshape_merges_a_dynamic_dim_with_static_minor_dims() {
+        let st = [false, false, false];
+        assert_eq!(reshape_merge(&[4, 3], &[12], &st, 0), Some((0, 3)));
+        assert_eq!(reshape_merge(&[2, 4, 3], &[2, 12], &st, 1), Some((1, 3)));
+        assert_eq!(reshape_merge(&[4, 3, 2], &[24], &st, 0), Some((0, 6)));
+        assert_eq!(reshape_merge(&[4, 3, 2], &[12, 2], &st, 0), Some((0, 3)));
+        // The minor dim is dynamic too, or the dim is not the major one.
+        assert_eq!(reshape_merge(&[4, 3], &[12], &[false, true], 0), None);
+        assert_eq!(reshape_merge(&[3, 4], &[12], &st, 1), None);
+        // A split is not a merge.
+        assert_eq!(reshape_merge(&[12], &[4, 3], &st, 0), None);
+    }
+}
