@@ -72,6 +72,7 @@ fn step_bytes(step: &Step, sizes: &[usize], writes_output: bool) -> u64 {
             .saturating_add(init.as_ref().map_or(0, leaf_plan_bytes)),
         Step::AllReduce { single, .. } => sum(sizes).max(step_bytes(single, sizes, false)),
         Step::Fallback(_)
+        | Step::ColReduce(_)
         | Step::Fft(_)
         | Step::Sort(_)
         | Step::TopK(_)

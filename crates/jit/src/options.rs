@@ -97,6 +97,9 @@ pub struct CompileStats {
     /// Row groups formed (consecutive kernels run block of rows by block
     /// of rows).
     pub row_groups: usize,
+    /// Reductions that keep the minor dimension, run as row-streaming
+    /// host steps (`runtime::colreduce`).
+    pub column_reductions: usize,
     /// `dynamic-update-slice`s written into a while loop's own carry
     /// buffer instead of a copy of it (`runtime::dus`).
     pub in_place_updates: usize,

@@ -74,6 +74,9 @@ pub enum Step {
     Sort(Box<SortStep>),
     /// `topk`, builtin (`runtime::sort`).
     TopK(Box<TopKStep>),
+    /// A reduction keeping the minor dimension, streamed row by row
+    /// (`runtime::colreduce`).
+    ColReduce(Box<crate::runtime::colreduce::ColReduceStep>),
     /// `dynamic-update-slice` written into its operand's buffer, which
     /// becomes the result (`runtime::dus`): only on a while body's
     /// loop-owned carry leaf that nothing else reads.
@@ -244,6 +247,94 @@ fn stable_leaves(comp: &rxla_ir::Computation, steps: &[Step]) -> Vec<bool> {
                         .is_some_and(|&t| is_param_leaf(t, j)))
         })
         .collect()
+}
+
+/// A `reduce` (alone, or the whole of a fusion: `reduce(parameter,
+/// constant)`) of a row-major, static f32 array that keeps the operand's
+/// minor dimension (16 or more wide) and reduces at least one other, with
+/// an f32 add/multiply/maximum/minimum reducer of its two parameters and a
+/// row-major result: the host's row-streaming column reduction.
+fn column_reduction(
+    module: &Module,
+    comp: &rxla_ir::Computation,
+    id: InstrId,
+) -> Option<crate::runtime::colreduce::ColReduceStep> {
+    use crate::runtime::colreduce::{ColOp, ColReduceStep};
+    let instr = comp.get(id);
+    // The reduce and the computation holding it and its operands.
+    let (rc, rid) = match &instr.op {
+        Op::Fusion { calls, .. } => {
+            let fc = module.comp(*calls);
+            if fc.len() != 3 || instr.operands.len() != 1 {
+                return None;
+            }
+            (fc, fc.root)
+        }
+        Op::Reduce { .. } => (comp, id),
+        _ => return None,
+    };
+    let r = rc.get(rid);
+    let Op::Reduce {
+        dimensions,
+        to_apply,
+    } = &r.op
+    else {
+        return None;
+    };
+    let [operand, init] = r.operands.as_slice() else {
+        return None;
+    };
+    if let Op::Fusion { .. } = &instr.op
+        && !matches!(rc.get(*operand).op, Op::Parameter { number: 0 })
+    {
+        return None;
+    }
+    let Op::Constant { literal } = &rc.get(*init).op else {
+        return None;
+    };
+    let init = *literal.as_array().ok()?.as_slice::<f32>()?.first()?;
+    let os = rc.get(*operand).shape.as_array().ok()?;
+    let out = r.shape.as_array().ok()?;
+    let f32_plain = |a: &ArrayShape| {
+        a.element_type == ElementType::F32
+            && a.layout.is_default()
+            && !a.layout.is_padded()
+            && !a.is_dynamic()
+    };
+    if !f32_plain(os) || !f32_plain(out) || instr.shape.as_array().ok() != Some(out) {
+        return None;
+    }
+    let rank = os.rank();
+    let reduced: Vec<bool> = (0..rank as i64).map(|d| dimensions.contains(&d)).collect();
+    if rank < 2 || reduced[rank - 1] || !reduced.iter().any(|&x| x) || os.dims[rank - 1] < 16 {
+        return None;
+    }
+    // The reducer: op(p0, p1) or op(p1, p0) on f32.
+    let red = module.comp(*to_apply);
+    let ps = red.parameters();
+    let root = red.root_instruction();
+    if ps.len() != 2 || root.shape.element_type() != Some(ElementType::F32) {
+        return None;
+    }
+    let acc_first = match root.operands.as_slice() {
+        [a, b] if *a == ps[0] && *b == ps[1] => true,
+        [a, b] if *a == ps[1] && *b == ps[0] => false,
+        _ => return None,
+    };
+    let op = match root.op {
+        Op::Binary(rxla_ir::BinaryOp::Add) => ColOp::Add,
+        Op::Binary(rxla_ir::BinaryOp::Multiply) => ColOp::Mul,
+        Op::Binary(rxla_ir::BinaryOp::Maximum) => ColOp::Max,
+        Op::Binary(rxla_ir::BinaryOp::Minimum) => ColOp::Min,
+        _ => return None,
+    };
+    Some(ColReduceStep {
+        dims: os.dims.clone(),
+        reduced,
+        op,
+        acc_first,
+        init,
+    })
 }
 
 /// A planned product of the GEMM engine.
@@ -1077,6 +1168,17 @@ impl Planner<'_> {
                     cond,
                     body: Box::new(body?),
                     init: None,
+                }
+            }
+            Op::Fusion { .. } | Op::Reduce { .. }
+                if column_reduction(self.module, comp, id).is_some() =>
+            {
+                match column_reduction(self.module, comp, id) {
+                    Some(step) => {
+                        self.stats.column_reductions += 1;
+                        Step::ColReduce(Box::new(step))
+                    }
+                    None => return Err(JitError::codegen("column reduction vanished")),
                 }
             }
             Op::DynamicUpdateSlice if self.in_place_update(cid, id) => {

@@ -8,6 +8,7 @@
 
 pub mod calls;
 pub mod collective;
+pub mod colreduce;
 pub mod dus;
 pub mod fft;
 pub mod relayout;
@@ -540,6 +541,7 @@ pub fn run_program(
                 vec![target]
             }
             Step::Fallback(_)
+            | Step::ColReduce(_)
             | Step::Fft(_)
             | Step::Sort(_)
             | Step::TopK(_)
@@ -755,6 +757,13 @@ fn arrays<'b>(ops: &[Vec<&'b [u8]>], what: &str) -> Result<Vec<&'b [u8]>> {
 fn host_step(ctx: &Ctx, step: &Step, ops: &[Vec<&[u8]>], outs: &mut [&mut [u8]]) -> Result<()> {
     match step {
         Step::Fallback(call) => call.run(ops, outs, ctx.opts),
+        Step::ColReduce(c) => {
+            let a = arrays(ops, "reduce")?;
+            let (Some(input), Some(out)) = (a.first(), outs.first_mut()) else {
+                return Err(JitError::input("reduce needs one operand and one result"));
+            };
+            colreduce::run(c, input, out)
+        }
         Step::Fft(f) => {
             let a = arrays(ops, "fft")?;
             let (Some(input), Some(out)) = (a.first(), outs.first_mut()) else {
