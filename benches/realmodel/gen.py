@@ -88,6 +88,24 @@ def nbody(p, m):
     return f.sum(1)
 
 
+def lstm(xs, wx, wh, b):
+    def step(c_h, x):
+        c, h = c_h
+        z = x @ wx + h @ wh + b
+        i, f, g, o = jnp.split(z, 4, -1)
+        c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+        h = jax.nn.sigmoid(o) * jnp.tanh(c)
+        return (c, h), h
+    _, hs = lax.scan(step, (jnp.zeros((32, 256)), jnp.zeros((32, 256))), xs)
+    return hs
+
+
+def fori_vecmat(x, w):
+    def body(i, c):
+        return jnp.tanh(c @ w) + lax.dynamic_slice_in_dim(x, i, 1, 0)
+    return lax.fori_loop(0, 100, body, jnp.zeros((1, 256)))
+
+
 def main():
     case("cumsum_1Mi", lambda x: jnp.cumsum(x), spec((1 << 20,)))
     case("cumsum_rows_1024x1024", lambda x: jnp.cumsum(x, axis=1), spec((1024, 1024)))
@@ -115,6 +133,17 @@ def main():
     case("heat_stencil_1024", heat_step, spec((1024, 1024)))
     case("nbody_512", nbody, spec((512, 3)), spec((512,)))
     case("gelu_tanh_4Mi", lambda x: jax.nn.gelu(x, approximate=True), spec((1 << 22,)))
+    # Added after a cliff scan (session 11): a scan stacking its outputs,
+    # top-k, a transposed convolution, a softmax over the outer axis, and a
+    # small fori_loop.
+    case("lstm_scan_64x32x256", lstm, spec((64, 32, 128)), spec((128, 1024)), spec((256, 1024)),
+         spec((1024,)))
+    case("topk_1024x4096_k8", lambda x: lax.top_k(x, 8)[0], spec((1024, 4096)))
+    case("conv_transpose_nhwc_8x28x128",
+         lambda x, w: lax.conv_transpose(x, w, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")),
+         spec((8, 28, 28, 128)), spec((3, 3, 128, 64)))
+    case("softmax_axis0_4096x1024", lambda x: jax.nn.softmax(x, axis=0), spec((4096, 1024)))
+    case("fori_vecmat_100x256", fori_vecmat, spec((100, 256)), spec((256, 256)))
 
 
 if __name__ == "__main__":
