@@ -167,6 +167,11 @@ mod regressions {
     }
 
     #[test]
+    fn jit_in_place_update_empty() {
+        regression("jit_in_place_update_empty.hlo", Oracle::Jit);
+    }
+
+    #[test]
     fn passes_folded_nan_payload() {
         regression("passes_folded_nan_payload.hlo", Oracle::Passes);
     }

@@ -534,7 +534,9 @@ pub fn run_program(
                 // distinct from the update and the indices (which the
                 // planner's single-use condition keeps off this leaf).
                 let (buf, upd) = unsafe { (bytes_mut(target), bytes(update)) };
-                if std::ptr::eq(buf.as_ptr(), upd.as_ptr()) {
+                // (Empty buffers may share a dangling address: nothing is
+                // written then.)
+                if !upd.is_empty() && std::ptr::eq(buf.as_ptr(), upd.as_ptr()) {
                     return Err(JitError::codegen("in-place update aliases its update"));
                 }
                 dus::update_in_place(d, buf, upd, &starts)?;
