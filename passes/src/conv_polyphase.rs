@@ -7,7 +7,8 @@
 //! d)`, which read input `t + j + c` for tap `k0 + d·j`. So phase `r` is a
 //! convolution of the undilated input with the kernel's taps of that
 //! residue (a strided slice), stride 1 and its own padding. The phases'
-//! results are interleaved by reshapes and concatenations. The multiply-
+//! results are interleaved by reshapes, concatenations and a final
+//! bitcast (all row-major). The multiply-
 //! adds on inserted zeros (3/4 of them for a 2-D stride-2 transposed
 //! convolution) are never done.
 //!
@@ -308,7 +309,8 @@ fn rewrite(module: &mut Module, cid: CompId, id: InstrId) -> Result<bool> {
 /// Interleaves the phase results (residues row-major over the spatial
 /// dims) into `out_dims`: each result gets a unit axis after every
 /// dilated spatial dim, then concatenations along those axes (innermost
-/// spatial dim first) and one reshape merge `(t, d)` pairs into `d·t`.
+/// spatial dim first) and one bitcast (row-major on both sides) merge
+/// `(t, d)` pairs into `d·t`.
 #[allow(clippy::too_many_arguments)]
 fn interleave(
     module: &mut Module,
@@ -369,11 +371,16 @@ fn interleave(
             })
             .collect();
     }
+    // A bitcast, not a reshape: both sides are row-major, so it is the same
+    // value, and it stays out of the interleaving kernel, which then loops
+    // over the 6-D concatenation with the features innermost (vectorized;
+    // with the reshape as the kernel's root: 4.4 vs 0.65 ms for
+    // 8×56²×64 on one core).
     push(
         module,
         cid,
         &format!("{base}.joined"),
-        Op::Reshape,
+        Op::Bitcast,
         level,
         array(et, out_dims.to_vec()),
     )
