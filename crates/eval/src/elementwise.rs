@@ -19,8 +19,49 @@ trait Float: Copy + PartialOrd + PartialEq {
     fn total_key(self) -> i64;
 }
 
+/// The evaluator's float maximum and minimum (the one definition; the
+/// JIT's host steps call these too): a NaN operand wins (the first one if
+/// both are), and `max(-0, +0) = +0`, `min(-0, +0) = -0`.
+macro_rules! float_minmax {
+    ($t:ty, $max:ident, $min:ident) => {
+        #[doc = concat!("`maximum` on ", stringify!($t), " (see the macro).")]
+        #[inline]
+        pub fn $max(a: $t, b: $t) -> $t {
+            if a.is_nan() {
+                a
+            } else if b.is_nan() {
+                b
+            } else if a == b {
+                // max(-0, +0) = +0: pick the operand without a sign bit.
+                if a.is_sign_negative() { b } else { a }
+            } else if a > b {
+                a
+            } else {
+                b
+            }
+        }
+        #[doc = concat!("`minimum` on ", stringify!($t), " (see the macro).")]
+        #[inline]
+        pub fn $min(a: $t, b: $t) -> $t {
+            if a.is_nan() {
+                a
+            } else if b.is_nan() {
+                b
+            } else if a == b {
+                if a.is_sign_negative() { a } else { b }
+            } else if a < b {
+                a
+            } else {
+                b
+            }
+        }
+    };
+}
+float_minmax!(f32, max_f32, min_f32);
+float_minmax!(f64, max_f64, min_f64);
+
 macro_rules! float_impl {
-    ($t:ty, $bits:ty, $sbits:ty, $erf:path) => {
+    ($t:ty, $bits:ty, $sbits:ty, $erf:path, $max:path, $min:path) => {
         impl Float for $t {
             fn unary(op: UnaryOp) -> Option<fn($t) -> $t> {
                 Some(match op {
@@ -60,33 +101,8 @@ macro_rules! float_impl {
                     BinaryOp::Multiply => |a: $t, b: $t| a * b,
                     BinaryOp::Divide => |a: $t, b: $t| a / b,
                     BinaryOp::Remainder => |a: $t, b: $t| a % b,
-                    BinaryOp::Maximum => |a: $t, b: $t| {
-                        if a.is_nan() {
-                            a
-                        } else if b.is_nan() {
-                            b
-                        } else if a == b {
-                            // max(-0, +0) = +0: pick the operand without a sign bit.
-                            if a.is_sign_negative() { b } else { a }
-                        } else if a > b {
-                            a
-                        } else {
-                            b
-                        }
-                    },
-                    BinaryOp::Minimum => |a: $t, b: $t| {
-                        if a.is_nan() {
-                            a
-                        } else if b.is_nan() {
-                            b
-                        } else if a == b {
-                            if a.is_sign_negative() { a } else { b }
-                        } else if a < b {
-                            a
-                        } else {
-                            b
-                        }
-                    },
+                    BinaryOp::Maximum => $max,
+                    BinaryOp::Minimum => $min,
                     BinaryOp::Power => |a: $t, b: $t| a.powf(b),
                     BinaryOp::Atan2 => |a: $t, b: $t| a.atan2(b),
                     _ => return None,
@@ -104,8 +120,8 @@ macro_rules! float_impl {
         }
     };
 }
-float_impl!(f32, u32, i32, libm::erff);
-float_impl!(f64, u64, i64, libm::erf);
+float_impl!(f32, u32, i32, libm::erff, max_f32, min_f32);
+float_impl!(f64, u64, i64, libm::erf, max_f64, min_f64);
 
 fn half_total_key(bits: u16) -> i64 {
     let i = bits as i16;

@@ -36,38 +36,6 @@ pub struct ColReduceStep {
     pub init: f32,
 }
 
-/// The evaluator's maximum (NaN first operand first, `max(-0, +0) = +0`).
-#[inline(always)]
-fn max_eval(a: f32, b: f32) -> f32 {
-    if a.is_nan() {
-        a
-    } else if b.is_nan() {
-        b
-    } else if a == b {
-        if a.is_sign_negative() { b } else { a }
-    } else if a > b {
-        a
-    } else {
-        b
-    }
-}
-
-/// The evaluator's minimum (NaN first operand first, `min(-0, +0) = -0`).
-#[inline(always)]
-fn min_eval(a: f32, b: f32) -> f32 {
-    if a.is_nan() {
-        a
-    } else if b.is_nan() {
-        b
-    } else if a == b {
-        if a.is_sign_negative() { a } else { b }
-    } else if a < b {
-        a
-    } else {
-        b
-    }
-}
-
 /// Folds `row` into `acc` element by element.
 fn fold(op: ColOp, acc_first: bool, acc: &mut [f32], row: &[f32]) {
     macro_rules! each {
@@ -80,8 +48,8 @@ fn fold(op: ColOp, acc_first: bool, acc: &mut [f32], row: &[f32]) {
     match op {
         ColOp::Add => each!(|a: f32, b: f32| a + b),
         ColOp::Mul => each!(|a: f32, b: f32| a * b),
-        ColOp::Max => each!(max_eval),
-        ColOp::Min => each!(min_eval),
+        ColOp::Max => each!(rxla_eval::elementwise::max_f32),
+        ColOp::Min => each!(rxla_eval::elementwise::min_f32),
     }
 }
 
