@@ -347,37 +347,18 @@ pub fn top_k(
                             if full && (if *largest { k32 <= kth } else { k32 >= kth }) {
                                 continue;
                             }
-                            let key = k32 as i128;
-                            let p = best
-                                .iter()
-                                .position(|e| better(key, e.0))
-                                .unwrap_or(best.len());
-                            if best.len() == k {
-                                best.pop();
-                            }
-                            best.insert(p, (key, j));
+                            offer(&mut best, k, k32 as i128, j, better);
                             if best.len() == k {
                                 (kth, full) = (best[k - 1].0 as i32, true);
                             }
                         }
-                        for (slot, &(_, j)) in order.iter_mut().zip(&best) {
-                            *slot = j;
+                    } else {
+                        for j in 0..n {
+                            let key = total_key(et, elem(j)?);
+                            if best.len() < k || better(key, best[k - 1].0) {
+                                offer(&mut best, k, key, j, better);
+                            }
                         }
-                        return write_first_k(&order);
-                    }
-                    for j in 0..n {
-                        let key = total_key(et, elem(j)?);
-                        if best.len() == k && !better(key, best[k - 1].0) {
-                            continue;
-                        }
-                        let p = best
-                            .iter()
-                            .position(|e| better(key, e.0))
-                            .unwrap_or(best.len());
-                        if best.len() == k {
-                            best.pop();
-                        }
-                        best.insert(p, (key, j));
                     }
                     for (slot, &(_, j)) in order.iter_mut().zip(&best) {
                         *slot = j;
@@ -420,6 +401,26 @@ pub fn top_k(
         }
         write_first_k(&order)
     })
+}
+
+/// Puts `(key, j)` into `best` (the best `k` so far, in order; ties: the
+/// earlier position first, as a stable sort keeps them), dropping the one
+/// pushed past `k`.
+fn offer(
+    best: &mut Vec<(i128, usize)>,
+    k: usize,
+    key: i128,
+    j: usize,
+    better: impl Fn(i128, i128) -> bool,
+) {
+    let p = best
+        .iter()
+        .position(|e| better(key, e.0))
+        .unwrap_or(best.len());
+    if best.len() == k {
+        best.pop();
+    }
+    best.insert(p, (key, j));
 }
 
 /// Largest k for which `top_k` selects in one pass with an ordered buffer
