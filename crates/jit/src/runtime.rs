@@ -182,6 +182,16 @@ fn call_kernel(
     }
 }
 
+/// Copies a carry leaf's bytes from `s` to `d` (nothing when they are the
+/// same buffer or empty).
+fn copy_leaf(s: Leaf, d: Leaf) {
+    if s.len > 0 && s.ptr != d.ptr {
+        // SAFETY: the while loop's live buffers, sizes checked against the
+        // carry's; distinct (checked above).
+        unsafe { std::ptr::copy(s.ptr, d.ptr, d.len.min(s.len)) };
+    }
+}
+
 fn leaves_of(state: &mut StepState, sizes: &[usize]) -> Vec<Leaf> {
     if !matches!(state, StepState::Bufs(_)) {
         *state = StepState::Bufs(bufs(sizes));
@@ -642,10 +652,7 @@ pub fn run_program(
                     check_sizes(&cur, sizes, "while initial value")?;
                     let own: Vec<Leaf> = carry[1].iter_mut().map(Buf::leaf).collect();
                     for (s, d) in cur.iter().zip(&own) {
-                        if s.len > 0 && s.ptr != d.ptr {
-                            // SAFETY: distinct live buffers of equal length.
-                            unsafe { std::ptr::copy(s.ptr, d.ptr, d.len.min(s.len)) };
-                        }
+                        copy_leaf(*s, *d);
                     }
                     cur = own;
                 }
@@ -698,10 +705,7 @@ pub fn run_program(
                             next.push(*s);
                             continue;
                         }
-                        if s.len > 0 && s.ptr != d.ptr {
-                            // SAFETY: distinct live buffers of equal length.
-                            unsafe { std::ptr::copy(s.ptr, d.ptr, d.len.min(s.len)) };
-                        }
+                        copy_leaf(*s, *d);
                         next.push(*d);
                     }
                     cur = next;
