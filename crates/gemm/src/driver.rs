@@ -141,10 +141,23 @@ pub(crate) fn run<A: PackA, B: PackB>(
             let kcb = kc.min(g.k - pc);
             let first = pc == 0;
             let last = pc + kcb == g.k;
-            with_scratch(panels * kcb * nr, |bbuf| {
-                pack_b_block(g.b, bbuf, pc, kcb, jc, ncb, nr, nt);
-                let bbuf: &[f32] = bbuf;
-                let tiles_m = g.m.div_ceil(mr);
+            let tiles_m = g.m.div_ceil(mr);
+            // Few row tiles reuse each B value: read B where it lies instead of packing it.
+            let in_place = kernel
+                .direct_b
+                .filter(|_| tiles_m <= DIRECT_B_MAX_ROW_TILES && !direct_b_off())
+                .filter(|_| {
+                    linear(g.c.cols, jc, ncb) == Some(1) && linear(g.c.rows, 0, g.m).is_some()
+                })
+                .and_then(|f| {
+                    let (p, ldb) = g.b.direct_b(pc, kcb, jc, ncb)?;
+                    Some(BInPlace {
+                        f,
+                        addr: p as usize,
+                        ldb,
+                    })
+                });
+            let run_block = |bbuf: &[f32]| {
                 let split_rows = tiles_m >= panels || tiles_m >= 8 * nt;
                 // More chunks than threads, taken dynamically (rayon work stealing): a thread that is pre-empted by
                 // another process on this shared machine, or runs slower, leaves its remaining chunks to the others
@@ -170,6 +183,7 @@ pub(crate) fn run<A: PackA, B: PackB>(
                         g,
                         kernel,
                         bbuf,
+                        in_place,
                         pc,
                         kcb,
                         jc,
@@ -184,9 +198,37 @@ pub(crate) fn run<A: PackA, B: PackB>(
                 } else {
                     (0..chunks).into_par_iter().with_max_len(1).for_each(work);
                 }
-            });
+            };
+            if in_place.is_some() {
+                run_block(&[]);
+            } else {
+                with_scratch(panels * kcb * nr, |bbuf| {
+                    pack_b_block(g.b, bbuf, pc, kcb, jc, ncb, nr, nt);
+                    run_block(bbuf);
+                });
+            }
         }
     }
+}
+
+/// Products with at most this many row tiles (`MR` rows each) read B in place where the tier can (each B value
+/// is used by at most this many tiles, so packing it costs as much as a large share of the multiply-adds). A JAX
+/// LSTM step (32 x 256 by 256 x 1024) on one Zen 5 core: see docs/PERFORMANCE.md.
+const DIRECT_B_MAX_ROW_TILES: usize = 3;
+
+/// `RXLA_GEMM_DIRECT_B=0` turns the in-place-B path off, for measuring it.
+fn direct_b_off() -> bool {
+    static OFF: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OFF.get_or_init(|| std::env::var("RXLA_GEMM_DIRECT_B").as_deref() == Ok("0"))
+}
+
+/// B read in place for one block: the in-place-B kernel, the address of the block's `(pc, jc)` element (as an
+/// integer, so blocks can be shared by the threads) and B's row stride.
+#[derive(Clone, Copy)]
+struct BInPlace {
+    f: crate::kernel::DirectBFn,
+    addr: usize,
+    ldb: usize,
 }
 
 /// Most column panels a row block may be multiplied with while A is read in place rather than packed (each
@@ -269,6 +311,8 @@ struct Block<'a, 'g, A: PackA, B: PackB> {
     g: &'a Gemm<'g, A, B>,
     kernel: Kernel,
     bbuf: &'a [f32],
+    /// B read in place instead of from `bbuf` (which is then empty).
+    in_place: Option<BInPlace>,
     pc: usize,
     kcb: usize,
     jc: usize,
@@ -284,7 +328,7 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
         let mut ic = m_lo;
         while ic < m_hi {
             let mcb = mc.min(m_hi - ic);
-            if self.direct_rows(ic, mcb, p_lo, p_hi) {
+            if self.in_place.is_none() && self.direct_rows(ic, mcb, p_lo, p_hi) {
                 ic += mcb;
                 continue;
             }
@@ -390,9 +434,35 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
         let cols = nr.min(self.ncb - jr * nr);
         let (i, j) = (ic + ir * mr, self.jc + jr * nr);
         let ap = abuf[ir * kcb * mr..].as_ptr();
-        let bp = self.bbuf[jr * kcb * nr..].as_ptr();
         let beta = if self.first { g.beta } else { 1.0 };
         let lin = (linear(g.c.rows, i, rows), cs);
+        if let (Some(b), Some(rs)) = (self.in_place, lin.0) {
+            let bp = (b.addr as *const f32).wrapping_add(jr * nr);
+            // SAFETY: `run` chose B in place only with C's rows linear and its columns unit-strided, and B's
+            // rows pc..pc+kcb readable for columns jc..jc+ncb at addr + p*ldb (`PackB::direct_b`); the tile's
+            // rows x cols lie inside both.
+            unsafe {
+                (b.f)(
+                    kcb,
+                    ap,
+                    bp,
+                    b.ldb,
+                    g.c_ptr(i, j),
+                    rs,
+                    g.alpha,
+                    beta,
+                    rows,
+                    cols,
+                )
+            };
+            if self.last
+                && let Some(e) = g.epi
+            {
+                g.epilogue_tile(e, i, rows, j, cols);
+            }
+            return;
+        }
+        let bp = self.bbuf[jr * kcb * nr..].as_ptr();
         let edge4 = self.kernel.edge4.filter(|_| rows <= 4);
         match (lin, edge4, self.kernel.edge) {
             ((Some(rs), Some(cs)), _, _) if rows == mr && cols == nr => {

@@ -38,6 +38,19 @@ pub(crate) trait PackB: Sync {
     ) -> bool {
         false
     }
+
+    /// Contraction rows `p0..p0+kc` of columns `j0..j0+cols` readable in place: the address of `(p0, j0)` and
+    /// the row stride, when the columns are contiguous and the rows equally spaced (an in-place-B micro-kernel
+    /// then reads B without packing it). `None` (the default): always packed.
+    fn direct_b(
+        &self,
+        _p0: usize,
+        _kc: usize,
+        _j0: usize,
+        _cols: usize,
+    ) -> Option<(*const f32, usize)> {
+        None
+    }
 }
 
 /// A read-only operand addressed as `ptr[rows.at(i) + cols.at(j)]`: used as A (rows = M, cols = K) or as B
@@ -207,6 +220,25 @@ unsafe fn deal_rows<const N: usize>(
 }
 
 impl PackB for Operand {
+    fn direct_b(
+        &self,
+        p0: usize,
+        kc: usize,
+        j0: usize,
+        cols: usize,
+    ) -> Option<(*const f32, usize)> {
+        if crate::driver::linear(&self.cols, j0, cols) != Some(1) {
+            return None;
+        }
+        let rs = crate::driver::linear(&self.rows, p0, kc)?;
+        let rs = usize::try_from(rs).ok().filter(|&s| s > 0 || kc == 1)?;
+        Some((
+            self.ptr
+                .wrapping_offset(self.rows.at(p0) + self.cols.at(j0)),
+            rs,
+        ))
+    }
+
     /// Row-major B: each row segment `j0..j0 + panels·nr` is read once, front to back, and dealt out to the
     /// panels (panel after panel would read `kc` rows a page apart for every panel: TLB and 4 KiB-alias misses).
     fn pack_b_panels(

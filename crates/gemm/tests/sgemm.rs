@@ -556,3 +556,61 @@ fn direct_a_equals_packed_a_bit_for_bit() {
         }
     }
 }
+
+/// Products with few rows read a row-major B in place (no packing) on tiers that have that kernel: B here is a
+/// view of a wider matrix whose other columns are NaN (a view offset or a stride mistake would poison the
+/// result). Row counts up to 3 tiles, column counts around the vector widths, k across several kc blocks, 1 and
+/// 2 threads.
+#[test]
+fn few_rows_read_only_the_b_view() {
+    let mut rng = Rng::new(9);
+    for kernel in kernels() {
+        for threads in [1, 2] {
+            let o = opts(kernel, threads);
+            let mr = kernel.mr();
+            for m in [2, mr - 1, mr, mr + 1, 3 * mr] {
+                for n in [1, 15, 16, 17, 33, 100] {
+                    for k in [1, 9, 700] {
+                        let a = rng.vec(m * k);
+                        let ldb = n + 3;
+                        let mut big = vec![f32::NAN; k * ldb];
+                        let mut b = vec![0f32; k * n];
+                        for p in 0..k {
+                            for j in 0..n {
+                                let v = rng.vec(1)[0];
+                                big[p * ldb + j] = v;
+                                b[p * n + j] = v;
+                            }
+                        }
+                        let mut c = vec![0f32; m * n];
+                        sgemm(
+                            1.0,
+                            MatRef::row_major(&a, m, k).unwrap(),
+                            MatRef::new(&big, k, n, ldb as isize, 1).unwrap(),
+                            0.0,
+                            MatMut::row_major(&mut c, m, n).unwrap(),
+                            None,
+                            &o,
+                        )
+                        .unwrap();
+                        for i in 0..m {
+                            for j in 0..n {
+                                let (mut s, mut sc) = (0f64, 0f64);
+                                for p in 0..k {
+                                    let t = a[i * k + p] as f64 * b[p * n + j] as f64;
+                                    s += t;
+                                    sc += t.abs();
+                                }
+                                let got = c[i * n + j] as f64;
+                                assert!(
+                                    (got - s).abs() <= 1e-5 * sc + 1e-30,
+                                    "{kernel:?} {m}x{n}x{k} t{threads}: ({i},{j}) {got} vs {s}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

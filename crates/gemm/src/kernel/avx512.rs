@@ -23,26 +23,30 @@ pub(crate) fn available() -> bool {
     false
 }
 
-/// The `tile` instantiation for `rows` (1..=MR) rows of `V` vectors, A panel stride `AS`, packed or direct A:
+/// The `tile` instantiation for `rows` (1..=MR) rows of `V` vectors, A panel stride `AS`, B panel stride `BS`
+/// (`NR` when omitted; 0: B read in place), packed or direct A:
 /// row counts dispatched to their own instantiation (no padding rows computed).
 #[cfg(target_arch = "x86_64")]
 macro_rules! by_rows {
     ($rows:expr, $v:literal, $as:expr, $direct:literal) => {
+        by_rows!($rows, $v, $as, NR, $direct)
+    };
+    ($rows:expr, $v:literal, $as:expr, $bs:expr, $direct:literal) => {
         match $rows {
-            1 => tile::<1, $v, $as, NR, $direct>,
-            2 => tile::<2, $v, $as, NR, $direct>,
-            3 => tile::<3, $v, $as, NR, $direct>,
-            4 => tile::<4, $v, $as, NR, $direct>,
-            5 => tile::<5, $v, $as, NR, $direct>,
-            6 => tile::<6, $v, $as, NR, $direct>,
-            7 => tile::<7, $v, $as, NR, $direct>,
-            8 => tile::<8, $v, $as, NR, $direct>,
-            9 => tile::<9, $v, $as, NR, $direct>,
-            10 => tile::<10, $v, $as, NR, $direct>,
-            11 => tile::<11, $v, $as, NR, $direct>,
-            12 => tile::<12, $v, $as, NR, $direct>,
-            13 => tile::<13, $v, $as, NR, $direct>,
-            _ => tile::<14, $v, $as, NR, $direct>,
+            1 => tile::<1, $v, $as, $bs, $direct>,
+            2 => tile::<2, $v, $as, $bs, $direct>,
+            3 => tile::<3, $v, $as, $bs, $direct>,
+            4 => tile::<4, $v, $as, $bs, $direct>,
+            5 => tile::<5, $v, $as, $bs, $direct>,
+            6 => tile::<6, $v, $as, $bs, $direct>,
+            7 => tile::<7, $v, $as, $bs, $direct>,
+            8 => tile::<8, $v, $as, $bs, $direct>,
+            9 => tile::<9, $v, $as, $bs, $direct>,
+            10 => tile::<10, $v, $as, $bs, $direct>,
+            11 => tile::<11, $v, $as, $bs, $direct>,
+            12 => tile::<12, $v, $as, $bs, $direct>,
+            13 => tile::<13, $v, $as, $bs, $direct>,
+            _ => tile::<14, $v, $as, $bs, $direct>,
         }
     };
 }
@@ -65,7 +69,7 @@ pub(crate) unsafe fn kernel(
     beta: f32,
 ) {
     // SAFETY: forwarded contract; features checked by the dispatcher.
-    unsafe { tile::<MR, 2, MR, NR, false>(k, a, b, c, rsc, csc, alpha, beta, NR, 0) }
+    unsafe { tile::<MR, 2, MR, NR, false>(k, a, b, c, rsc, csc, alpha, beta, NR, 0, 0) }
 }
 
 /// The edge kernel: rows `0..rows` (`1..=MR`) and columns `0..cols` (`1..=NR`) of a tile, C with unit column
@@ -94,7 +98,7 @@ pub(crate) unsafe fn edge(
         by_rows!(rows, 2, MR, false)
     };
     // SAFETY: forwarded contract (rows x cols inside C, unit column stride); features checked by the dispatcher.
-    unsafe { f(k, a, b, c, rsc, 1, alpha, beta, cols, 0) }
+    unsafe { f(k, a, b, c, rsc, 1, alpha, beta, cols, 0, 0) }
 }
 
 /// The direct kernel: a full `MR x NR` tile with A read in place (row `i` of the tile at `a + i * lda`, its `k`
@@ -118,7 +122,7 @@ pub(crate) unsafe fn direct(
     beta: f32,
 ) {
     // SAFETY: forwarded contract; features checked by the dispatcher.
-    unsafe { tile::<MR, 2, 1, NR, true>(k, a, b, c, rsc, csc, alpha, beta, NR, lda) }
+    unsafe { tile::<MR, 2, 1, NR, true>(k, a, b, c, rsc, csc, alpha, beta, NR, lda, 0) }
 }
 
 /// The direct edge kernel: rows `0..rows`, columns `0..cols` of a tile with A read in place (see `direct`), C
@@ -147,14 +151,48 @@ pub(crate) unsafe fn direct_edge(
         by_rows!(rows, 2, 1, true)
     };
     // SAFETY: forwarded contract (rows x cols inside C, unit column stride); features checked by the dispatcher.
-    unsafe { f(k, a, b, c, rsc, 1, alpha, beta, cols, lda) }
+    unsafe { f(k, a, b, c, rsc, 1, alpha, beta, cols, lda, 0) }
+}
+
+/// The in-place-B kernel: rows `0..rows`, columns `0..cols` of a tile from a packed A panel and B read where it
+/// lies (row `p` of the tile's columns at `b + p * ldb`, columns contiguous; masked loads, so no column past
+/// `cols` is read), C with unit column stride. For products with few rows (recurrent steps, small batches),
+/// where packing B costs as much as the multiply-adds that reuse it.
+///
+/// # Safety
+/// As for `edge`, with `b + p * ldb + j` readable for `p < k`, `j < cols` instead of a packed B panel.
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn direct_b(
+    k: usize,
+    a: *const f32,
+    b: *const f32,
+    ldb: usize,
+    c: *mut f32,
+    rsc: isize,
+    alpha: f32,
+    beta: f32,
+    rows: usize,
+    cols: usize,
+) {
+    debug_assert!((1..=MR).contains(&rows) && (1..=NR).contains(&cols));
+    let f = if cols <= 16 {
+        by_rows!(rows, 1, MR, 0, false)
+    } else {
+        by_rows!(rows, 2, MR, 0, false)
+    };
+    // SAFETY: forwarded contract (rows x cols inside C, unit column stride; B rows readable for `cols` columns);
+    // features checked by the dispatcher.
+    unsafe { f(k, a, b, c, rsc, 1, alpha, beta, cols, 0, ldb) }
 }
 
 /// `R x 16V` tile from panels of stride `AS` (A) and `BS` (B); columns `cols..16V` are masked off (unit column
-/// stride) or, for other column strides, `cols` must be `16V`.
+/// stride) or, for other column strides, `cols` must be `16V`. `BS == 0`: B is read in place with row stride
+/// `ldb` and masked loads (columns `cols..` are not read); C must then have unit column stride.
 ///
 /// # Safety
-/// Panels hold `k * AS` / `k * BS` floats (`R <= AS`, `16V <= BS`); the tile's `R x cols` elements are inside C.
+/// Panels hold `k * AS` / `k * BS` floats (`R <= AS`, `16V <= BS`), or with `BS == 0` B's first `cols` columns
+/// are readable at `b + p * ldb` for `p < k`; the tile's `R x cols` elements are inside C.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[allow(clippy::too_many_arguments)]
@@ -175,11 +213,20 @@ unsafe fn tile<
     beta: f32,
     cols: usize,
     lda: usize,
+    ldb: usize,
 ) {
     use std::arch::x86_64::*;
     // SAFETY (whole body): panel and tile bounds are the caller's contract.
     unsafe {
         let mut acc = [[_mm512_setzero_ps(); V]; R];
+        // Lane masks of the vectors: columns below `cols` (C's edge; B's too when read in place).
+        let mut masks = [0 as __mmask16; V];
+        for (v, m) in masks.iter_mut().enumerate() {
+            let n = cols.saturating_sub(16 * v).min(16);
+            *m = ((1u32 << n) - 1) as __mmask16;
+        }
+        // B's row stride: the panel's, or B's own when read in place.
+        let bs = if BS == 0 { ldb } else { BS };
         // The rows unrolled by hand with constant indices: LLVM does not unroll a 14-iteration loop over the
         // accumulator array and then keeps all of it in memory.
         macro_rules! each_row {
@@ -211,7 +258,11 @@ unsafe fn tile<
             ($off:expr) => {{
                 let mut bv = [_mm512_setzero_ps(); V];
                 for (v, x) in bv.iter_mut().enumerate() {
-                    *x = _mm512_loadu_ps(b.add($off * BS + 16 * v));
+                    *x = if BS == 0 {
+                        _mm512_maskz_loadu_ps(masks[v], b.add($off * bs + 16 * v))
+                    } else {
+                        _mm512_loadu_ps(b.add($off * BS + 16 * v))
+                    };
                 }
                 let ap = a.add($off * AS);
                 each_row!(i, {
@@ -229,33 +280,27 @@ unsafe fn tile<
             }};
         }
         while left >= 4 {
-            _mm_prefetch::<_MM_HINT_T0>(b.add(8 * BS) as *const i8);
+            _mm_prefetch::<_MM_HINT_T0>(b.wrapping_add(8 * bs) as *const i8);
             if V > 1 {
-                _mm_prefetch::<_MM_HINT_T0>(b.add(8 * BS + 16) as *const i8);
+                _mm_prefetch::<_MM_HINT_T0>(b.wrapping_add(8 * bs + 16) as *const i8);
             }
             step!(0);
             step!(1);
             step!(2);
             step!(3);
             a = a.add(4 * AS);
-            b = b.add(4 * BS);
+            b = b.wrapping_add(4 * bs);
             left -= 4;
         }
         while left > 0 {
             step!(0);
             a = a.add(AS);
-            b = b.add(BS);
+            b = b.wrapping_add(bs);
             left -= 1;
         }
         let va = _mm512_set1_ps(alpha);
         let vb = _mm512_set1_ps(beta);
         if csc == 1 {
-            // Lane masks of the two vectors: columns below `cols`.
-            let mut masks = [0 as __mmask16; V];
-            for (v, m) in masks.iter_mut().enumerate() {
-                let n = cols.saturating_sub(16 * v).min(16);
-                *m = ((1u32 << n) - 1) as __mmask16;
-            }
             let full = cols == 16 * V;
             each_row!(i, {
                 let p = c.offset(i as isize * rsc);
@@ -357,6 +402,7 @@ pub fn explore_shapes(dur: std::time::Duration) -> Vec<(usize, usize, f64)> {
                         1.0,
                         0.0,
                         16 * V,
+                        0,
                         0,
                     )
                 };

@@ -38,6 +38,12 @@ pub(crate) type DirectFn =
 pub(crate) type DirectEdgeFn =
     unsafe fn(usize, *const f32, usize, *const f32, *mut f32, isize, f32, f32, usize, usize);
 
+/// `unsafe fn(k, a_panel, b, ldb, c, rsc, alpha, beta, rows, cols)`: the first `rows x cols` of a tile from a
+/// packed A panel and B read in place (row `p` at `b + p * ldb`, columns contiguous; nothing past `cols` read),
+/// C with unit column stride.
+pub(crate) type DirectBFn =
+    unsafe fn(usize, *const f32, *const f32, usize, *mut f32, isize, f32, f32, usize, usize);
+
 /// Which micro-kernel computes the tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KernelKind {
@@ -178,6 +184,10 @@ impl KernelKind {
                 direct: Some((avx512::direct, avx512::direct_edge)),
                 #[cfg(not(target_arch = "x86_64"))]
                 direct: None,
+                #[cfg(target_arch = "x86_64")]
+                direct_b: Some(avx512::direct_b),
+                #[cfg(not(target_arch = "x86_64"))]
+                direct_b: None,
             },
             KernelKind::Avx2Fma => Kernel {
                 mr: avx2::MR,
@@ -189,6 +199,7 @@ impl KernelKind {
                 edge4: None,
                 edge: None,
                 direct: None,
+                direct_b: None,
             },
             KernelKind::Portable => Kernel {
                 mr: portable::MR,
@@ -197,6 +208,7 @@ impl KernelKind {
                 edge4: None,
                 edge: None,
                 direct: None,
+                direct_b: None,
             },
             KernelKind::Cranelift => Kernel {
                 mr: clif::MR,
@@ -205,6 +217,7 @@ impl KernelKind {
                 edge4: None,
                 edge: None,
                 direct: None,
+                direct_b: None,
             },
         }
     }
@@ -225,6 +238,8 @@ pub(crate) struct Kernel {
     pub edge: Option<EdgeFn>,
     /// Full and partial tiles reading A in place (no A packing), where the tier has them.
     pub direct: Option<(DirectFn, DirectEdgeFn)>,
+    /// Any tile from a packed A panel and B read in place (no B packing), where the tier has it.
+    pub direct_b: Option<DirectBFn>,
 }
 
 /// Largest `MR * NR` over all kernels (size of on-stack tile buffers).
