@@ -249,26 +249,40 @@ fn stable_leaves(comp: &rxla_ir::Computation, steps: &[Step]) -> Vec<bool> {
         .collect()
 }
 
-/// A `reduce` (alone, or the whole of a fusion: `reduce(parameter,
-/// constant)`) of a row-major, static f32 array that keeps the operand's
-/// minor dimension (16 or more wide) and reduces at least one other, with
-/// an f32 add/multiply/maximum/minimum reducer of its two parameters and a
-/// row-major result: the host's row-streaming column reduction.
+/// A `reduce` (alone, or in a fusion: `g(reduce(f(parameters...),
+/// constant), parameters...)`) of a row-major, static f32 array that keeps
+/// the operand's minor dimension (16 or more wide) and reduces at least one
+/// other, with an f32 add/multiply/maximum/minimum reducer of its two
+/// parameters and a row-major result: the host's row-streaming column
+/// reduction. In a fusion the reduce's operand may be computed from the
+/// parameters (`f`, the producer) and the root may compute from the reduced
+/// value (`g`, the epilogue); the planner compiles both as kernels.
+struct ColumnReduction {
+    step: crate::runtime::colreduce::ColReduceStep,
+    /// The fused computation's reduce operand when it is not a parameter.
+    producer: Option<InstrId>,
+    /// The fused reduce when it is not the fusion's root.
+    epilogue_of: Option<InstrId>,
+}
+
 fn column_reduction(
     module: &Module,
     comp: &rxla_ir::Computation,
     id: InstrId,
-) -> Option<crate::runtime::colreduce::ColReduceStep> {
+) -> Option<ColumnReduction> {
     use crate::runtime::colreduce::{ColOp, ColReduceStep};
     let instr = comp.get(id);
     // The reduce and the computation holding it and its operands.
     let (rc, rid) = match &instr.op {
         Op::Fusion { calls, .. } => {
             let fc = module.comp(*calls);
-            if fc.len() != 3 || instr.operands.len() != 1 {
+            let mut reduces = fc
+                .ids()
+                .filter(|&i| matches!(fc.get(i).op, Op::Reduce { .. }));
+            let (Some(r), None) = (reduces.next(), reduces.next()) else {
                 return None;
-            }
-            (fc, fc.root)
+            };
+            (fc, r)
         }
         Op::Reduce { .. } => (comp, id),
         _ => return None,
@@ -284,11 +298,17 @@ fn column_reduction(
     let [operand, init] = r.operands.as_slice() else {
         return None;
     };
-    if let Op::Fusion { .. } = &instr.op
-        && !matches!(rc.get(*operand).op, Op::Parameter { number: 0 })
-    {
-        return None;
-    }
+    // Inside a fusion: the operand is one of the fusion's parameters, or a
+    // value computed from them (the producer).
+    let (producer, input) = match (&instr.op, &rc.get(*operand).op) {
+        (Op::Fusion { .. }, Op::Parameter { number }) => (None, *number as usize),
+        (Op::Fusion { .. }, _) => (Some(*operand), 0),
+        _ => (None, 0),
+    };
+    let epilogue_of = match &instr.op {
+        Op::Fusion { .. } if rc.root != rid => Some(rid),
+        _ => None,
+    };
     let Op::Constant { literal } = &rc.get(*init).op else {
         return None;
     };
@@ -301,7 +321,13 @@ fn column_reduction(
             && !a.layout.is_padded()
             && !a.is_dynamic()
     };
-    if !f32_plain(os) || !f32_plain(out) || instr.shape.as_array().ok() != Some(out) {
+    let fused_out = instr.shape.as_array().ok()?;
+    let plain_out =
+        fused_out.layout.is_default() && !fused_out.layout.is_padded() && !fused_out.is_dynamic();
+    if !f32_plain(os) || !f32_plain(out) || !plain_out {
+        return None;
+    }
+    if epilogue_of.is_none() && fused_out != out {
         return None;
     }
     let rank = os.rank();
@@ -328,12 +354,19 @@ fn column_reduction(
         Op::Binary(rxla_ir::BinaryOp::Minimum) => ColOp::Min,
         _ => return None,
     };
-    Some(ColReduceStep {
-        dims: os.dims.clone(),
-        reduced,
-        op,
-        acc_first,
-        init,
+    Some(ColumnReduction {
+        step: ColReduceStep {
+            dims: os.dims.clone(),
+            reduced,
+            op,
+            acc_first,
+            init,
+            input,
+            producer: None,
+            epilogue: None,
+        },
+        producer,
+        epilogue_of,
     })
 }
 
@@ -493,6 +526,101 @@ pub struct Planner<'m> {
 
 impl Planner<'_> {
     /// The evaluator for one instruction (when allowed), recorded.
+    /// The kernels of a fused column reduction (`id`, a fusion in `cid`):
+    /// the producer (the fused reduce's operand compiled over the fusion's
+    /// parameters, run block of rows by block of rows into scratch that the
+    /// reduction folds while it is in cache) and the epilogue (the fusion's
+    /// root compiled with the reduced value as an input). `None` when a
+    /// kernel cannot be compiled or the producer's outer loop is not the
+    /// operand's major dimension (the fusion then runs as usual).
+    fn column_kernels(
+        &mut self,
+        cid: CompId,
+        id: InstrId,
+        cr: ColumnReduction,
+    ) -> Result<Option<crate::runtime::colreduce::ColReduceStep>> {
+        use crate::runtime::colreduce::{ColEpilogue, ColProducer, PRODUCER_BLOCK_BYTES};
+        let mut step = cr.step;
+        if cr.producer.is_none() && cr.epilogue_of.is_none() {
+            return Ok(Some(step));
+        }
+        let comp = self.module.comp(cid);
+        let instr = comp.get(id);
+        let Op::Fusion { calls, .. } = &instr.op else {
+            return Ok(None);
+        };
+        let fc = self.module.comp(*calls);
+        let mut params = Vec::new();
+        for p in fc.parameters() {
+            let Op::Parameter { number } = fc.get(p).op else {
+                return Ok(None);
+            };
+            match instr
+                .operands
+                .get(number as usize)
+                .map(|&o| &comp.get(o).shape)
+            {
+                Some(Shape::Array(a)) => params.push((p, a.clone())),
+                _ => return Ok(None),
+            }
+        }
+        if let Some(operand) = cr.producer {
+            let Ok(shape) = fc.get(operand).shape.as_array() else {
+                return Ok(None);
+            };
+            let (Some(&rows), Ok(total)) = (shape.dims.first(), shape.element_count()) else {
+                return Ok(None);
+            };
+            let spec = KernelSpec {
+                comp: *calls,
+                root: operand,
+                inputs: params.clone(),
+                name: format!("{}_rows", instr.name),
+            };
+            let meta = match self.jit.compile(self.module, &spec, &mut self.stats) {
+                Ok(meta) => meta,
+                Err(JitError::Unsupported(_)) => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            if rows <= 0 || meta.outer != rows {
+                return Ok(None);
+            }
+            let row_elems = total / rows as usize;
+            let block_rows =
+                (PRODUCER_BLOCK_BYTES / (4 * row_elems).max(1)).clamp(1, rows as usize);
+            step.producer = Some(ColProducer {
+                meta,
+                inputs: instr.operands.clone(),
+                row_elems,
+                block_rows,
+            });
+        }
+        if let Some(rid) = cr.epilogue_of {
+            let Ok(acc) = fc.get(rid).shape.as_array() else {
+                return Ok(None);
+            };
+            let mut inputs = vec![(rid, acc.clone())];
+            inputs.extend(params);
+            let spec = KernelSpec {
+                comp: *calls,
+                root: fc.root,
+                inputs,
+                name: format!("{}_epilogue", instr.name),
+            };
+            let meta = match self.jit.compile(self.module, &spec, &mut self.stats) {
+                Ok(meta) => meta,
+                Err(JitError::Unsupported(_)) => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            step.epilogue = Some(ColEpilogue {
+                meta,
+                inputs: instr.operands.clone(),
+                acc_bytes: acc.byte_size()?,
+            });
+        }
+        Ok(Some(step))
+    }
+
     fn fallback(&mut self, cid: CompId, id: InstrId, why: &str) -> Result<Step> {
         let comp = self.module.comp(cid);
         let instr = comp.get(id);
@@ -1174,10 +1302,22 @@ impl Planner<'_> {
                 if column_reduction(self.module, comp, id).is_some() =>
             {
                 match column_reduction(self.module, comp, id) {
-                    Some(step) => {
-                        self.stats.column_reductions += 1;
-                        Step::ColReduce(Box::new(step))
-                    }
+                    Some(cr) => match self.column_kernels(cid, id, cr)? {
+                        Some(step) => {
+                            self.stats.column_reductions += 1;
+                            Step::ColReduce(Box::new(step))
+                        }
+                        None => {
+                            let Op::Fusion { calls, .. } = &instr.op else {
+                                return Err(JitError::codegen("column kernels outside a fusion"));
+                            };
+                            if self.layouts_agree(cid, id) {
+                                Step::Call(Box::new(self.program(*calls)?))
+                            } else {
+                                self.fused_parts(cid, id, "column reduction kernels")?
+                            }
+                        }
+                    },
                     None => return Err(JitError::codegen("column reduction vanished")),
                 }
             }

@@ -552,6 +552,58 @@ pub fn run_program(
                 dus::update_in_place(d, buf, upd, &starts)?;
                 vec![target]
             }
+            Step::ColReduce(c) if c.producer.is_some() || c.epilogue.is_some() => {
+                let acc_bytes = c.epilogue.as_ref().map_or(sizes[0], |e| e.acc_bytes);
+                let own = leaves_of(st, &[sizes[0], acc_bytes, c.scratch_bytes()]);
+                // With an epilogue the reduction folds into its own
+                // accumulator, else straight into the result.
+                let (out, acc, scratch) = match c.epilogue {
+                    Some(_) => (own[0], own[1], own[2]),
+                    None => (own[0], own[0], own[2]),
+                };
+                // SAFETY: `acc` and `scratch` are this step's own buffers,
+                // distinct from every operand.
+                let (ab, sb) = unsafe { (bytes_mut(acc), bytes_mut(scratch)) };
+                match &c.producer {
+                    Some(p) => {
+                        let ins = p
+                            .inputs
+                            .iter()
+                            .map(|&id| kernel_input(prog, &vals, id))
+                            .collect::<Result<Vec<_>>>()?;
+                        let f = kernel(ctx, p.meta.index)?;
+                        let row_bytes = 4 * p.row_elems;
+                        colreduce::run_with_producer(c, ab, sb, |lo, hi, block| {
+                            // The kernel writes rows lo..hi at its output base
+                            // plus lo rows: a base shifted back by lo rows puts
+                            // them at the start of the block.
+                            let base = block.as_mut_ptr().wrapping_sub(lo as usize * row_bytes);
+                            let outs = [base];
+                            // SAFETY: the kernel writes exactly rows lo..hi of
+                            // its output, which land inside `block`.
+                            unsafe { f(ins.as_ptr(), outs.as_ptr(), lo, hi) };
+                            Ok(())
+                        })?;
+                    }
+                    None => {
+                        let input = operands(prog, i, &vals)
+                            .get(c.input)
+                            .and_then(|l| l.first().copied())
+                            .ok_or_else(|| JitError::input("column reduction operand"))?;
+                        // SAFETY: a live operand buffer of its length.
+                        colreduce::run(c, unsafe { bytes(input) }, ab)?;
+                    }
+                }
+                if let Some(e) = &c.epilogue {
+                    let mut ins = vec![acc.ptr as *const u8];
+                    for &id in &e.inputs {
+                        ins.push(kernel_input(prog, &vals, id)?);
+                    }
+                    let f = kernel(ctx, e.meta.index)?;
+                    call_kernel(ctx, f, &ins, &[out.ptr], e.meta.outer, e.meta.elements);
+                }
+                vec![out]
+            }
             Step::Fallback(_)
             | Step::ColReduce(_)
             | Step::Fft(_)
@@ -765,8 +817,8 @@ fn host_step(ctx: &Ctx, step: &Step, ops: &[Vec<&[u8]>], outs: &mut [&mut [u8]])
         Step::Fallback(call) => call.run(ops, outs, ctx.opts),
         Step::ColReduce(c) => {
             let a = arrays(ops, "reduce")?;
-            let (Some(input), Some(out)) = (a.first(), outs.first_mut()) else {
-                return Err(JitError::input("reduce needs one operand and one result"));
+            let (Some(input), Some(out)) = (a.get(c.input), outs.first_mut()) else {
+                return Err(JitError::input("reduce needs its operand and one result"));
             };
             colreduce::run(c, input, out)
         }

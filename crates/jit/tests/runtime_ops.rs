@@ -347,6 +347,100 @@ fn column_reductions_match_the_evaluator() {
     );
 }
 
+/// Fused column reductions: the reduced value computed in the fusion (a
+/// producer kernel run block of rows by block of rows: 600 rows of 4 KiB
+/// are several 256 KiB blocks, the last one partial) and computations
+/// after the reduce (an epilogue kernel reading the reduced value and a
+/// fusion parameter), variance-, L2-norm- and batch-norm-shaped; every one
+/// runs as a column reduction and matches the evaluator bit for bit.
+#[test]
+fn fused_column_reductions_match_the_evaluator() {
+    let cases = [
+        // var over axis 0: mean((x - mean)^2), the mean a parameter.
+        (
+            "f32[600,1024]",
+            "f32[1024]",
+            "{1}",
+            "{0}",
+            "subtract(x, mb)",
+            "multiply(d, d)",
+            "divide(s, c)",
+        ),
+        // sum of products over the outer axes of NHWC, then sqrt.
+        (
+            "f32[4,5,6,32]",
+            "f32[32]",
+            "{3}",
+            "{0,1,2}",
+            "multiply(x, mb)",
+            "multiply(d, x)",
+            "sqrt(s)",
+        ),
+        // a middle axis, then a maximum with the parameter.
+        (
+            "f32[3,7,16]",
+            "f32[3,16]",
+            "{0,2}",
+            "{1}",
+            "add(x, mb)",
+            "multiply(d, d)",
+            "maximum(s, m)",
+        ),
+    ];
+    for (xs, ms, bdims, red, dexpr, sqexpr, root) in cases {
+        let dims: Vec<i64> = xs[4..xs.len() - 1]
+            .split(',')
+            .map(|d| d.parse().unwrap())
+            .collect();
+        let kept: Vec<i64> = (0..dims.len() as i64)
+            .filter(|d| {
+                !red[1..red.len() - 1]
+                    .split(',')
+                    .any(|r| r.parse::<i64>() == Ok(*d))
+            })
+            .collect();
+        let out = format!(
+            "f32[{}]",
+            kept.iter()
+                .map(|&d| dims[d as usize].to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let text = format!(
+            "HloModule f\n\nadd {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT o = f32[] add(a, b)\n}}\n\nfused {{\n  x = {xs} parameter(0)\n  m = {ms} parameter(1)\n  mb = {xs} broadcast(m), dimensions={bdims}\n  d = {xs} {dexpr}\n  sq = {xs} {sqexpr}\n  z = f32[] constant(0)\n  s = {out} reduce(sq, z), dimensions={red}, to_apply=add\n  k = f32[] constant(3)\n  c = {out} broadcast(k), dimensions={{}}\n  ROOT r = {out} {root}\n}}\n\nENTRY e {{\n  x = {xs} parameter(0)\n  m = {ms} parameter(1)\n  ROOT f = {out} fusion(x, m), kind=kInput, calls=fused\n}}\n"
+        );
+        let m = parse_module(&text, "fcr").unwrap();
+        let n: i64 = dims.iter().product();
+        let x = Literal::from_vec(
+            &dims,
+            (0..n)
+                .map(|i| ((i * 7919) % 1000) as f32 / 500.0 - 1.0)
+                .collect(),
+        )
+        .unwrap();
+        let ps = m
+            .entry_computation()
+            .get(m.entry_computation().parameters()[1])
+            .shape
+            .as_array()
+            .unwrap()
+            .dims
+            .clone();
+        let pn: i64 = ps.iter().product();
+        let p = Literal::from_vec(&ps, (0..pn).map(|i| (i % 7) as f32 / 8.0).collect()).unwrap();
+        let args = [x, p];
+        let want = evaluate(&m, &args, &RunOptions::default()).unwrap();
+        let e = compile(&m, &strict(true)).unwrap();
+        assert_eq!(e.stats().column_reductions, 1, "{text}");
+        let got = e.run(&args).unwrap();
+        let (g, w) = (f32s(&got), f32s(&want));
+        assert_eq!(g.len(), w.len());
+        for (j, (a, b)) in g.iter().zip(&w).enumerate() {
+            assert!(a == b, "{text}\nelement {j}: {a} vs {b}");
+        }
+    }
+}
+
 /// A scan that stacks one row per step (4 of 6 rows) (`lax.scan`'s output) updates the
 /// loop's own carry in place; the caller's initial value (a parameter, or
 /// a constant) is never written, so a second run gives the same values;

@@ -11,6 +11,11 @@
 //! differs from a per-element walk down a column, which strides through
 //! memory (a TLB miss per row) and was five times slower than XLA.
 //! f32 add/multiply/maximum/minimum reducers only; the planner decides.
+//!
+//! A fused reduction whose operand is computed in the fusion (a variance's
+//! `(x - mean)²`, an L2 norm's `x·x`) has a producer kernel: it computes a
+//! block of operand rows into scratch, which is folded while it is in
+//! cache, so the operand is never written whole (`run_with_producer`).
 
 use crate::error::{JitError, Result};
 
@@ -34,6 +39,108 @@ pub struct ColReduceStep {
     /// The reducer computes `op(acc, x)` (else `op(x, acc)`).
     pub acc_first: bool,
     pub init: f32,
+    /// Which operand of the step is the reduced array (a fusion's
+    /// parameter number; 0 for a plain reduce). Unused with a producer.
+    pub input: usize,
+    /// The kernel that computes the operand, when it is fused.
+    pub producer: Option<ColProducer>,
+    /// The kernel that computes the fusion's result from the reduced
+    /// value, when the reduce is not the fusion's root.
+    pub epilogue: Option<ColEpilogue>,
+}
+
+/// The compiled epilogue of a fused column reduction: the fusion's root
+/// computed with the reduced value (its first input) and the fusion's
+/// operands as inputs.
+#[derive(Clone, Debug)]
+pub struct ColEpilogue {
+    pub meta: crate::codegen::KernelMeta,
+    /// The fusion's operands (kernel inputs after the reduced value).
+    pub inputs: Vec<rxla_ir::InstrId>,
+    /// Bytes of the reduced value (the accumulator buffer).
+    pub acc_bytes: usize,
+}
+
+/// Scratch per block of producer rows: a quarter of a 1 MiB L2.
+pub const PRODUCER_BLOCK_BYTES: usize = 256 << 10;
+
+/// The compiled producer of a fused column reduction's operand.
+#[derive(Clone, Debug)]
+pub struct ColProducer {
+    /// Computes operand rows `lo..hi` (of dimension 0) from the fusion's
+    /// operands.
+    pub meta: crate::codegen::KernelMeta,
+    /// The fusion's operands, in kernel input order.
+    pub inputs: Vec<rxla_ir::InstrId>,
+    /// Elements per operand row (all dimensions but the first).
+    pub row_elems: usize,
+    /// Operand rows per block.
+    pub block_rows: usize,
+}
+
+impl ColReduceStep {
+    /// Bytes of producer scratch (one block of operand rows).
+    pub fn scratch_bytes(&self) -> usize {
+        self.producer
+            .as_ref()
+            .map_or(0, |p| 4 * p.row_elems * p.block_rows)
+    }
+}
+
+/// Walks the operand's minor rows in row-major order and names the output
+/// row each one folds into.
+pub struct RowCursor<'a> {
+    step: &'a ColReduceStep,
+    /// Index along every dimension but the minor one.
+    idx: Vec<usize>,
+    /// Output row strides of the kept dimensions (0 where reduced).
+    kstride: Vec<usize>,
+    out_row: usize,
+}
+
+impl<'a> RowCursor<'a> {
+    pub fn new(step: &'a ColReduceStep) -> RowCursor<'a> {
+        let major = step.dims.len().saturating_sub(1);
+        let mut kstride = vec![0usize; major];
+        let mut s = 1usize;
+        for d in (0..major).rev() {
+            if !step.reduced[d] {
+                kstride[d] = s;
+                s *= step.dims[d] as usize;
+            }
+        }
+        RowCursor {
+            step,
+            idx: vec![0; major],
+            kstride,
+            out_row: 0,
+        }
+    }
+
+    /// Folds consecutive minor rows (`n` values each, continuing where the
+    /// last call stopped) into the accumulator rows `out`.
+    pub fn fold(&mut self, out: &mut [f32], rows: &[f32]) -> Result<()> {
+        let n = *self.step.dims.last().unwrap_or(&0) as usize;
+        if n == 0 {
+            return Ok(());
+        }
+        for row in rows.chunks_exact(n) {
+            let acc = out
+                .get_mut(self.out_row * n..(self.out_row + 1) * n)
+                .ok_or_else(|| JitError::input("column reduction: row outside the result"))?;
+            fold(self.step.op, self.step.acc_first, acc, row);
+            for d in (0..self.idx.len()).rev() {
+                self.idx[d] += 1;
+                self.out_row += self.kstride[d];
+                if self.idx[d] < self.step.dims[d] as usize {
+                    break;
+                }
+                self.out_row -= self.kstride[d] * self.idx[d];
+                self.idx[d] = 0;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Folds `row` into `acc` element by element.
@@ -69,6 +176,39 @@ fn as_f32_mut(b: &mut [u8]) -> Result<&mut [f32]> {
         return Err(JitError::input("column reduction: unaligned f32 buffer"));
     }
     Ok(mid)
+}
+
+/// Runs a fused reduction: `produce(lo, hi, scratch)` writes operand rows
+/// `lo..hi` (dimension 0) into the scratch block, which is folded into
+/// `out` block after block, in the operand's row-major order (the order
+/// `run` folds each output row in).
+pub fn run_with_producer(
+    step: &ColReduceStep,
+    out: &mut [u8],
+    scratch: &mut [u8],
+    mut produce: impl FnMut(i64, i64, &mut [u8]) -> Result<()>,
+) -> Result<()> {
+    let p = step
+        .producer
+        .as_ref()
+        .ok_or_else(|| JitError::codegen("column reduction without its producer"))?;
+    let out = as_f32_mut(out)?;
+    out.fill(step.init);
+    let rows = *step.dims.first().unwrap_or(&0);
+    let block = p.block_rows.max(1) as i64;
+    if scratch.len() < step.scratch_bytes() {
+        return Err(JitError::codegen("column reduction: scratch too small"));
+    }
+    let mut cursor = RowCursor::new(step);
+    let mut lo = 0i64;
+    while lo < rows {
+        let hi = (lo + block).min(rows);
+        let bytes = 4 * p.row_elems * (hi - lo) as usize;
+        produce(lo, hi, &mut scratch[..bytes])?;
+        cursor.fold(out, as_f32(&scratch[..bytes])?)?;
+        lo = hi;
+    }
+    Ok(())
 }
 
 /// Runs the reduction of `input` into `out`.
