@@ -100,6 +100,12 @@ def lstm(xs, wx, wh, b):
     return hs
 
 
+def batchnorm_nhwc(x):
+    m = x.mean((0, 1, 2))
+    v = ((x - m) ** 2).mean((0, 1, 2))
+    return (x - m) * lax.rsqrt(v + 1e-5)
+
+
 def fori_vecmat(x, w):
     def body(i, c):
         return jnp.tanh(c @ w) + lax.dynamic_slice_in_dim(x, i, 1, 0)
@@ -144,6 +150,11 @@ def main():
          spec((8, 28, 28, 128)), spec((3, 3, 128, 64)))
     case("softmax_axis0_4096x1024", lambda x: jax.nn.softmax(x, axis=0), spec((4096, 1024)))
     case("fori_vecmat_100x256", fori_vecmat, spec((100, 256)), spec((256, 256)))
+    # Added after a cliff scan (session 12): reductions over outer axes with
+    # the reduced value computed first (batch statistics, variance, norms).
+    case("batchnorm_nhwc_32x56x64", batchnorm_nhwc, spec((32, 56, 56, 64)))
+    case("var_axis0_4096x1024", lambda x: x.var(0), spec((4096, 1024)))
+    case("l2norm_axis0_4096x1024", lambda x: x / jnp.sqrt((x * x).sum(0)), spec((4096, 1024)))
 
 
 if __name__ == "__main__":
