@@ -1,4 +1,4 @@
-//! Generators of cholesky and triangular-solve: f32/f64 `[batch?, m, m]`
+//! Generators of cholesky and triangular-solve: f32/f64/c64/c128 `[batch?, m, m]`
 //! matrices (b is `[batch?, m, n]` or `[batch?, n, m]`) with random values,
 //! so non-positive-definite inputs (NaN factors) and near-singular solves
 //! are common. Nothing here may emit an invalid instruction.
@@ -12,7 +12,12 @@ pub(super) fn by_name(g: &mut Gen, cb: &mut Cb, name: &str) -> bool {
     if !matches!(name, "cholesky" | "triangular-solve") || g.scalar_mode {
         return false;
     }
-    let ty = g.pick(&[ElementType::F32, ElementType::F64]);
+    let ty = g.pick(&[
+        ElementType::F32,
+        ElementType::F64,
+        ElementType::C64,
+        ElementType::C128,
+    ]);
     let batch: Vec<i64> = if g.coin() {
         vec![g.range(1, 3)]
     } else {

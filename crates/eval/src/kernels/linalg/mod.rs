@@ -4,21 +4,24 @@
 //! getrf behind `jnp.linalg.solve` (lu.rs), geqrf and orgqr behind
 //! `jnp.linalg.qr` (qr.rs), syevd behind `jnp.linalg.eigh` (eigh.rs), gesdd
 //! and gesvd behind `jnp.linalg.svd` (svd.rs), geev behind
-//! `jnp.linalg.eig` (eig.rs), and the complex (`c`, `z`) geqrf, ungqr, heevd,
-//! gesdd and gesvd in the same modules; lapack.rs parses
-//! `backend_config` and dispatches. Each module's doc says its algorithm
-//! and conventions.
+//! `jnp.linalg.eig` (eig.rs), and the complex (`c`, `z`) forms of all of
+//! them: potrf, trsm and getrf (and the two ops on c64/c128) through the
+//! generic code over [`Scalar`], geqrf, ungqr, heevd, gesdd and gesvd in
+//! the same modules, geev in ceig.rs; lapack.rs parses `backend_config`
+//! and dispatches. Each module's doc says its algorithm and conventions.
 //!
 //! Every matrix is the trailing `[m, m]` (or `[m, n]`) of an array, batched
-//! over the leading dims. Values are read into f64, the arithmetic is done
-//! in f64 (one accumulator per dot product, in index order) and the results
-//! rounded once to the element type.
+//! over the leading dims. Values are read into f64 (Complex64 for complex
+//! types), the arithmetic is done in f64 (one accumulator per dot product,
+//! in index order) and the results rounded once to the element type.
 //!
 //! Choices the spec leaves open (docs/SEMANTICS.md):
 //! - `cholesky` writes zeros in the triangle it does not compute. A matrix
 //!   whose pivot `a[j][j] - Σ l[j][k]²` is not > 0 (or NaN) is not positive
 //!   definite: its whole computed triangle is NaN (zeros elsewhere), as
 //!   `jnp.linalg.cholesky` returns; never an error.
+//! - complex `cholesky` factors `A = L Lᴴ` reading one triangle (the other
+//!   is its conjugate transpose; the diagonal's imaginary part is ignored).
 //! - `triangular-solve` reads only the `lower` (or upper) triangle of `a`,
 //!   and not its diagonal with `unit_diagonal=true`. A zero pivot gives
 //!   inf/NaN by IEEE division.
