@@ -1,7 +1,8 @@
 //! The LAPACK custom calls behind jnp.linalg.qr / eigh / svd (geqrf,
 //! orgqr, syevd, gesdd, gesvd), run through the evaluator on fixed
 //! matrices: factor properties (orthogonality, reconstruction, ordering,
-//! triangularity) and eigen/singular values against numpy's.
+//! triangularity) and eigen/singular values against numpy's; the complex
+//! (c64/c128) getrf, potrf, trsm and geev likewise.
 //!
 //! Test matrices: `a[i][j] = sin(0.37 s + 1.31 i + 0.71 j² + 0.13 i j) +
 //! 0.5 / (1 + i + j)` for a seed `s` (the same formula in numpy gives the
@@ -10,7 +11,7 @@
 
 use rxla_eval::RunOptions;
 use rxla_eval::entry::evaluate;
-use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, ElementType, Literal, parse_module};
+use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, Complex64, ElementType, Literal, parse_module};
 
 fn mat(seed: f64, m: usize, n: usize) -> Vec<f64> {
     let mut v = Vec::with_capacity(m * n);
@@ -466,7 +467,6 @@ fn empty_matrices_and_batches() {
 /// residuals of the right and left vectors, unit norms with the largest
 /// component real and positive.
 fn check_geev(seed: f64, n: usize, want: &[(f64, f64)], tol: f64) {
-    use rxla_ir::Complex64;
     let a = mat(seed, n, n);
     let out = call(
         "lapack_dgeev_ffi",
@@ -565,4 +565,303 @@ fn geev_matches_numpy_and_satisfies_its_equations() {
         (4.510862848180625, 0.0),
     ];
     check_geev(6.0, 30, &want30, 1e-10);
+}
+
+fn cmat(seed: f64, m: usize, n: usize) -> Vec<Complex64> {
+    let (re, im) = (mat(seed, m, n), mat(seed + 0.5, m, n));
+    re.iter()
+        .zip(&im)
+        .map(|(&r, &i)| Complex64::new(r, i))
+        .collect()
+}
+
+fn clit(ty: ElementType, dims: &[usize], v: &[Complex64]) -> Literal {
+    let shape = ArrayShape::new(ty, dims.iter().map(|&d| d as i64).collect::<Vec<_>>()).unwrap();
+    let data = match ty {
+        ElementType::C64 => ArrayData::C64(
+            v.iter()
+                .map(|c| rxla_ir::Complex32::new(c.re as f32, c.im as f32))
+                .collect(),
+        ),
+        _ => ArrayData::C128(v.to_vec()),
+    };
+    Literal::Array(ArrayLiteral {
+        shape,
+        data,
+        runtime_sizes: Vec::new(),
+    })
+}
+
+fn cvals(l: &Literal) -> Vec<Complex64> {
+    match &l.as_array().unwrap().data {
+        ArrayData::C64(v) => v
+            .iter()
+            .map(|c| Complex64::new(c.re as f64, c.im as f64))
+            .collect(),
+        ArrayData::C128(v) => v.clone(),
+        other => panic!("complex data expected, got {other:?}"),
+    }
+}
+
+/// Runs one complex custom call on `args` (c64 or c128 per `ty`) and
+/// returns its result leaves.
+fn ccall(
+    target: &str,
+    config: &str,
+    ty: ElementType,
+    args: &[(&[usize], &[Complex64])],
+    result: &str,
+) -> Vec<Literal> {
+    let t = if ty == ElementType::C64 {
+        "c64"
+    } else {
+        "c128"
+    };
+    let params: String = args
+        .iter()
+        .enumerate()
+        .map(|(k, a)| format!("  p{k} = {} parameter({k})\n", shape(t, a.0)))
+        .collect();
+    let names: Vec<String> = (0..args.len()).map(|k| format!("p{k}")).collect();
+    let text = format!(
+        "HloModule m\n\nENTRY main {{\n{params}  ROOT r = {result} custom-call({}), custom_call_target=\"{target}\", api_version=API_VERSION_TYPED_FFI, backend_config={config}\n}}\n",
+        names.join(", ")
+    );
+    let m = parse_module(&text, "t.hlo").unwrap_or_else(|e| panic!("{e}"));
+    let inputs: Vec<Literal> = args.iter().map(|a| clit(ty, a.0, a.1)).collect();
+    match evaluate(&m, &inputs, &RunOptions::default()).unwrap_or_else(|e| panic!("{e}")) {
+        Literal::Tuple(t) => t,
+        l => vec![l],
+    }
+}
+
+/// Runs c/zgeev on `cmat(seed, n, n)`: sorted eigenvalues against numpy's,
+/// residuals of the right and left vectors, unit norms with the largest
+/// component real and positive.
+fn check_cgeev(ty: ElementType, seed: f64, n: usize, want: &[(f64, f64)], tol: f64) {
+    let a = cmat(seed, n, n);
+    let (t, p) = if ty == ElementType::C64 {
+        ("c64", "c")
+    } else {
+        ("c128", "z")
+    };
+    let out = ccall(
+        &format!("lapack_{p}geev_ffi"),
+        "{compute_left = 86 : ui8, compute_right = 86 : ui8}",
+        ty,
+        &[(&[n, n], &a)],
+        &format!("({t}[{n}], {t}[{n},{n}], {t}[{n},{n}], s32[])"),
+    );
+    let (w, vl, vr) = (cvals(&out[0]), cvals(&out[1]), cvals(&out[2]));
+    assert_eq!(vals(&out[3]), vec![0.0]);
+    let mut sorted = w.clone();
+    sorted.sort_by(|x, y| x.re.total_cmp(&y.re).then(x.im.total_cmp(&y.im)));
+    for (x, (r, i)) in sorted.iter().zip(want) {
+        assert!(
+            (x - Complex64::new(*r, *i)).norm() <= tol,
+            "{x} vs ({r}, {i})"
+        );
+    }
+    for j in 0..n {
+        let (mut nl, mut nr) = (0.0, 0.0);
+        let (mut big, mut pivot) = (0.0, Complex64::new(0.0, 0.0));
+        for i in 0..n {
+            let av: Complex64 = (0..n).map(|k| a[i * n + k] * vr[k * n + j]).sum();
+            assert!((av - w[j] * vr[i * n + j]).norm() <= tol, "A v = λ v");
+            let ua: Complex64 = (0..n).map(|k| vl[k * n + j].conj() * a[k * n + i]).sum();
+            assert!(
+                (ua - w[j] * vl[i * n + j].conj()).norm() <= tol,
+                "uᴴ A = λ uᴴ"
+            );
+            nl += vl[i * n + j].norm_sqr();
+            nr += vr[i * n + j].norm_sqr();
+            if vr[i * n + j].norm() > big {
+                big = vr[i * n + j].norm();
+                pivot = vr[i * n + j];
+            }
+        }
+        assert!((nl - 1.0).abs() < tol && (nr - 1.0).abs() < tol);
+        assert!(pivot.im == 0.0 && pivot.re > 0.0, "{pivot}");
+    }
+}
+
+#[test]
+fn complex_geev_matches_numpy_and_satisfies_its_equations() {
+    // numpy.linalg.eigvals(mat(6, n, n) + 1j * mat(6.5, n, n)), sorted by
+    // (real, imaginary).
+    let want8 = [
+        (-0.9268489981033736, -0.575026756879029),
+        (-0.5229971040031633, -0.33395370478697944),
+        (-0.3605813104319497, -1.2009660187757802),
+        (-0.2288154449332786, 0.23086439461790753),
+        (0.15007573731505916, -0.22545640389999735),
+        (0.5150363898115744, 0.49091360417930585),
+        (2.096343082397365, 1.8925142965817414),
+        (3.1375726082584583, 2.9944603942704298),
+    ];
+    check_cgeev(ElementType::C128, 6.0, 8, &want8, 1e-12);
+    check_cgeev(ElementType::C64, 6.0, 8, &want8, 1e-5);
+    let want30 = [
+        (-4.290547935299553, 2.308340518913788),
+        (-4.283169140048216, -0.6193722839367226),
+        (-4.268798045499826, -2.8142667179262),
+        (-4.223189471980527, 3.419840022223573),
+        (-2.8484761714535347, -4.095626438823827),
+        (-2.2133184549596567, -0.6730459542774013),
+        (-1.9522257212835155, 0.816996493798785),
+        (-1.270274774434777, -2.6561163730296093),
+        (-0.3847133549728825, -0.36984285582711274),
+        (-0.30870916010310734, -4.861681590325099),
+        (-0.1630800468502932, 3.001201221154682),
+        (-0.0785698695600587, 0.12552304103353),
+        (-0.02387471910857041, -0.03406617415430759),
+        (-4.309249843834545e-05, -1.6958223012804806e-05),
+        (-1.9255120185412937e-06, 2.8637970839052526e-06),
+        (0.00020335338266085336, 0.00014133139457589016),
+        (0.0023371773816902135, 0.0009253580398400037),
+        (0.008900060846127775, 0.006395819845864545),
+        (0.12017665832667662, 0.05167008888187824),
+        (0.9656377799096283, 1.905720369226461),
+        (0.988989406521264, 4.351726235921683),
+        (1.210235933995705, 0.910389314688949),
+        (1.452430921800358, 1.516606112082417),
+        (1.6383322972932497, -1.6074226921238932),
+        (1.8643374367318, -0.45114821281144446),
+        (2.377863808664806, -4.65345396085016),
+        (3.490132568969907, -3.427011732939974),
+        (3.574036064820161, 1.856391085752583),
+        (4.4073663785415755, 0.7522613683557745),
+        (4.619506403615343, 4.983201081455322),
+    ];
+    check_cgeev(ElementType::C128, 6.0, 30, &want30, 1e-10);
+}
+
+#[test]
+fn complex_getrf_det_matches_numpy_and_lu_is_pa() {
+    let n = 6;
+    let a = cmat(3.0, n, n);
+    let out = ccall(
+        "lapack_zgetrf_ffi",
+        "{}",
+        ElementType::C128,
+        &[(&[n, n], &a)],
+        &format!("(c128[{n},{n}], s32[{n}], s32[])"),
+    );
+    let (lu, ipiv) = (cvals(&out[0]), vals(&out[1]));
+    assert_eq!(vals(&out[2]), vec![0.0]);
+    // numpy.linalg.det(mat(3, 6, 6) + 1j * mat(3.5, 6, 6)).
+    let want = Complex64::new(-0.1462843404384553, 0.37900339153110524);
+    let mut det = Complex64::new(1.0, 0.0);
+    for i in 0..n {
+        det *= lu[i * n + i];
+        if ipiv[i] != (i + 1) as f64 {
+            det = -det;
+        }
+    }
+    assert!((det - want).norm() <= 1e-13, "det {det} vs {want}");
+    // P A = L U, with P from the row swaps in order.
+    let mut pa = a.clone();
+    for (i, &p) in ipiv.iter().enumerate() {
+        let p = p as usize - 1;
+        for c in 0..n {
+            pa.swap(i * n + c, p * n + c);
+        }
+    }
+    for i in 0..n {
+        for j in 0..n {
+            let x: Complex64 = (0..=i.min(j))
+                .map(|k| {
+                    let l = if k == i {
+                        Complex64::new(1.0, 0.0)
+                    } else {
+                        lu[i * n + k]
+                    };
+                    l * lu[k * n + j]
+                })
+                .sum();
+            assert!((x - pa[i * n + j]).norm() <= 1e-13, "LU[{i}][{j}]");
+        }
+    }
+    // The pivot is the largest |re| + |im| of its column (izamax).
+    let l_ok = (0..n).all(|j| (j + 1..n).all(|i| lu[i * n + j].l1_norm() <= 1.0 + 1e-15));
+    assert!(l_ok, "|l| <= 1 in the 1-norm");
+}
+
+#[test]
+fn complex_potrf_matches_numpy_and_trsm_solves_with_it() {
+    let n = 5;
+    let g = cmat(2.0, n, n);
+    // h = g gᴴ + I (Hermitian positive definite).
+    let mut h = vec![Complex64::new(0.0, 0.0); n * n];
+    for i in 0..n {
+        for j in 0..n {
+            h[i * n + j] = (0..n).map(|k| g[i * n + k] * g[j * n + k].conj()).sum();
+        }
+        h[i * n + i] += 1.0;
+    }
+    // numpy.linalg.cholesky(h)'s (real) diagonal.
+    let want = [
+        3.0483249122377143,
+        2.320819221029743,
+        1.5581247909151186,
+        1.4172083688562582,
+        1.622746473639101,
+    ];
+    for (uplo, lower) in [(76, true), (85, false)] {
+        let out = ccall(
+            "lapack_zpotrf_ffi",
+            &format!("{{uplo = {uplo} : ui8}}"),
+            ElementType::C128,
+            &[(&[n, n], &h)],
+            &format!("(c128[{n},{n}], s32[])"),
+        );
+        let f = cvals(&out[0]);
+        assert_eq!(vals(&out[1]), vec![0.0]);
+        // L (lower) from the factor triangle; the other triangle is h's.
+        let l = |i: usize, j: usize| {
+            if j > i {
+                Complex64::new(0.0, 0.0)
+            } else if lower {
+                f[i * n + j]
+            } else {
+                f[j * n + i].conj()
+            }
+        };
+        for i in 0..n {
+            assert!((l(i, i) - Complex64::new(want[i], 0.0)).norm() <= 1e-13);
+            for j in 0..n {
+                let x: Complex64 = (0..n).map(|k| l(i, k) * l(j, k).conj()).sum();
+                assert!((x - h[i * n + j]).norm() <= 1e-12, "L Lᴴ[{i}][{j}]");
+                let untouched = if lower { j > i } else { j < i };
+                if untouched {
+                    assert_eq!(f[i * n + j], h[i * n + j]);
+                }
+            }
+        }
+        if !lower {
+            continue;
+        }
+        // h x = b: L y = b, then Lᴴ x = y (trans_x 'C').
+        let b = cmat(9.0, n, 2);
+        let trsm = |trans: u8, rhs: &[Complex64]| {
+            cvals(
+                &ccall(
+                    "lapack_ztrsm_ffi",
+                    &format!(
+                        "{{diag = 78 : ui8, side = 76 : ui8, trans_x = {trans} : ui8, uplo = 76 : ui8}}"
+                    ),
+                    ElementType::C128,
+                    &[(&[n, n], &f), (&[n, 2], rhs)],
+                    &format!("c128[{n},2]"),
+                )[0],
+            )
+        };
+        let x = trsm(67, &trsm(78, &b));
+        for i in 0..n {
+            for c in 0..2 {
+                let hx: Complex64 = (0..n).map(|k| h[i * n + k] * x[k * 2 + c]).sum();
+                assert!((hx - b[i * 2 + c]).norm() <= 1e-12, "h x = b [{i}][{c}]");
+            }
+        }
+    }
 }

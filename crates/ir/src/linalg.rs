@@ -3,7 +3,8 @@
 //! module so the `Op` enum only names them.
 
 /// `transpose_a=` of `triangular-solve`: which of `a`, `aᵀ` or `aᴴ` the
-/// solve uses. For real element types `Adjoint` is `Transpose`.
+/// solve uses. For real element types `Adjoint` is `Transpose`; for
+/// complex ones it also conjugates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TransposeA {
     NoTranspose,
@@ -34,6 +35,11 @@ impl TransposeA {
     /// Whether the solve uses `a` transposed (conjugation aside).
     pub fn transposes(self) -> bool {
         !matches!(self, TransposeA::NoTranspose)
+    }
+
+    /// Whether the solve uses `a` conjugated (complex element types).
+    pub fn conjugates(self) -> bool {
+        matches!(self, TransposeA::Adjoint)
     }
 }
 
@@ -81,7 +87,9 @@ pub enum LapackKind {
     Gesdd,
     /// `gesvd`: singular value decomposition (QR iteration in LAPACK).
     Gesvd,
-    /// `geev`: general eigendecomposition (complex eigenvectors).
+    /// `geev`: general eigendecomposition (complex eigenvectors; the
+    /// complex forms return one complex eigenvalue array instead of
+    /// `wr, wi`).
     Geev,
 }
 
@@ -115,9 +123,9 @@ impl LapackKind {
 }
 
 /// The LAPACK custom-call target `target` names (`lapack_sgeqrf_ffi` →
-/// `(Geqrf, F32)`): `s` is f32, `d` f64; `c` (c64) and `z` (c128) only for
-/// geqrf, ungqr (as [`LapackKind::Orgqr`]), heevd (as
-/// [`LapackKind::Syevd`]), gesdd and gesvd. Other names give `None`.
+/// `(Geqrf, F32)`): `s` is f32, `d` f64; `c` (c64) and `z` (c128) for
+/// potrf, trsm, getrf, geqrf, ungqr (as [`LapackKind::Orgqr`]), heevd (as
+/// [`LapackKind::Syevd`]), gesdd, gesvd and geev. Other names give `None`.
 pub fn lapack_target(target: &str) -> Option<(LapackKind, crate::ElementType)> {
     use crate::ElementType as T;
     let body = target.strip_prefix("lapack_")?.strip_suffix("_ffi")?;
@@ -130,9 +138,13 @@ pub fn lapack_target(target: &str) -> Option<(LapackKind, crate::ElementType)> {
     };
     let routine = &body[1..];
     if complex {
-        // QR, Hermitian eigh and SVD have complex variants (orgqr is
-        // ungqr and syevd heevd there).
+        // orgqr is ungqr and syevd heevd there; the other routines keep
+        // their names.
         return match routine {
+            "potrf" => Some((LapackKind::Potrf, ty)),
+            "trsm" => Some((LapackKind::Trsm, ty)),
+            "getrf" => Some((LapackKind::Getrf, ty)),
+            "geev" => Some((LapackKind::Geev, ty)),
             "geqrf" => Some((LapackKind::Geqrf, ty)),
             "ungqr" => Some((LapackKind::Orgqr, ty)),
             "heevd" => Some((LapackKind::Syevd, ty)),

@@ -1437,5 +1437,11 @@ fn cholesky_and_triangular_solve_shapes() {
         .parameter(3, Shape::array(ElementType::S32, vec![3, 3]).unwrap(), "i")
         .unwrap();
     let err = b.cholesky(i, true).unwrap_err().to_string();
-    assert!(err.contains("f32 or f64"), "{err}");
+    assert!(err.contains("f32, f64, c64 or c128"), "{err}");
+    // Complex operands are accepted.
+    let c = b
+        .parameter(4, Shape::array(ElementType::C64, vec![3, 3]).unwrap(), "c")
+        .unwrap();
+    let lc = b.cholesky(c, true).unwrap();
+    assert_eq!(b.shape(lc).unwrap().to_string(), "c64[3,3]{1,0}");
 }

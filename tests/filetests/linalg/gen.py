@@ -175,6 +175,7 @@ def jax_files():
              (tri, bt), dt)
 
     decomposition_files(emit)
+    complex_jax_files(emit)
 
 
 def decomposition_files(emit):
@@ -335,9 +336,191 @@ def eig_files(emit, dt, tol):
          lambda a: jnp.sort(jnp.linalg.eigvals(a)), (rng.normal(size=(3, 3)).astype(dt),), dt, tol)
 
 
+def cshp(ct, dims):
+    t = "c64" if ct == np.complex64 else "c128"
+    return f"{t}[{','.join(map(str, dims))}]"
+
+
+def crandn(r, shape, ct):
+    return (r.normal(size=shape) + 1j * r.normal(size=shape)).astype(ct)
+
+
+def complex_op_files():
+    """cholesky_{c64,c128}.hlo and triangular_solve_{c64,c128}_{left,right}.hlo:
+    the HLO ops on complex operands (A = L Lᴴ; ADJOINT conjugates), numpy
+    values. Their own random generator, so the real files stay the same."""
+    r = np.random.default_rng(2202)
+    for dt, ct in ((np.float32, np.complex64), (np.float64, np.complex128)):
+        t = "c64" if ct == np.complex64 else "c128"
+        B, m = 2, 3
+        g = crandn(r, (B, m, m), np.complex128)
+        a = (g @ np.conj(np.swapaxes(g, -1, -2)) + m * np.eye(m)).astype(ct).astype(np.complex128)
+        # Exactly Hermitian after rounding (a real diagonal).
+        a = (a + np.conj(np.swapaxes(a, -1, -2))) / 2
+        lo = np.linalg.cholesky(a)
+        up = np.conj(np.swapaxes(lo, -1, -2))
+        bad = a.copy()
+        bad[1] = np.array([[1, 2j, 0], [-2j, 1, 0], [0, 0, 1]])
+        nan_lo = np.concatenate([lo[:1], np.where(np.tril(np.ones((1, m, m))) > 0, complex(np.nan, np.nan), 0.0)])
+        # The triangle cholesky must not read holds garbage.
+        ga = a.copy()
+        junk = crandn(r, (B, m, m), np.complex128) * 9
+        ga_lo = np.where(np.triu(np.ones((m, m)), 1) > 0, junk, a)
+        ga_up = np.where(np.tril(np.ones((m, m)), -1) > 0, junk, a)
+        S = cshp(ct, [B, m, m])
+        tol = "rtol=1e-5 atol=1e-6" if dt == np.float32 else "rtol=1e-12 atol=1e-13"
+        text = f"""// cholesky ({t}, batched): A = L Lᴴ. lower=true / lower=false of a Hermitian
+// positive definite batch whose other triangle holds garbage (the op reads only
+// one triangle; zeros in the triangle not computed, the diagonal real), and a
+// batch whose second matrix is not positive definite (its factor triangle is NaN).
+// Values: numpy (gen.py), in complex128 rounded to {t}.
+// test: interp, jit-fallback, roundtrip, opt --pipeline=O2
+// tolerance: {tol}
+// run: ({fmt(ga_lo, dt)}, {fmt(ga_up, dt)}, {fmt(bad, dt)}) ~= ({fmt(lo, dt)}, {fmt(up, dt)}, {fmt(nan_lo, dt)})
+HloModule cholesky_{t}
+
+ENTRY main {{
+  a = {S}{{2,1,0}} parameter(0)
+  au = {S}{{2,1,0}} parameter(1)
+  bad = {S}{{2,1,0}} parameter(2)
+  l = {S}{{2,1,0}} cholesky(a), lower=true
+  u = {S}{{2,1,0}} cholesky(au), lower=false
+  n = {S}{{2,1,0}} cholesky(bad), lower=true
+  ROOT t = ({S}{{2,1,0}}, {S}{{2,1,0}}, {S}{{2,1,0}}) tuple(l, u, n)
+}}
+"""
+        open(os.path.join(HERE, f"cholesky_{t}.hlo"), "w").write(text)
+        for left in (True, False):
+            n = 2
+            a = (crandn(r, (B, m, m), np.complex128) + 4 * np.eye(m)).astype(ct).astype(np.complex128)
+            b = crandn(r, (B, m, n) if left else (B, n, m), ct).astype(np.complex128)
+            outs, lines = [], []
+            for k, (lower, unit, tr) in enumerate(itertools.product(
+                    [True, False], [False, True], ["NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"])):
+                tri = np.tril(a) if lower else np.triu(a)
+                if unit:
+                    tri = tri - np.einsum("bii->bi", tri)[..., None] * np.eye(m) + np.eye(m)
+                op = {"NO_TRANSPOSE": tri, "TRANSPOSE": np.swapaxes(tri, -1, -2),
+                      "ADJOINT": np.conj(np.swapaxes(tri, -1, -2))}[tr]
+                if left:
+                    x = np.linalg.solve(op, b)
+                else:
+                    x = np.swapaxes(np.linalg.solve(np.swapaxes(op, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+                outs.append(x)
+                lines.append(
+                    f"  x{k} = {cshp(ct, b.shape)}{{2,1,0}} triangular-solve(a, b), left_side={'true' if left else 'false'}, "
+                    f"lower={'true' if lower else 'false'}, unit_diagonal={'true' if unit else 'false'}, transpose_a={tr}")
+            bs = cshp(ct, b.shape)
+            side = "left" if left else "right"
+            tup = ", ".join([f"{bs}{{2,1,0}}"] * len(outs))
+            names = ", ".join(f"x{k}" for k in range(len(outs)))
+            exp = "(" + ", ".join(fmt(x, dt) for x in outs) + ")"
+            body = "\n".join(lines)
+            text = f"""// triangular-solve ({t}, batched, left_side={'true' if left else 'false'}): every
+// lower x unit_diagonal x transpose_a combination (ADJOINT conjugates, TRANSPOSE
+// does not) on one a whose other triangle (and, for unit_diagonal, diagonal)
+// the op must ignore.
+// Values: numpy.linalg.solve on the masked matrix (gen.py), complex128 rounded to {t}.
+// test: interp, jit-fallback, roundtrip, opt --pipeline=O2
+// tolerance: {tol}
+// run: ({fmt(a, dt)}, {fmt(b, dt)}) ~= {exp}
+HloModule triangular_solve_{t}_{side}
+
+ENTRY main {{
+  a = {cshp(ct, a.shape)}{{2,1,0}} parameter(0)
+  b = {bs}{{2,1,0}} parameter(1)
+{body}
+  ROOT t = ({tup}) tuple({names})
+}}
+"""
+            open(os.path.join(HERE, f"triangular_solve_{t}_{side}.hlo"), "w").write(text)
+
+
+def complex_jax_files(emit):
+    """The complex (c64, c128) forms of cholesky (lapack_{c,z}potrf_ffi),
+    solve_triangular / lax triangular_solve (lapack_{c,z}trsm_ffi, trans_x
+    'C' for the adjoint), solve, inv, det and lu (lapack_{c,z}getrf_ffi +
+    trsm) and eig / eigvals (lapack_{c,z}geev_ffi, order-free outputs), with
+    singular / non-positive-definite / NaN cases. Their own random
+    generator, so the other files stay the same."""
+    import jax
+    import jax.numpy as jnp
+    import jax.scipy.linalg as jsl
+    r = np.random.default_rng(2203)
+    tols = {np.float32: "rtol=1e-5 atol=1e-6", np.float64: "rtol=1e-12 atol=1e-13"}
+    cj = lambda x: jnp.conj(jnp.swapaxes(x, -1, -2))
+    for dt, ct in ((np.float32, np.complex64), (np.float64, np.complex128)):
+        t = "c64" if ct == np.complex64 else "c128"
+        tol = tols[dt]
+        small = 1e-4 if dt == np.float32 else 1e-11
+        g = crandn(r, (2, 3, 3), np.complex128)
+        hpd = (g @ np.conj(np.swapaxes(g, -1, -2)) + 3 * np.eye(3)).astype(ct)
+        emit(f"jax_cholesky_{t}.hlo", f"jnp.linalg.cholesky ({t}, batch 2 of 3x3 Hermitian positive definite)",
+             jnp.linalg.cholesky, (hpd,), dt, tol)
+        bad = np.array([[1, 2j, 0], [-2j, 1, 0], [0, 0, 1]], dtype=ct)
+        emit(f"jax_cholesky_nan_{t}.hlo", f"jnp.linalg.cholesky of a Hermitian matrix that is not positive definite ({t}): NaN",
+             jnp.linalg.cholesky, (bad,), dt)
+        tri = (crandn(r, (2, 3, 3), np.complex128) + 4 * np.eye(3)).astype(ct)
+        b = crandn(r, (2, 3, 2), ct)
+        emit(f"jax_solve_triangular_{t}.hlo", f"jax.scipy.linalg.solve_triangular lower=True ({t}, batch 2)",
+             lambda a, b: jsl.solve_triangular(a, b, lower=True), (tri, b), dt, tol)
+        emit(f"jax_solve_triangular_adjoint_{t}.hlo",
+             f"jax.scipy.linalg.solve_triangular lower=True trans=2 (aᴴ x = b; trans_x 'C') ({t}, batch 2)",
+             lambda a, b: jsl.solve_triangular(a, b, lower=True, trans=2), (tri, b), dt, tol)
+        emit(f"jax_solve_triangular_upper_t_{t}.hlo",
+             f"jax.scipy.linalg.solve_triangular lower=False trans=1 unit_diagonal=True ({t})",
+             lambda a, b: jsl.solve_triangular(a, b, lower=False, trans=1, unit_diagonal=True), (tri[0], b[0]), dt, tol)
+        bt = crandn(r, (2, 2, 3), ct)
+        emit(f"jax_lax_triangular_solve_right_{t}.hlo",
+             f"lax.linalg.triangular_solve left_side=False lower=False transpose_a=True conjugate_a=True ({t}: x aᴴ = b)",
+             lambda a, b: jax.lax.linalg.triangular_solve(a, b, left_side=False, lower=False, transpose_a=True,
+                                                          conjugate_a=True),
+             (tri, bt), dt, tol)
+        gen = (crandn(r, (2, 3, 3), np.complex128) + 2 * np.eye(3)).astype(ct)
+        rhs = crandn(r, (2, 3, 2), ct)
+        emit(f"jax_solve_{t}.hlo", f"jnp.linalg.solve ({t}, batch 2: getrf + trsm)", jnp.linalg.solve, (gen, rhs), dt, tol)
+        emit(f"jax_inv_{t}.hlo", f"jnp.linalg.inv ({t}, batch 2: getrf + trsm)", jnp.linalg.inv, (gen,), dt, tol)
+        g4 = crandn(r, (2, 4, 4), ct)
+        emit(f"jax_det_{t}.hlo", f"jnp.linalg.det and slogdet ({t}, batch 2 of 4x4: getrf)",
+             lambda a: (jnp.linalg.det(a), *jnp.linalg.slogdet(a)), (g4,), dt, tol)
+        emit(f"jax_lu_{t}.hlo", f"jax.scipy.linalg.lu ({t}, 4x3: p, l, u)",
+             jsl.lu, (crandn(r, (4, 3), ct),), dt, tol)
+        sing = np.array([[1, 2j, 0, 1], [2, 4j, 0, 0], [0, 0, 1, 1j], [1, 2j, 0, 1]], dtype=ct)
+        emit(f"jax_singular_{t}.hlo",
+             f"A singular {t} matrix: jnp.linalg.det (0), jax.scipy.linalg.lu (a zero pivot, no error), "
+             "jnp.linalg.solve (NaN where the zero pivot divides)",
+             lambda a, b: (jnp.linalg.det(a), *jsl.lu(a), jnp.linalg.solve(a, b)),
+             (sing, np.array([[1], [1], [1], [1]], dtype=ct)), dt)
+        note = "Order-free outputs: LAPACK's eigenvalue order and eigenvector phases are implementation-defined."
+
+        def eig_inv(a):
+            w, v = jnp.linalg.eig(a)
+            res = a @ v - v * w[..., None, :]
+            ok = jnp.max(jnp.abs(res), axis=(-2, -1)) < small * jnp.max(jnp.abs(a), axis=(-2, -1))
+            return jnp.sort(w), ok, jnp.linalg.norm(v, axis=-2)
+        emit(f"jax_eig_{t}.hlo", f"jnp.linalg.eig ({t}, batch 2 of 4x4): sort(w), residual small, |v| = 1",
+             eig_inv, (crandn(r, (2, 4, 4), ct),), dt, tol, note)
+
+        def lax_eig_left(a):
+            w, vl, vr = jax.lax.linalg.eig(a)
+            rr = a @ vr - vr * w[None, :]
+            rl = cj(vl) @ a - w[:, None] * cj(vl)
+            scale = small * jnp.max(jnp.abs(a))
+            return (jnp.sort(w), jnp.max(jnp.abs(rr)) < scale, jnp.max(jnp.abs(rl)) < scale,
+                    jnp.linalg.norm(vl, axis=0), jnp.linalg.norm(vr, axis=0))
+        herm_ish = crandn(r, (5, 5), ct)
+        emit(f"jax_lax_eig_left_{t}.hlo", f"jax.lax.linalg.eig with left and right vectors ({t}, 5x5)",
+             lax_eig_left, (herm_ish,), dt, tol, note)
+        emit(f"jax_eigvals_{t}.hlo", f"sorted jnp.linalg.eigvals ({t}, 3x3)",
+             lambda a: jnp.sort(jnp.linalg.eigvals(a)), (crandn(r, (3, 3), ct),), dt, tol)
+        emit(f"jax_eig_nan_{t}.hlo", f"jnp.linalg.eig of a matrix holding a NaN ({t}): all NaN",
+             jnp.linalg.eig, (np.array([[1, np.nan], [2j, 3]], dtype=ct),), dt)
+
+
 if __name__ == "__main__":
     for dt in (np.float32, np.float64):
         cholesky_file(dt)
         tri_file(dt, True)
         tri_file(dt, False)
     jax_files()
+    complex_op_files()

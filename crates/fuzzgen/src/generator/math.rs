@@ -126,7 +126,7 @@ const COMPLEX_BINARY: [BinaryOp; 5] = [
 
 /// A complex value of `dims`: `complex(re, im)` of two f32 (f64) values,
 /// or an existing complex value of that shape.
-fn complex_value(g: &mut Gen, cb: &mut Cb, part: ElementType, dims: &[i64]) -> InstrId {
+pub(super) fn complex_value(g: &mut Gen, cb: &mut Cb, part: ElementType, dims: &[i64]) -> InstrId {
     let ps = ArrayShape::new(part, dims.to_vec()).unwrap_or_else(|_| scalar(part));
     let ct = part.complex_of().unwrap_or(ElementType::C64);
     let cs = ArrayShape::new(ct, ps.dims.clone()).unwrap_or_else(|_| scalar(ct));

@@ -1,4 +1,4 @@
-//! The LAPACK custom calls JAX emits on CPU (`lapack_{s,d}<routine>_ffi`,
+//! The LAPACK custom calls JAX emits on CPU (`lapack_{s,d,c,z}<routine>_ffi`,
 //! see [`crate::linalg::lapack_target`]): operand and result shapes. Every
 //! matrix is the trailing two dims of its operand, batched over the leading
 //! ones; `info` results are `s32[batch dims]`. The `backend_config` flags
@@ -155,6 +155,18 @@ fn lapack(
             expect_count(ops, 1)?;
             let (b, m, n) = matrices(ops[0], "the operand", ty)?;
             square(m, n, "the operand", ops[0])?;
+            if ty.is_complex() {
+                // cgeev/zgeev: one complex eigenvalue array.
+                return one_of(
+                    declared,
+                    vec![Shape::Tuple(vec![
+                        arr(ty, b, &[m])?,
+                        arr(ty, b, &[m, m])?,
+                        arr(ty, b, &[m, m])?,
+                        arr(s32, b, &[])?,
+                    ])],
+                );
+            }
             let cty = if ty == ElementType::F32 {
                 ElementType::C64
             } else {

@@ -7,11 +7,15 @@ use crate::error::Result;
 use crate::linalg::TriangularSolveOptions;
 use crate::shape::{ArrayShape, Shape};
 
-/// f32 or f64 (the real types the evaluator factors; XLA also takes complex).
+/// f32, f64, c64 or c128 (the types the evaluator factors; XLA also takes
+/// the narrower floats).
 fn check_type(a: &ArrayShape, what: &str) -> Result<()> {
-    if !matches!(a.element_type, ElementType::F32 | ElementType::F64) {
+    if !matches!(
+        a.element_type,
+        ElementType::F32 | ElementType::F64 | ElementType::C64 | ElementType::C128
+    ) {
         return err(format!(
-            "expects {what} of element type f32 or f64, got {}",
+            "expects {what} of element type f32, f64, c64 or c128, got {}",
             ash(a)
         ));
     }

@@ -1,51 +1,62 @@
 //! `cholesky` (the op) and the Cholesky factor of one matrix, shared with
-//! the potrf custom call.
+//! the potrf custom call; real (`A = L Lᵀ`) and complex Hermitian
+//! (`A = L Lᴴ`, zpotf2's conventions).
 
-use super::{from_f64, matrix_dims, to_f64};
+use super::{Scalar, matrix_dims};
 use crate::error::{EvalError, Result};
-use rxla_ir::ArrayLiteral;
+use rxla_ir::{ArrayLiteral, Complex64};
 
 /// Cholesky of one `m×m` matrix `a` (row-major) reading the `lower` (or
-/// upper) triangle. Returns the lower factor `l` (row-major, zeros above)
-/// and, if the matrix is not positive definite, the 1-based order of the
-/// first failing pivot.
-pub(super) fn factor(a: &[f64], m: usize, lower: bool) -> (Vec<f64>, Option<usize>) {
-    // The symmetric matrix's (i, j) with i >= j, from the stored triangle.
-    let s = |i: usize, j: usize| if lower { a[i * m + j] } else { a[j * m + i] };
-    let mut l = vec![0.0f64; m * m];
+/// upper) triangle: `A = L Lᴴ`, the other triangle taken as the stored
+/// one's conjugate transpose and the diagonal's imaginary part ignored
+/// (LAPACK's zpotf2). Returns the lower factor `l` (row-major, zeros
+/// above, real diagonal) and, if the matrix is not positive definite, the
+/// 1-based order of the first failing pivot.
+pub(super) fn factor<T: Scalar>(a: &[T], m: usize, lower: bool) -> (Vec<T>, Option<usize>) {
+    // The Hermitian matrix's (i, j) with i >= j, from the stored triangle.
+    let s = |i: usize, j: usize| {
+        if lower {
+            a[i * m + j]
+        } else {
+            a[j * m + i].conj()
+        }
+    };
+    let mut l = vec![T::ZERO; m * m];
     for j in 0..m {
-        let mut d = s(j, j);
+        // Real: Re(a[j][j]) - Σ |l[j][k]|² (zdotc's real part).
+        let mut d = s(j, j).re();
         for k in 0..j {
-            d -= l[j * m + k] * l[j * m + k];
+            d -= (l[j * m + k] * l[j * m + k].conj()).re();
         }
         // NaN and non-positive pivots fail (LAPACK's `ajj <= 0 || isnan`).
         if d.is_nan() || d <= 0.0 {
             return (l, Some(j + 1));
         }
         let d = d.sqrt();
-        l[j * m + j] = d;
+        l[j * m + j] = T::from_re(d);
+        let dd = T::from_re(d);
         for i in j + 1..m {
             let mut x = s(i, j);
             for k in 0..j {
-                x -= l[i * m + k] * l[j * m + k];
+                x -= l[i * m + k] * l[j * m + k].conj();
             }
-            l[i * m + j] = x / d;
+            l[i * m + j] = x.quot(dd);
         }
     }
     (l, None)
 }
 
 /// Writes factor `l` (lower, row-major) into `out` as the `lower` triangle
-/// (or its transpose as the upper one); NaN when `failed`; the other
-/// triangle is left as it is in `out`.
-pub(super) fn write_factor(out: &mut [f64], l: &[f64], m: usize, lower: bool, failed: bool) {
+/// (or its conjugate transpose as the upper one); NaN when `failed`; the
+/// other triangle is left as it is in `out`.
+pub(super) fn write_factor<T: Scalar>(out: &mut [T], l: &[T], m: usize, lower: bool, failed: bool) {
     for i in 0..m {
         for j in 0..=i {
-            let v = if failed { f64::NAN } else { l[i * m + j] };
+            let v = if failed { T::nan() } else { l[i * m + j] };
             if lower {
                 out[i * m + j] = v;
             } else {
-                out[j * m + i] = v;
+                out[j * m + i] = v.conj();
             }
         }
     }
@@ -53,6 +64,14 @@ pub(super) fn write_factor(out: &mut [f64], l: &[f64], m: usize, lower: bool, fa
 
 /// `cholesky(a), lower=lower`.
 pub fn cholesky(a: &ArrayLiteral, lower: bool) -> Result<ArrayLiteral> {
+    if a.shape.element_type.is_complex() {
+        cholesky_of::<Complex64>(a, lower)
+    } else {
+        cholesky_of::<f64>(a, lower)
+    }
+}
+
+fn cholesky_of<T: Scalar>(a: &ArrayLiteral, lower: bool) -> Result<ArrayLiteral> {
     let (m, n, batch) = matrix_dims(&a.shape, "the cholesky operand")?;
     if m != n {
         return Err(EvalError::new(format!(
@@ -60,8 +79,8 @@ pub fn cholesky(a: &ArrayLiteral, lower: bool) -> Result<ArrayLiteral> {
             a.shape
         )));
     }
-    let x = to_f64(a, "the cholesky operand")?;
-    let mut out = vec![0.0f64; x.len()];
+    let x = T::read(a, "the cholesky operand")?;
+    let mut out = vec![T::ZERO; x.len()];
     for b in 0..batch {
         let r = b * m * m..(b + 1) * m * m;
         let (l, fail) = factor(&x[r.clone()], m, lower);
@@ -69,7 +88,7 @@ pub fn cholesky(a: &ArrayLiteral, lower: bool) -> Result<ArrayLiteral> {
     }
     Ok(ArrayLiteral {
         shape: a.shape.clone(),
-        data: from_f64(a.shape.element_type, out)?,
+        data: T::data(a.shape.element_type, out)?,
         runtime_sizes: Vec::new(),
     })
 }

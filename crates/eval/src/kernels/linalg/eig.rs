@@ -492,7 +492,7 @@ pub(super) fn eig(a: &[f64], n: usize) -> Option<(Vec<Complex64>, Vec<Complex64>
 
 /// Scales column `j` of the row-major `n×n` `v` to unit norm with its
 /// first largest-magnitude component real and positive.
-fn normalize(v: &mut [Complex64], n: usize, j: usize) {
+pub(super) fn normalize(v: &mut [Complex64], n: usize, j: usize) {
     let mut best = 0.0;
     let mut at = 0;
     let mut sum = 0.0;
@@ -523,6 +523,9 @@ pub(super) fn geev(
     a: &ArrayLiteral,
     result: &Shape,
 ) -> Result<Literal> {
+    if a.shape.element_type.is_complex() {
+        return super::ceig::geev(target, config, a, result);
+    }
     let x = Matrices::read(a, "the geev operand")?;
     let n = x.rows;
     if x.cols != n {

@@ -4,10 +4,10 @@
 use super::cholesky::{factor, write_factor};
 use super::lu::lu;
 use super::trsm::triangular_solve;
-use super::{eig, eigh, from_f64, matrix_dims, qr, svd, to_f64};
+use super::{Scalar, eig, eigh, matrix_dims, qr, svd};
 use crate::error::{EvalError, Result};
 use rxla_ir::{
-    ArrayData, ArrayLiteral, ElementType, LapackKind, Literal, Shape, TransposeA,
+    ArrayData, ArrayLiteral, Complex64, ElementType, LapackKind, Literal, Shape, TransposeA,
     TriangularSolveOptions,
 };
 
@@ -102,120 +102,17 @@ pub fn lapack_call(
         }
         LapackKind::Potrf | LapackKind::Getrf | LapackKind::Trsm => {}
     }
-    if kind == LapackKind::Potrf {
-        let [a] = operands else {
-            return Err(EvalError::new(format!(
-                "{target} takes 1 operand, got {}",
-                operands.len()
-            )));
-        };
-        let lower = config_flag(config, "uplo", 'L', 'U', target)?;
-        let (m, n, batch) = matrix_dims(&a.shape, "the potrf operand")?;
-        let info_shape = match result {
-            Shape::Tuple(t)
-                if t.len() == 2
-                    && t[0].compatible(&Shape::Array(a.shape.clone()))
-                    && matches!(&t[1], Shape::Array(s)
-                        if s.element_type == ElementType::S32
-                            && s.dims.iter().product::<i64>() as usize == batch) =>
-            {
-                t[1].as_array()
-                    .map_err(|e| EvalError::new(e.to_string()))?
-                    .clone()
-            }
-            _ => {
-                return Err(EvalError::new(format!(
-                    "{target}: the result must be ({}, s32[batch dims]), got {result}",
-                    a.shape
-                )));
-            }
-        };
-        if m != n {
-            return Err(EvalError::new(format!(
-                "{target}: the operand must be square in its two minor dims, got {}",
-                a.shape
-            )));
+    let complex = want_ty.is_complex();
+    match (kind, complex) {
+        (LapackKind::Potrf, false) => {
+            return potrf::<f64>(target, config, operands, result, want_ty);
         }
-        let x = to_f64(a, "the potrf operand")?;
-        let mut out = x.clone();
-        let mut info = Vec::with_capacity(batch);
-        for b in 0..batch {
-            let r = b * m * m..(b + 1) * m * m;
-            let (l, fail) = factor(&x[r.clone()], m, lower);
-            write_factor(&mut out[r], &l, m, lower, fail.is_some());
-            info.push(fail.map_or(0, |j| j as i32));
+        (LapackKind::Potrf, true) => {
+            return potrf::<Complex64>(target, config, operands, result, want_ty);
         }
-        let factor = ArrayLiteral {
-            shape: a.shape.clone(),
-            data: from_f64(want_ty, out)?,
-            runtime_sizes: Vec::new(),
-        };
-        let info = ArrayLiteral {
-            shape: info_shape,
-            data: ArrayData::S32(info),
-            runtime_sizes: Vec::new(),
-        };
-        return Ok(Literal::Tuple(vec![
-            Literal::Array(factor),
-            Literal::Array(info),
-        ]));
-    }
-    if kind == LapackKind::Getrf {
-        let [a] = operands else {
-            return Err(EvalError::new(format!(
-                "{target} takes 1 operand, got {}",
-                operands.len()
-            )));
-        };
-        let (m, n, batch) = matrix_dims(&a.shape, "the getrf operand")?;
-        let k = m.min(n);
-        let leaf = |i: usize, ty: ElementType, count: usize| match result {
-            Shape::Tuple(t) => t.get(i).and_then(|s| match s {
-                Shape::Array(s)
-                    if s.element_type == ty && s.dims.iter().product::<i64>() as usize == count =>
-                {
-                    Some(s.clone())
-                }
-                _ => None,
-            }),
-            _ => None,
-        };
-        let (Some(lu_shape), Some(ipiv_shape), Some(info_shape), true) = (
-            leaf(0, want_ty, batch * m * n),
-            leaf(1, ElementType::S32, batch * k),
-            leaf(2, ElementType::S32, batch),
-            result.tuple_elements().is_some_and(|t| t.len() == 3),
-        ) else {
-            return Err(EvalError::new(format!(
-                "{target}: the result must be ({}, s32[batch dims, {k}], s32[batch dims]), got {result}",
-                a.shape
-            )));
-        };
-        let mut x = to_f64(a, "the getrf operand")?;
-        let mut ipiv = Vec::with_capacity(batch * k);
-        let mut info = Vec::with_capacity(batch);
-        for b in 0..batch {
-            let (p, i) = lu(&mut x[b * m * n..(b + 1) * m * n], m, n);
-            ipiv.extend(p);
-            info.push(i);
-        }
-        return Ok(Literal::Tuple(vec![
-            Literal::Array(ArrayLiteral {
-                shape: lu_shape,
-                data: from_f64(want_ty, x)?,
-                runtime_sizes: Vec::new(),
-            }),
-            Literal::Array(ArrayLiteral {
-                shape: ipiv_shape,
-                data: ArrayData::S32(ipiv),
-                runtime_sizes: Vec::new(),
-            }),
-            Literal::Array(ArrayLiteral {
-                shape: info_shape,
-                data: ArrayData::S32(info),
-                runtime_sizes: Vec::new(),
-            }),
-        ]));
+        (LapackKind::Getrf, false) => return getrf::<f64>(target, operands, result, want_ty),
+        (LapackKind::Getrf, true) => return getrf::<Complex64>(target, operands, result, want_ty),
+        _ => {}
     }
     // trsm
     let [a, b] = operands else {
@@ -247,4 +144,134 @@ pub fn lapack_call(
         transpose_a,
     };
     Ok(Literal::Array(triangular_solve(a, b, &o)?))
+}
+
+/// `lapack_?potrf_ffi(a)` in `T` arithmetic (f64 for s/d, Complex64 for c/z).
+fn potrf<T: Scalar>(
+    target: &str,
+    config: &str,
+    operands: &[&ArrayLiteral],
+    result: &Shape,
+    want_ty: ElementType,
+) -> Result<Literal> {
+    let [a] = operands else {
+        return Err(EvalError::new(format!(
+            "{target} takes 1 operand, got {}",
+            operands.len()
+        )));
+    };
+    let lower = config_flag(config, "uplo", 'L', 'U', target)?;
+    let (m, n, batch) = matrix_dims(&a.shape, "the potrf operand")?;
+    let info_shape = match result {
+        Shape::Tuple(t)
+            if t.len() == 2
+                && t[0].compatible(&Shape::Array(a.shape.clone()))
+                && matches!(&t[1], Shape::Array(s)
+                    if s.element_type == ElementType::S32
+                        && s.dims.iter().product::<i64>() as usize == batch) =>
+        {
+            t[1].as_array()
+                .map_err(|e| EvalError::new(e.to_string()))?
+                .clone()
+        }
+        _ => {
+            return Err(EvalError::new(format!(
+                "{target}: the result must be ({}, s32[batch dims]), got {result}",
+                a.shape
+            )));
+        }
+    };
+    if m != n {
+        return Err(EvalError::new(format!(
+            "{target}: the operand must be square in its two minor dims, got {}",
+            a.shape
+        )));
+    }
+    let x = T::read(a, "the potrf operand")?;
+    let mut out = x.clone();
+    let mut info = Vec::with_capacity(batch);
+    for b in 0..batch {
+        let r = b * m * m..(b + 1) * m * m;
+        let (l, fail) = factor(&x[r.clone()], m, lower);
+        write_factor(&mut out[r], &l, m, lower, fail.is_some());
+        info.push(fail.map_or(0, |j| j as i32));
+    }
+    let factor = ArrayLiteral {
+        shape: a.shape.clone(),
+        data: T::data(want_ty, out)?,
+        runtime_sizes: Vec::new(),
+    };
+    let info = ArrayLiteral {
+        shape: info_shape,
+        data: ArrayData::S32(info),
+        runtime_sizes: Vec::new(),
+    };
+    Ok(Literal::Tuple(vec![
+        Literal::Array(factor),
+        Literal::Array(info),
+    ]))
+}
+
+/// `lapack_?getrf_ffi(a)` in `T` arithmetic (f64 for s/d, Complex64 for c/z).
+fn getrf<T: Scalar>(
+    target: &str,
+    operands: &[&ArrayLiteral],
+    result: &Shape,
+    want_ty: ElementType,
+) -> Result<Literal> {
+    let [a] = operands else {
+        return Err(EvalError::new(format!(
+            "{target} takes 1 operand, got {}",
+            operands.len()
+        )));
+    };
+    let (m, n, batch) = matrix_dims(&a.shape, "the getrf operand")?;
+    let k = m.min(n);
+    let leaf = |i: usize, ty: ElementType, count: usize| match result {
+        Shape::Tuple(t) => t.get(i).and_then(|s| match s {
+            Shape::Array(s)
+                if s.element_type == ty && s.dims.iter().product::<i64>() as usize == count =>
+            {
+                Some(s.clone())
+            }
+            _ => None,
+        }),
+        _ => None,
+    };
+    let (Some(lu_shape), Some(ipiv_shape), Some(info_shape), true) = (
+        leaf(0, want_ty, batch * m * n),
+        leaf(1, ElementType::S32, batch * k),
+        leaf(2, ElementType::S32, batch),
+        result.tuple_elements().is_some_and(|t| t.len() == 3),
+    ) else {
+        return Err(EvalError::new(format!(
+            "{target}: the result must be ({}, s32[batch dims, {k}], s32[batch dims]), got {result}",
+            a.shape
+        )));
+    };
+    let mut x = T::read(a, "the getrf operand")?;
+    let mut ipiv = Vec::with_capacity(batch * k);
+    let mut info = Vec::with_capacity(batch);
+    for b in 0..batch {
+        let (p, i) = lu(&mut x[b * m * n..(b + 1) * m * n], m, n);
+        ipiv.extend(p);
+        info.push(i);
+    }
+    Ok(Literal::Tuple(vec![
+        Literal::Array(ArrayLiteral {
+            shape: lu_shape,
+            data: T::data(want_ty, x)?,
+            runtime_sizes: Vec::new(),
+        }),
+        Literal::Array(ArrayLiteral {
+            shape: ipiv_shape,
+            data: ArrayData::S32(ipiv),
+            runtime_sizes: Vec::new(),
+        }),
+        Literal::Array(ArrayLiteral {
+            shape: info_shape,
+            data: ArrayData::S32(info),
+            runtime_sizes: Vec::new(),
+        }),
+    ]))
 }

@@ -4,21 +4,24 @@
 //! getrf behind `jnp.linalg.solve` (lu.rs), geqrf and orgqr behind
 //! `jnp.linalg.qr` (qr.rs), syevd behind `jnp.linalg.eigh` (eigh.rs), gesdd
 //! and gesvd behind `jnp.linalg.svd` (svd.rs), geev behind
-//! `jnp.linalg.eig` (eig.rs), and the complex (`c`, `z`) geqrf, ungqr, heevd,
-//! gesdd and gesvd in the same modules; lapack.rs parses
-//! `backend_config` and dispatches. Each module's doc says its algorithm
-//! and conventions.
+//! `jnp.linalg.eig` (eig.rs), and the complex (`c`, `z`) forms of all of
+//! them: potrf, trsm and getrf (and the two ops on c64/c128) through the
+//! generic code over [`Scalar`], geqrf, ungqr, heevd, gesdd and gesvd in
+//! the same modules, geev in ceig.rs; lapack.rs parses `backend_config`
+//! and dispatches. Each module's doc says its algorithm and conventions.
 //!
 //! Every matrix is the trailing `[m, m]` (or `[m, n]`) of an array, batched
-//! over the leading dims. Values are read into f64, the arithmetic is done
-//! in f64 (one accumulator per dot product, in index order) and the results
-//! rounded once to the element type.
+//! over the leading dims. Values are read into f64 (Complex64 for complex
+//! types), the arithmetic is done in f64 (one accumulator per dot product,
+//! in index order) and the results rounded once to the element type.
 //!
 //! Choices the spec leaves open (docs/SEMANTICS.md):
 //! - `cholesky` writes zeros in the triangle it does not compute. A matrix
 //!   whose pivot `a[j][j] - Σ l[j][k]²` is not > 0 (or NaN) is not positive
 //!   definite: its whole computed triangle is NaN (zeros elsewhere), as
 //!   `jnp.linalg.cholesky` returns; never an error.
+//! - complex `cholesky` factors `A = L Lᴴ` reading one triangle (the other
+//!   is its conjugate transpose; the diagonal's imaginary part is ignored).
 //! - `triangular-solve` reads only the `lower` (or upper) triangle of `a`,
 //!   and not its diagonal with `unit_diagonal=true`. A zero pivot gives
 //!   inf/NaN by IEEE division.
@@ -27,6 +30,7 @@
 //!   first non-positive leading minor (0 on success); its factor triangle
 //!   is NaN when info > 0 (LAPACK leaves it partially updated).
 
+mod ceig;
 mod cholesky;
 mod eig;
 mod eigh;
@@ -64,6 +68,115 @@ pub(super) fn from_f64(ty: ElementType, v: Vec<f64>) -> Result<ArrayData> {
         _ => Err(EvalError::new(format!(
             "linear algebra on {ty:?}: expected f32 or f64"
         ))),
+    }
+}
+
+/// The scalar arithmetic the factorizations that exist in real and complex
+/// forms (cholesky/potrf, triangular-solve/trsm, getrf) are written over:
+/// f64 for f32/f64 arrays, Complex64 for c64/c128 ones.
+pub(super) trait Scalar:
+    Copy
+    + PartialEq
+    + std::fmt::Debug
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::SubAssign
+{
+    const ZERO: Self;
+    /// The complex conjugate (the value itself for reals).
+    fn conj(self) -> Self;
+    /// The real part.
+    fn re(self) -> f64;
+    fn from_re(x: f64) -> Self;
+    fn nan() -> Self;
+    /// `self / d` (Smith's algorithm for complex: no overflow in |d|²).
+    fn quot(self, d: Self) -> Self;
+    /// `|re| + |im|`, LAPACK's `cabs1`, by which i?amax picks pivots
+    /// (plain `|x|` for reals).
+    fn abs1(self) -> f64;
+    /// The values of `a` (f32/f64, or c64/c128 for complex).
+    fn read(a: &ArrayLiteral, what: &str) -> Result<Vec<Self>>;
+    /// `v` as the data of an array of type `ty` (rounded once).
+    fn data(ty: ElementType, v: Vec<Self>) -> Result<ArrayData>;
+}
+
+impl Scalar for f64 {
+    const ZERO: Self = 0.0;
+    fn conj(self) -> Self {
+        self
+    }
+    fn re(self) -> f64 {
+        self
+    }
+    fn from_re(x: f64) -> Self {
+        x
+    }
+    fn nan() -> Self {
+        f64::NAN
+    }
+    fn quot(self, d: Self) -> Self {
+        self / d
+    }
+    fn abs1(self) -> f64 {
+        self.abs()
+    }
+    fn read(a: &ArrayLiteral, what: &str) -> Result<Vec<Self>> {
+        to_f64(a, what)
+    }
+    fn data(ty: ElementType, v: Vec<Self>) -> Result<ArrayData> {
+        from_f64(ty, v)
+    }
+}
+
+impl Scalar for Complex64 {
+    const ZERO: Self = Complex64::new(0.0, 0.0);
+    fn conj(self) -> Self {
+        Complex64::conj(&self)
+    }
+    fn re(self) -> f64 {
+        self.re
+    }
+    fn from_re(x: f64) -> Self {
+        Complex64::new(x, 0.0)
+    }
+    fn nan() -> Self {
+        Complex64::new(f64::NAN, f64::NAN)
+    }
+    fn quot(self, d: Self) -> Self {
+        cdiv(self, d)
+    }
+    fn abs1(self) -> f64 {
+        self.re.abs() + self.im.abs()
+    }
+    fn read(a: &ArrayLiteral, what: &str) -> Result<Vec<Self>> {
+        complex_values(a, what)
+    }
+    fn data(ty: ElementType, v: Vec<Self>) -> Result<ArrayData> {
+        match ty {
+            ElementType::C64 => Ok(ArrayData::C64(
+                v.into_iter()
+                    .map(|c| Complex32::new(c.re as f32, c.im as f32))
+                    .collect(),
+            )),
+            ElementType::C128 => Ok(ArrayData::C128(v)),
+            _ => Err(EvalError::new(format!(
+                "complex linear algebra on {ty:?}: expected c64 or c128"
+            ))),
+        }
+    }
+}
+
+/// `x / y` by Smith's algorithm (no overflow or underflow in `|y|²`).
+pub(super) fn cdiv(x: Complex64, y: Complex64) -> Complex64 {
+    if y.re.abs() >= y.im.abs() {
+        let r = y.im / y.re;
+        let d = y.re + r * y.im;
+        Complex64::new((x.re + r * x.im) / d, (x.im - r * x.re) / d)
+    } else {
+        let r = y.re / y.im;
+        let d = y.im + r * y.re;
+        Complex64::new((r * x.re + x.im) / d, (r * x.im - x.re) / d)
     }
 }
 

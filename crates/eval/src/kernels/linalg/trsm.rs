@@ -1,19 +1,20 @@
-//! `triangular-solve` (the op; the trsm custom call maps onto it).
+//! `triangular-solve` (the op; the trsm custom call maps onto it); real
+//! and complex.
 
-use super::{from_f64, matrix_dims, to_f64};
+use super::{Scalar, matrix_dims};
 use crate::error::{EvalError, Result};
-use rxla_ir::{ArrayLiteral, TriangularSolveOptions};
+use rxla_ir::{ArrayLiteral, Complex64, TriangularSolveOptions};
 
 /// Solves one system in place: `t x = rhs` for a triangular `t` given by
 /// `t(i, j)` (read only on its triangle: `i >= j` when `t_lower`, else
 /// `i <= j`; never on the diagonal when `unit`). `rhs` is `m` values at
 /// stride `stride` from `base`.
-fn substitute(
-    t: &dyn Fn(usize, usize) -> f64,
+fn substitute<T: Scalar>(
+    t: &dyn Fn(usize, usize) -> T,
     t_lower: bool,
     unit: bool,
     m: usize,
-    x: &mut [f64],
+    x: &mut [T],
     base: usize,
     stride: usize,
 ) {
@@ -23,7 +24,7 @@ fn substitute(
         for k in ks {
             acc -= t(i, k) * x[at(k)];
         }
-        x[at(i)] = if unit { acc } else { acc / t(i, i) };
+        x[at(i)] = if unit { acc } else { acc.quot(t(i, i)) };
     };
     if t_lower {
         for i in 0..m {
@@ -37,9 +38,21 @@ fn substitute(
 }
 
 /// `triangular-solve(a, b), ...`: x with `op(a) x = b` (left side) or
-/// `x op(a) = b`, where `op(a)` is `a`, `aᵀ` (TRANSPOSE, and ADJOINT for
-/// real types) restricted to the `lower` or upper triangle.
+/// `x op(a) = b`, where `op(a)` is `a`, `aᵀ` (TRANSPOSE) or `aᴴ` (ADJOINT;
+/// `aᵀ` for real types) restricted to the `lower` or upper triangle.
 pub fn triangular_solve(
+    a: &ArrayLiteral,
+    b: &ArrayLiteral,
+    o: &TriangularSolveOptions,
+) -> Result<ArrayLiteral> {
+    if a.shape.element_type.is_complex() {
+        solve::<Complex64>(a, b, o)
+    } else {
+        solve::<f64>(a, b, o)
+    }
+}
+
+fn solve<T: Scalar>(
     a: &ArrayLiteral,
     b: &ArrayLiteral,
     o: &TriangularSolveOptions,
@@ -53,15 +66,19 @@ pub fn triangular_solve(
             a.shape, b.shape, o.left_side
         )));
     }
-    let av = to_f64(a, "a")?;
-    let mut x = to_f64(b, "b")?;
+    let av = T::read(a, "a")?;
+    let mut x = T::read(b, "b")?;
     let trans = o.transpose_a.transposes();
+    let conj = o.transpose_a.conjugates();
     // op(a) is lower triangular when exactly one of lower / transpose holds.
     let op_lower = o.lower != trans;
     for bi in 0..batch {
         let am = &av[bi * m * m..(bi + 1) * m * m];
         // op(a)(i, j).
-        let op = |i: usize, j: usize| if trans { am[j * m + i] } else { am[i * m + j] };
+        let op = |i: usize, j: usize| {
+            let v = if trans { am[j * m + i] } else { am[i * m + j] };
+            if conj { v.conj() } else { v }
+        };
         let xb = bi * br * bc;
         if o.left_side {
             // op(a) X = B: one column of B at a time (stride bc).
@@ -78,7 +95,7 @@ pub fn triangular_solve(
     }
     Ok(ArrayLiteral {
         shape: b.shape.clone(),
-        data: from_f64(b.shape.element_type, x)?,
+        data: T::data(b.shape.element_type, x)?,
         runtime_sizes: Vec::new(),
     })
 }
