@@ -290,6 +290,35 @@ fn cheap_copyable(instr: &Instruction) -> bool {
     }
 }
 
+/// An expensive elementwise producer worth computing again in each of its
+/// (at most two) users: it is larger than a core's L2 (materializing it
+/// costs a write and a read from memory per element, more than computing a
+/// transcendental again) and one user reduces it over outer dimensions
+/// (keeping its minor one), where no row group keeps it in cache: softmax
+/// over axis 0, `exp(x - max)` read by the column sum and the output.
+/// 4096×1024 on one core: rxla/XLA 1.8 -> see docs/PERFORMANCE.md.
+fn costly_copyable(comp: &Computation, users: &[InstrId], p: InstrId) -> bool {
+    let pi = comp.get(p);
+    let Ok(a) = pi.shape.as_array() else {
+        return false;
+    };
+    let minor = a.layout.minor_to_major.first().copied();
+    let column_reduce = |u: InstrId| {
+        let ui = comp.get(u);
+        matches!(&ui.op, Op::Reduce { dimensions, .. }
+            if ui.operands.first() == Some(&p)
+                && minor.is_some_and(|m| !dimensions.contains(&m)))
+    };
+    pi.op.is_elementwise()
+        && expensive(&pi.op)
+        && users.len() <= 2
+        && a.dims.iter().product::<i64>() >= COSTLY_COPY_MIN_ELEMENTS
+        && users.iter().any(|&u| column_reduce(u))
+}
+
+/// Elements (f32: 1 MiB) from which an expensive producer may be copied.
+const COSTLY_COPY_MIN_ELEMENTS: i64 = 1 << 18;
+
 /// Most users a cheap producer may be copied for.
 const MAX_COPY_USERS: usize = 3;
 
@@ -428,15 +457,21 @@ fn fuse_computation(
                                     || matches!(ui.op, Op::Broadcast { .. })
                                         && g.copies.contains(&u))
                         });
-                        if cheap_copyable(pi)
+                        let cheap = cheap_copyable(pi)
                             && users[p.index()].len() <= MAX_COPY_USERS
-                            && depth <= MAX_COPY_DEPTH
+                            && depth <= MAX_COPY_DEPTH;
+                        let costly =
+                            !cheap && depth == 1 && costly_copyable(&comp, &users[p.index()], p);
+                        if (cheap || costly)
                             && own_index
                             && allow(&format!("copy {} into {}", pi.name, comp.get(g.root).name))
                         {
                             g.members.insert(p, false);
                             g.copies.insert(p);
-                            copy_depth.insert(p, depth);
+                            // A costly copy's own cheap operands may still be
+                            // copied two levels deep (softmax's `x - max` and
+                            // its broadcast).
+                            copy_depth.insert(p, if cheap { depth } else { 0 });
                             changed = true;
                         }
                         continue;
@@ -741,6 +776,66 @@ ENTRY e {
     /// its own `d` from `x` and the row maximum, and `d` is never
     /// materialized. A cheap producer also read through a slice is not
     /// copied (a stencil would compute it at every offset).
+    #[test]
+    fn large_exp_read_by_a_column_sum_is_copied_into_both_readers() {
+        // Softmax over axis 0: exp(x - max) is read by the column sum and
+        // the output. Above 2^18 elements each reader computes its own
+        // exp; below (a row group keeps it in cache) it stays one value.
+        let text = |r: usize, c: usize| {
+            format!(
+                "HloModule s0
+add {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}}
+max {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}}
+ENTRY e {{
+  x = f32[{r},{c}] parameter(0)
+  lo = f32[] constant(-inf)
+  mx = f32[{c}] reduce(x, lo), dimensions={{0}}, to_apply=max
+  bm = f32[{r},{c}] broadcast(mx), dimensions={{1}}
+  d = f32[{r},{c}] subtract(x, bm)
+  ex = f32[{r},{c}] exponential(d)
+  z = f32[] constant(0)
+  sm = f32[{c}] reduce(ex, z), dimensions={{0}}, to_apply=add
+  bs = f32[{r},{c}] broadcast(sm), dimensions={{1}}
+  ROOT r = f32[{r},{c}] divide(ex, bs)
+}}
+"
+            )
+        };
+        let (m, t) = fused(&text(1024, 512));
+        let names: Vec<&str> = m
+            .entry_computation()
+            .instructions
+            .iter()
+            .map(|i| i.name.as_str())
+            .collect();
+        assert_eq!(names, vec!["x", "mx", "sm", "r"], "{t}");
+        for f in ["fused_sm", "fused_r"] {
+            let c = &m.computations[m.find_computation(f).expect(f).index()];
+            let exps = c
+                .instructions
+                .iter()
+                .filter(|i| matches!(i.op, Op::Unary(UnaryOp::Exp)))
+                .count();
+            assert_eq!(exps, 1, "{f} computes exp once per element:\n{t}");
+        }
+        let (m, t) = fused(&text(64, 32));
+        assert!(
+            m.entry_computation()
+                .instructions
+                .iter()
+                .any(|i| i.name == "ex"),
+            "a small exp stays one value:\n{t}"
+        );
+    }
+
     #[test]
     fn cheap_shared_producer_is_copied_into_each_reader() {
         // SOFTMAX with the output `d - log(sum)` instead of `ex / sum`.

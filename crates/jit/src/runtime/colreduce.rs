@@ -143,12 +143,29 @@ impl<'a> RowCursor<'a> {
     }
 }
 
-/// Folds `row` into `acc` element by element.
+/// Folds `row` into `acc` element by element (16 lanes at a time where
+/// the host has AVX-512; the same values either way).
 fn fold(op: ColOp, acc_first: bool, acc: &mut [f32], row: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::wide::available() {
+        // SAFETY: AVX-512F checked; both slices are read/written in range.
+        unsafe { avx512::fold(op, acc_first, acc, row) };
+        return;
+    }
+    fold_scalar(op, acc_first, acc, row);
+}
+
+fn fold_scalar(op: ColOp, acc_first: bool, acc: &mut [f32], row: &[f32]) {
     macro_rules! each {
         ($f:expr) => {
-            for (a, &x) in acc.iter_mut().zip(row) {
-                *a = if acc_first { $f(*a, x) } else { $f(x, *a) };
+            if acc_first {
+                for (a, &x) in acc.iter_mut().zip(row) {
+                    *a = $f(*a, x);
+                }
+            } else {
+                for (a, &x) in acc.iter_mut().zip(row) {
+                    *a = $f(x, *a);
+                }
             }
         };
     }
@@ -157,6 +174,66 @@ fn fold(op: ColOp, acc_first: bool, acc: &mut [f32], row: &[f32]) {
         ColOp::Mul => each!(|a: f32, b: f32| a * b),
         ColOp::Max => each!(rxla_eval::elementwise::max_f32),
         ColOp::Min => each!(rxla_eval::elementwise::min_f32),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::{ColOp, fold_scalar};
+    use std::arch::x86_64::*;
+
+    /// `maximum`/`minimum` of 16 lanes with the evaluator's rules
+    /// (`rxla_eval::elementwise::max_f32`): a NaN `a`, else a NaN `b`; of
+    /// equal values (±0) the one without (max) or with (min) a sign bit —
+    /// the bitwise and/or of the two; else the larger/smaller.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn minmax(max: bool, a: __m512, b: __m512) -> __m512 {
+        let pick_a = if max {
+            _mm512_cmp_ps_mask::<_CMP_GT_OQ>(a, b)
+        } else {
+            _mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, b)
+        };
+        let eq = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(a, b);
+        let (ai, bi) = (_mm512_castps_si512(a), _mm512_castps_si512(b));
+        let tie = _mm512_castsi512_ps(if max {
+            _mm512_and_si512(ai, bi)
+        } else {
+            _mm512_or_si512(ai, bi)
+        });
+        let mut r = _mm512_mask_blend_ps(pick_a, b, a);
+        r = _mm512_mask_blend_ps(eq, r, tie);
+        let b_nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(b, b);
+        r = _mm512_mask_blend_ps(b_nan, r, b);
+        let a_nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(a, a);
+        _mm512_mask_blend_ps(a_nan, r, a)
+    }
+
+    /// # Safety
+    /// The host has AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn fold(op: ColOp, acc_first: bool, acc: &mut [f32], row: &[f32]) {
+        let n = acc.len().min(row.len());
+        let whole = n - n % 16;
+        let (ap, rp) = (acc.as_mut_ptr(), row.as_ptr());
+        let mut i = 0;
+        // SAFETY: every access is below `whole` <= both lengths.
+        unsafe {
+            while i < whole {
+                let a = _mm512_loadu_ps(ap.add(i));
+                let x = _mm512_loadu_ps(rp.add(i));
+                let (l, r) = if acc_first { (a, x) } else { (x, a) };
+                let v = match op {
+                    ColOp::Add => _mm512_add_ps(l, r),
+                    ColOp::Mul => _mm512_mul_ps(l, r),
+                    ColOp::Max => minmax(true, l, r),
+                    ColOp::Min => minmax(false, l, r),
+                };
+                _mm512_storeu_ps(ap.add(i), v);
+                i += 16;
+            }
+        }
+        fold_scalar(op, acc_first, &mut acc[whole..n], &row[whole..n]);
     }
 }
 
