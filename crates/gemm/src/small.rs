@@ -34,28 +34,36 @@ impl MatVec<'_> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
     unsafe fn axpy_rows_avx512(&self, ks: isize, rows: usize, k: usize, out: &mut [f32]) {
-        let xs: Vec<f32> = (0..k)
-            // SAFETY: vec(p) is readable for p < k.
-            .map(|p| unsafe { *self.vptr.offset(self.vo.at(p)) })
-            .collect();
+        let gathered: Vec<f32>;
+        let xs: &[f32] = match self.vo {
+            // SAFETY: vec(p) is readable for p < k (contiguous here).
+            Offsets::Strided(1) => unsafe { std::slice::from_raw_parts(self.vptr, k) },
+            _ => {
+                gathered = (0..k)
+                    // SAFETY: vec(p) is readable for p < k.
+                    .map(|p| unsafe { *self.vptr.offset(self.vo.at(p)) })
+                    .collect();
+                &gathered
+            }
+        };
         let mut j0 = 0;
         // SAFETY (every call): columns j0.. of the block are < rows.
         unsafe {
             while rows - j0 >= 256 {
-                axpy_block_avx512::<16>(self.ptr, ks, j0, &xs, out, 0xffff);
+                axpy_block_avx512::<16>(self.ptr, ks, j0, xs, out, 0xffff);
                 j0 += 256;
             }
             while rows - j0 >= 64 {
-                axpy_block_avx512::<4>(self.ptr, ks, j0, &xs, out, 0xffff);
+                axpy_block_avx512::<4>(self.ptr, ks, j0, xs, out, 0xffff);
                 j0 += 64;
             }
             while rows - j0 >= 16 {
-                axpy_block_avx512::<1>(self.ptr, ks, j0, &xs, out, 0xffff);
+                axpy_block_avx512::<1>(self.ptr, ks, j0, xs, out, 0xffff);
                 j0 += 16;
             }
             if j0 < rows {
                 let mask = (1u16 << (rows - j0)) - 1;
-                axpy_block_avx512::<1>(self.ptr, ks, j0, &xs, out, mask);
+                axpy_block_avx512::<1>(self.ptr, ks, j0, xs, out, mask);
             }
         }
     }
@@ -175,6 +183,41 @@ pub(crate) fn try_unpacked(g: &Gemm<Operand, Operand>) -> bool {
     let (m, n, k) = (g.m, g.n, g.k);
     if m == 0 || n == 0 || k == 0 {
         return false;
+    }
+    // A plain product into a contiguous output row or column: computed in
+    // place (no result buffer, no per-element copy).
+    let plain = g.alpha == 1.0 && g.beta == 0.0 && g.epi.is_none();
+    if plain && (m == 1 || n == 1) {
+        let (len, lin) = if m == 1 {
+            (n, crate::driver::linear(g.c.cols, 0, n))
+        } else {
+            (m, crate::driver::linear(g.c.rows, 0, m))
+        };
+        if lin == Some(1) {
+            // SAFETY: C's `len` elements from (0, 0) are contiguous and inside
+            // C (validated by the entry point); nothing else reads them.
+            let out = unsafe { std::slice::from_raw_parts_mut(g.c_ptr(0, 0), len) };
+            if m == 1 {
+                MatVec {
+                    ptr: g.b.ptr,
+                    ro: &g.b.cols,
+                    ko: &g.b.rows,
+                    vptr: g.a.ptr,
+                    vo: &g.a.cols,
+                }
+                .run(n, k, out);
+            } else {
+                MatVec {
+                    ptr: g.a.ptr,
+                    ro: &g.a.rows,
+                    ko: &g.a.cols,
+                    vptr: g.b.ptr,
+                    vo: &g.b.rows,
+                }
+                .run(m, k, out);
+            }
+            return true;
+        }
     }
     let mut vals;
     if n == 1 {
