@@ -16,6 +16,65 @@ pub struct FileTest {
     pub errors: Vec<(usize, String)>,
     /// The tolerance of `~=` run lines (`// tolerance: rtol=… atol=…`).
     pub tolerance: Tolerance,
+    /// `// devices: R` or `// devices: RxP`: run lines execute on a grid
+    /// of R replicas × P partitions (one value per device, see
+    /// [`Devices`]).
+    pub devices: Option<Devices>,
+}
+
+/// The device grid of a multi-device filetest: `replicas` × `partitions`
+/// devices, numbered replica-major (device `r·P + p`). Each argument and
+/// the expected result of a run line is then either `[v0, v1, …]`, one
+/// value per device, or a single value that every device shares.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Devices {
+    pub replicas: usize,
+    pub partitions: usize,
+}
+
+impl Devices {
+    pub fn count(&self) -> usize {
+        self.replicas * self.partitions
+    }
+}
+
+fn parse_devices(line: usize, body: &str) -> Result<Devices, String> {
+    let body = body.trim();
+    let (r, p) = body.split_once('x').unwrap_or((body, "1"));
+    let num = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| (1..=64).contains(&n))
+            .ok_or_else(|| {
+                format!("line {line}: devices wants `R` or `RxP` with counts 1..=64, got {body:?}")
+            })
+    };
+    Ok(Devices {
+        replicas: num(r)?,
+        partitions: num(p)?,
+    })
+}
+
+/// The per-device values of one run-line value: `[v0, v1, …]` with one
+/// entry per device, or one value repeated for every device.
+pub fn per_device(text: &str, devices: Devices) -> Result<Vec<String>, String> {
+    let n = devices.count();
+    let Some(inner) = text
+        .trim()
+        .strip_prefix('[')
+        .and_then(|t| t.strip_suffix(']'))
+    else {
+        return Ok(vec![text.trim().to_string(); n]);
+    };
+    let vals = split_top_level(inner);
+    if vals.len() != n {
+        return Err(format!(
+            "`{text}` has {} values, the grid has {n} devices",
+            vals.len()
+        ));
+    }
+    Ok(vals)
 }
 
 impl FileTest {
@@ -211,6 +270,8 @@ pub fn parse_filetest(source: &str) -> Result<FileTest, String> {
             t.errors.push((line, rest.trim().to_string()));
         } else if let Some(rest) = c.strip_prefix("tolerance:") {
             t.tolerance = parse_tolerance(line, rest)?;
+        } else if let Some(rest) = c.strip_prefix("devices:") {
+            t.devices = Some(parse_devices(line, rest)?);
         }
     }
     Ok(t)
@@ -242,6 +303,22 @@ mod tests {
                 atol: 0.0
             }
         );
+    }
+
+    #[test]
+    fn devices_and_per_device_values() {
+        let t =
+            parse_filetest("// devices: 2x3\n// run: ([{1}, {2}, {3}, {4}, {5}, {6}]) == {0}\n")
+                .unwrap();
+        let d = t.devices.unwrap();
+        assert_eq!((d.replicas, d.partitions, d.count()), (2, 3, 6));
+        assert_eq!(per_device(&t.runs[0].args[0], d).unwrap()[5], "{6}");
+        assert_eq!(per_device("{0}", d).unwrap(), vec!["{0}".to_string(); 6]);
+        assert!(per_device("[1, 2]", d).unwrap_err().contains("6 devices"));
+        let one = parse_filetest("// devices: 4\n").unwrap().devices.unwrap();
+        assert_eq!((one.replicas, one.partitions), (4, 1));
+        let e = parse_filetest("// devices: 0x2\n").unwrap_err();
+        assert!(e.starts_with("line 1:") && e.contains("RxP"), "{e}");
     }
 
     #[test]

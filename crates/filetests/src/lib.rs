@@ -10,8 +10,14 @@
 //! // test: roundtrip                   print → parse → print is a fixed point
 //! // test: opt --passes=dce,cse        run passes; CHECK lines match the output
 //! // run: ({1, 2}, {3, 4}) == {4, 6}   args (shapes from the ENTRY) and the exact result
+//!                                      (-0 is not 0; a NaN matches any NaN)
 //! // run: ({0.5}) ~= {0.4621172}       result within the tolerance
 //! // tolerance: rtol=1e-4 atol=1e-6    the tolerance of `~=` (default 1e-5, 1e-6)
+//! // devices: 2x2                      run on 2 replicas × 2 partitions (`devices: 4`
+//!                                      is 4 × 1); in run lines a value is then
+//!                                      `[d0, d1, d2, d3]`, one per device
+//!                                      (replica-major), or one value for all:
+//! // run: ([{1}, {2}, {3}, {4}]) == {10}
 //! // CHECK: ROOT                       FileCheck-style directives (see `filecheck`)
 //! // error: hostile.hlo:7:3: window   the module must be rejected (parse or
 //!                                      verify) with a message containing this
