@@ -141,8 +141,13 @@ impl Default for Tolerance {
 pub struct RunLine {
     pub line: usize,
     pub args: Vec<String>,
+    /// The expected value, or with [`RunLine::error`] the text the
+    /// failure's message must contain.
     pub expected: String,
+    /// `~=`: compared within the file's tolerance.
     pub approx: bool,
+    /// `error: TEXT`: the run must fail with a message containing TEXT.
+    pub error: bool,
 }
 
 /// Splits `s` at top-level commas (outside (), {}, []).
@@ -170,25 +175,48 @@ pub fn split_top_level(s: &str) -> Vec<String> {
 }
 
 fn parse_run(line: usize, body: &str) -> Result<RunLine, String> {
-    let (lhs, rhs, approx) = if let Some((l, r)) = body.split_once("~=") {
-        (l, r, true)
-    } else if let Some((l, r)) = body.split_once("==") {
-        (l, r, false)
-    } else {
+    // The arguments are the leading parenthesised group; what follows is
+    // `== value`, `~= value` or `error: text`.
+    let mut depth = 0i32;
+    let mut close = None;
+    if body.starts_with('(') {
+        for (i, ch) in body.char_indices() {
+            match ch {
+                '(' | '{' | '[' => depth += 1,
+                ')' | '}' | ']' => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 {
+                close = Some(i);
+                break;
+            }
+        }
+    }
+    let Some(close) = close else {
+        let lhs = body.split(['=', '~']).next().unwrap_or(body).trim();
         return Err(format!(
-            "line {line}: run line needs `== expected` or `~= expected`"
+            "line {line}: run arguments must be in parentheses: {lhs}"
         ));
     };
-    let lhs = lhs.trim();
-    let inner = lhs
-        .strip_prefix('(')
-        .and_then(|x| x.strip_suffix(')'))
-        .ok_or_else(|| format!("line {line}: run arguments must be in parentheses: {lhs}"))?;
+    let inner = &body[1..close];
+    let rest = body[close + 1..].trim_start();
+    let (expected, approx, error) = if let Some(r) = rest.strip_prefix("~=") {
+        (r, true, false)
+    } else if let Some(r) = rest.strip_prefix("==") {
+        (r, false, false)
+    } else if let Some(r) = rest.strip_prefix("error:") {
+        (r, false, true)
+    } else {
+        return Err(format!(
+            "line {line}: run line needs `== expected`, `~= expected` or `error: text`"
+        ));
+    };
     Ok(RunLine {
         line,
         args: split_top_level(inner),
-        expected: rhs.trim().to_string(),
+        expected: expected.trim().to_string(),
         approx,
+        error,
     })
 }
 
@@ -306,6 +334,25 @@ mod tests {
     }
 
     #[test]
+    fn run_lines_expect_values_or_an_error() {
+        let t = parse_filetest(
+            "// run: ({1, 2}, (3, {4})) == (5, 6)\n// run: () ~= 0.5\n// run: (7) error: x == y: no\n",
+        )
+        .unwrap();
+        let r = &t.runs;
+        assert_eq!(
+            r[0].args,
+            vec!["{1, 2}".to_string(), "(3, {4})".to_string()]
+        );
+        assert_eq!(
+            (r[0].expected.as_str(), r[0].approx, r[0].error),
+            ("(5, 6)", false, false)
+        );
+        assert!(r[1].args.is_empty() && r[1].approx && !r[1].error);
+        assert_eq!((r[2].expected.as_str(), r[2].error), ("x == y: no", true));
+    }
+
+    #[test]
     fn devices_and_per_device_values() {
         let t =
             parse_filetest("// devices: 2x3\n// run: ([{1}, {2}, {3}, {4}, {5}, {6}]) == {0}\n")
@@ -329,5 +376,7 @@ mod tests {
         assert!(e.contains("rtol must be a number"), "{e}");
         let e = parse_filetest("// run: 1, 2 == 3\n").unwrap_err();
         assert!(e.contains("parentheses"), "{e}");
+        let e = parse_filetest("// run: (1) = 3\n").unwrap_err();
+        assert!(e.contains("error: text"), "{e}");
     }
 }

@@ -12,6 +12,7 @@
 //! // run: ({1, 2}, {3, 4}) == {4, 6}   args (shapes from the ENTRY) and the exact result
 //!                                      (-0 is not 0; a NaN matches any NaN)
 //! // run: ({0.5}) ~= {0.4621172}       result within the tolerance
+//! // run: ({1, 2}) error: exhausted     the run must fail with a message containing this
 //! // tolerance: rtol=1e-4 atol=1e-6    the tolerance of `~=` (default 1e-5, 1e-6)
 //! // devices: 2x2                      run on 2 replicas × 2 partitions (`devices: 4`
 //!                                      is 4 × 1); in run lines a value is then

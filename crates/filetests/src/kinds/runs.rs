@@ -1,7 +1,8 @@
 //! `// run:` lines on a backend (`interp`, `jit`, `jit-fallback`, and the
 //! optimized module of `opt`): arguments parsed in the ENTRY's parameter
 //! shapes, the result compared exactly (`==`) or within the file's
-//! tolerance (`~=`). With `// devices:` every device of the grid gets its
+//! tolerance (`~=`), or the run must fail (`error: text`). With
+//! `// devices:` every device of the grid gets its
 //! own arguments and result (`evaluate_replicated`, `run_replicated`).
 
 use crate::directives::{Devices, FileTest, RunLine, per_device};
@@ -59,6 +60,19 @@ fn execute_replicated(
     }
 }
 
+/// An `error:` run line: the run must have failed with a message
+/// containing the expected text.
+fn expect_error<T: std::fmt::Debug>(r: &RunLine, run: Result<T, String>) -> Result<(), String> {
+    match run {
+        Ok(v) => Err(format!(
+            "expected an error containing {:?}, got {v:?}",
+            r.expected
+        )),
+        Err(e) if e.contains(r.expected.as_str()) => Ok(()),
+        Err(e) => Err(format!("the error does not contain {:?}: {e}", r.expected)),
+    }
+}
+
 /// Compares one result with the run line's expectation (`==` exact, `~=`
 /// within the file's tolerance).
 fn compare(t: &FileTest, r: &RunLine, got: &Literal, want: &Literal) -> Result<(), String> {
@@ -96,6 +110,11 @@ fn check_devices(
             for (d, v) in per_device(a, devices).map_err(at)?.iter().enumerate() {
                 args[d].push(parse_value(v, s).map_err(at)?);
             }
+        }
+        if r.error {
+            expect_error(r, execute_replicated(backend, module, &args, devices))
+                .map_err(|e| format!("line {} ({what}): {e}", r.line))?;
+            continue;
         }
         let want = per_device(&r.expected, devices)
             .map_err(at)?
@@ -135,6 +154,11 @@ pub fn check(t: &FileTest, module: &Module, what: &str, backend: Backend) -> Res
             .map(|(a, s)| parse_value(a, s))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("line {}: {e}", r.line))?;
+        if r.error {
+            expect_error(r, execute(backend, module, &args))
+                .map_err(|e| format!("line {} ({what}): {e}", r.line))?;
+            continue;
+        }
         let want =
             parse_value(&r.expected, &sig.result).map_err(|e| format!("line {}: {e}", r.line))?;
         let got = execute(backend, module, &args)
