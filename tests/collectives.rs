@@ -2,10 +2,11 @@
 //! small device grids, with values computed by hand, is a filetest in
 //! `tests/filetests/collectives/` (`// devices: RxP`, run by the
 //! multi-device evaluator and the JIT's `run_replicated`), and the static
-//! shape errors are in `tests/filetests/errors/collective_*.hlo`. Here:
-//! what the JIT's statistics say about the 1×1 case, the run-time errors
-//! (ids out of range, wrong device counts), the JAX shard_map cases and the
-//! builder calls.
+//! shape errors are in `tests/filetests/errors/collective_*.hlo`, the
+//! run-time errors (ids out of range, wrong device grids) in
+//! `tests/filetests/run_errors/collective_*.hlo`. Here: what the JIT's
+//! statistics say about the 1×1 case, device counts given through the API,
+//! the JAX shard_map cases and the builder calls.
 
 use rxla_eval::{RunOptions, evaluate, evaluate_replicated};
 use rxla_ir::{Literal, Module, parse_module, print_module};
@@ -52,59 +53,15 @@ fn single_device_collectives_run_on_the_evaluator_in_the_jit() {
     );
 }
 
-const ADD: &str =
-    "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n";
-
-fn err_of(text: &str, r: usize, p: usize, args: Vec<Vec<Literal>>) -> String {
-    let m = parse(text);
-    let e = evaluate_replicated(&m, &args, &opts(r, p))
-        .expect_err("must fail")
-        .to_string();
-    let exe = rxla_jit::compile(&m, &rxla_jit::CompileOptions::default()).unwrap();
-    let j = exe
-        .run_replicated(&args, &opts(r, p))
-        .expect_err("jit must fail")
-        .to_string();
-    assert!(j.contains(&e) || e.contains(&j) || !j.is_empty(), "{j}");
-    e
-}
+/// A 2×2 module: run with the wrong device counts (its filetest
+/// `tests/filetests/run_errors/collective_wrong_device_grid.hlo` runs it on
+/// a 4×1 grid).
+const GRID_2X2: &str = include_str!("filetests/run_errors/collective_wrong_device_grid.hlo");
 
 #[test]
-fn errors_name_the_instruction() {
-    // Ids out of range.
-    let text = "HloModule m\nENTRY e {\n  x = f32[1] parameter(0)\n  ROOT ag.5 = f32[2] all-gather(x), replica_groups={{0,4}}, dimensions={0}\n}\n";
-    let e = err_of(text, 2, 1, per_device(2, |_| vec![0.]));
-    assert!(e.contains("ag.5") && e.contains("replica 4"), "{e}");
-    // A replica in no group.
-    let text = "HloModule m\nENTRY e {\n  x = f32[1] parameter(0)\n  ROOT ag.6 = f32[2] all-gather(x), replica_groups={{0,1}}, dimensions={0}\n}\n";
-    let e = err_of(text, 3, 1, per_device(3, |_| vec![0.]));
-    assert!(
-        e.contains("ag.6") && e.contains("replica 2 is in no replica group"),
-        "{e}"
-    );
-    // The declared result does not match the real group size.
-    let text = "HloModule m\nENTRY e {\n  x = f32[1] parameter(0)\n  ROOT ag.7 = f32[2] all-gather(x), replica_groups={}, dimensions={0}\n}\n";
-    let e = err_of(text, 3, 1, per_device(3, |_| vec![0.]));
-    assert!(e.contains("ag.7") && e.contains("group of 3"), "{e}");
-    // Flattened ids past the device count.
-    let text = format!(
-        "HloModule m\n{ADD}ENTRY e {{\n  x = f32[1] parameter(0)\n  ROOT ar.8 = f32[1] all-reduce(x), channel_id=1, replica_groups={{{{0,1,2,3,4,5}}}}, use_global_device_ids=true, to_apply=add\n}}\n"
-    );
-    let e = err_of(&text, 2, 2, per_device(4, |_| vec![0.]));
-    assert!(e.contains("ar.8") && e.contains("device 4"), "{e}");
-    // Permute: a target twice.
-    let text = "HloModule m\nENTRY e {\n  x = f32[1] parameter(0)\n  ROOT cp.9 = f32[1] collective-permute(x), source_target_pairs={{0,1},{1,1}}\n}\n";
-    let e = err_of(text, 2, 1, per_device(2, |_| vec![0.]));
-    assert!(
-        e.contains("cp.9") && e.contains("target more than once"),
-        "{e}"
-    );
-    // Wrong device counts.
-    let text = "HloModule m, replica_count=2, num_partitions=2\nENTRY e {\n  x = f32[1] parameter(0)\n  ROOT r = u32[] replica-id()\n}\n";
-    let e = err_of(text, 4, 1, per_device(4, |_| vec![0.]));
-    assert!(e.contains("replica_count=2"), "{e}");
+fn device_counts_must_match_the_module() {
     let e = evaluate_replicated(
-        &parse(text),
+        &parse(GRID_2X2),
         &per_device(3, |_| vec![0.]),
         &RunOptions::default(),
     )
@@ -112,7 +69,7 @@ fn errors_name_the_instruction() {
     .to_string();
     assert!(e.contains("3 argument list"), "{e}");
     let e = evaluate(
-        &parse(text),
+        &parse(GRID_2X2),
         &[Literal::vec1(vec![0f32])],
         &RunOptions {
             replica_count: Some(1),
@@ -122,16 +79,6 @@ fn errors_name_the_instruction() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("2 partitions"), "{e}");
-    // One device, a group naming replica 1.
-    let text = "HloModule m\nENTRY e {\n  x = f32[1] parameter(0)\n  ROOT b.3 = f32[1] collective-broadcast(x), replica_groups={{0,1}}\n}\n";
-    let e = evaluate(
-        &parse(text),
-        &[Literal::vec1(vec![0f32])],
-        &RunOptions::default(),
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(e.contains("b.3") && e.contains("replica 1"), "{e}");
 }
 
 /// The shard_map cases of `corpus_jax/collectives` (XLA:CPU's per-device
