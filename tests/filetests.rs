@@ -88,3 +88,33 @@ fn devices_give_each_replica_its_value() {
     let err = rxla_filetests::run_source("ar.hlo", &src("[{3}]")).unwrap_err();
     assert!(err.contains("the grid has 2 devices"), "{err}");
 }
+
+#[test]
+fn layouts_kind_runs_the_layout_verifier() {
+    let module = "HloModule m\n\nENTRY main {\n  a = f32[2,3]{1,0} parameter(0)\n  b = f32[2,3]{0,1} parameter(1)\n  ROOT s = f32[2,3]{1,0} add(a, b)\n}\n";
+    let err =
+        rxla_filetests::run_source("l.hlo", &format!("// test: layouts\n{module}")).unwrap_err();
+    assert!(
+        err.contains("layouts:") && err.contains("instruction s"),
+        "{err}"
+    );
+    // Repaired by layout-assignment: the optimized module verifies.
+    rxla_filetests::run_source(
+        "l.hlo",
+        &format!("// test: layouts, opt --passes=layout-assignment\n{module}"),
+    )
+    .unwrap();
+    // As an error file: the module as written fails, the opt result passes...
+    rxla_filetests::run_source(
+        "l.hlo",
+        &format!("// test: layouts, opt --passes=layout-assignment\n// error: operand 1\n{module}"),
+    )
+    .unwrap();
+    // ...and a pipeline that does not repair it is reported.
+    let err = rxla_filetests::run_source(
+        "l.hlo",
+        &format!("// test: layouts, opt --passes=dce\n// error: operand 1\n{module}"),
+    )
+    .unwrap_err();
+    assert!(err.contains("after `opt --passes=dce`"), "{err}");
+}

@@ -104,6 +104,10 @@ pub enum Kind {
     JitFallback,
     /// Passes; CHECK lines match the output and run lines are checked on it.
     Opt(OptSpec),
+    /// `verify_layouts` accepts the module CHECK lines see (the optimized
+    /// one with `opt`); with `// error:` lines, it rejects the module as
+    /// written with those texts (and accepts the `opt` result, if any).
+    Layouts,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -272,6 +276,7 @@ pub fn parse_filetest(source: &str) -> Result<FileTest, String> {
                     "roundtrip" => Kind::Roundtrip,
                     "jit" => Kind::Jit,
                     "jit-fallback" => Kind::JitFallback,
+                    "layouts" => Kind::Layouts,
                     "opt" => {
                         let arg = words.get(i + 1).copied().unwrap_or("");
                         Kind::Opt(if let Some(p) = arg.strip_prefix("--passes=") {
@@ -312,7 +317,7 @@ mod tests {
     #[test]
     fn kinds_runs_and_tolerance() {
         let t = parse_filetest(
-            "// test: interp, jit opt --passes=dce,cse\n// tolerance: rtol=1e-3 atol=0\n// run: ({1, 2}, 3) == {4}\n",
+            "// test: interp, jit opt --passes=dce,cse layouts\n// tolerance: rtol=1e-3 atol=0\n// run: ({1, 2}, 3) == {4}\n",
         )
         .unwrap();
         assert_eq!(
@@ -320,7 +325,8 @@ mod tests {
             vec![
                 Kind::Interp,
                 Kind::Jit,
-                Kind::Opt(OptSpec::Passes("dce,cse".into()))
+                Kind::Opt(OptSpec::Passes("dce,cse".into())),
+                Kind::Layouts
             ]
         );
         assert_eq!(t.runs[0].args, vec!["{1, 2}".to_string(), "3".to_string()]);

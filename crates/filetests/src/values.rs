@@ -36,6 +36,21 @@ fn same_text(x: &rxla_ir::ArrayData, y: &rxla_ir::ArrayData, i: usize) -> bool {
     a == b || (a.contains("nan") && b.contains("nan"))
 }
 
+/// Equality within `tol` leaf by leaf (same tuple structure and shapes).
+pub fn literals_close(a: &Literal, b: &Literal, tol: Tolerance) -> Result<(), String> {
+    let (la, lb) = (a.leaves(), b.leaves());
+    if la.len() != lb.len() {
+        return Err("different tuple structure".into());
+    }
+    for (x, y) in la.iter().zip(&lb) {
+        if !x.shape.compatible(&y.shape) {
+            return Err(format!("shape {} vs {}", x.shape, y.shape));
+        }
+        rxla_eval::json::compare_with_tolerance(x, y, tol.rtol, tol.atol)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,19 +71,4 @@ mod tests {
         let big = |v: i64| Literal::vec1(vec![v]);
         assert!(!literals_identical(&big(i64::MAX), &big(i64::MAX - 1)));
     }
-}
-
-/// Equality within `tol` leaf by leaf (same tuple structure and shapes).
-pub fn literals_close(a: &Literal, b: &Literal, tol: Tolerance) -> Result<(), String> {
-    let (la, lb) = (a.leaves(), b.leaves());
-    if la.len() != lb.len() {
-        return Err("different tuple structure".into());
-    }
-    for (x, y) in la.iter().zip(&lb) {
-        if !x.shape.compatible(&y.shape) {
-            return Err(format!("shape {} vs {}", x.shape, y.shape));
-        }
-        rxla_eval::json::compare_with_tolerance(x, y, tol.rtol, tol.atol)?;
-    }
-    Ok(())
 }
