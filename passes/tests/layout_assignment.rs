@@ -3,8 +3,8 @@
 //! layout-sensitive afterwards (`verify_layouts`), `simplify` run after it
 //! keeps the results, the signature and `verify_layouts`, and the
 //! data-movement promises of docs/LAYOUT.md hold on small programs (those
-//! are filetests in `tests/filetests/opt/layout_assignment/`, whose results
-//! are also checked with `verify_layouts` here).
+//! are filetests in `tests/filetests/opt/layout_assignment/`, whose `layouts`
+//! kind checks `verify_layouts` on the result).
 
 mod common;
 
@@ -187,33 +187,6 @@ fn count(m: &Module, opcode: &str) -> usize {
         .flat_map(|c| &c.instructions)
         .filter(|i| i.opcode() == opcode)
         .count()
-}
-
-/// The filetests of this pass: `opt --passes=layout-assignment` with CHECK
-/// lines for the data-movement promises and run lines for the values.
-fn filetest_dir() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/filetests/opt/layout_assignment"
-    ))
-}
-
-/// Every layout-assignment filetest's result is layout-sensitive
-/// (`verify_layouts`), which the filetest runner does not check.
-#[test]
-fn filetest_modules_verify_layouts_after_assignment() {
-    let mut n = 0;
-    for e in std::fs::read_dir(filetest_dir()).unwrap() {
-        let path = e.unwrap().path();
-        if path.extension().is_none_or(|x| x != "hlo") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
-        let (_, printed) = assigned(&text);
-        assert!(printed.contains("ENTRY"), "{}", path.display());
-        n += 1;
-    }
-    assert!(n >= 12, "only {n} layout-assignment filetests");
 }
 
 /// A dot with a transposed operand (its filetest checks the default emitter).
