@@ -1,9 +1,10 @@
 //! Bounded dynamic dimensions across the crates: the builder calls, the
-//! evaluator's values (hand-computed), its errors (sizes outside the
-//! bound, ops without a rule for dynamic operands, arguments above the
-//! bound), the JIT's two routes (refused natively, the whole module on the
+//! evaluator's values (hand-computed), arguments above the bound, the
+//! JIT's two routes (refused natively, the whole module on the
 //! evaluator with the fallback), and the text round trip of every place a
-//! shape is written.
+//! shape is written. The evaluator's run-time errors (sizes outside the
+//! bound, ops without a rule for dynamic operands, operands of different
+//! sizes) are filetests in `tests/filetests/dynamic/`.
 
 use rxla_eval::{RunOptions, evaluate};
 use rxla_ir::builder::ModuleBuilder;
@@ -95,52 +96,6 @@ fn builder_rejects_bad_dimensions_and_sizes() {
     assert!(e.contains("out of range"), "{e}");
 }
 
-const SET: &str = "HloModule m
-ENTRY main {
-  x = f32[4]{0} parameter(0)
-  n = s32[] parameter(1)
-  ROOT d = f32[<=4]{0} set-dimension-size(x, n), dimensions={0}
-}
-";
-
-#[test]
-fn sizes_outside_the_bound_are_errors_naming_the_instruction() {
-    let m = parse(SET);
-    let x = Literal::vec1(vec![1f32, 2., 3., 4.]);
-    for n in [5, -1, i32::MAX, i32::MIN] {
-        let e = run(&m, &[x.clone(), Literal::scalar(n)]).unwrap_err();
-        assert!(e.contains("d:") && e.contains("outside 0..=4"), "{n}: {e}");
-    }
-    assert_eq!(
-        f32s(&run(&m, &[x.clone(), Literal::scalar(4i32)]).unwrap()),
-        vec![1., 2., 3., 4.]
-    );
-}
-
-#[test]
-fn ops_without_a_rule_are_refused_not_wrong() {
-    // reverse would move the padding to the front: refused by name.
-    let m = parse(
-        "HloModule m
-ENTRY main {
-  x = f32[4]{0} parameter(0)
-  n = s32[] parameter(1)
-  d = f32[<=4]{0} set-dimension-size(x, n), dimensions={0}
-  ROOT r = f32[<=4]{0} reverse(d), dimensions={0}
-}
-",
-    );
-    let e = run(
-        &m,
-        &[Literal::vec1(vec![1f32, 2., 3., 4.]), Literal::scalar(2i32)],
-    )
-    .unwrap_err();
-    assert!(
-        e.contains("r:") && e.contains("dynamic dimension not supported by reverse yet"),
-        "{e}"
-    );
-}
-
 #[test]
 fn arguments_above_the_bound_are_refused() {
     let m = parse(
@@ -168,31 +123,6 @@ ENTRY main {
     );
     let e = run(&huge, &[Literal::vec1(vec![1f32])]).unwrap_err();
     assert!(e.contains("more than max_elements"), "{e}");
-}
-
-#[test]
-fn elementwise_operands_with_different_sizes_are_an_error() {
-    let m = parse(
-        "HloModule m
-ENTRY main {
-  x = f32[4]{0} parameter(0)
-  n = s32[] parameter(1)
-  k = s32[] parameter(2)
-  a = f32[<=4]{0} set-dimension-size(x, n), dimensions={0}
-  b = f32[<=4]{0} set-dimension-size(x, k), dimensions={0}
-  ROOT c = f32[<=4]{0} add(a, b)
-}
-",
-    );
-    let x = Literal::vec1(vec![1f32, 2., 3., 4.]);
-    let e = run(
-        &m,
-        &[x.clone(), Literal::scalar(2i32), Literal::scalar(3i32)],
-    )
-    .unwrap_err();
-    assert!(e.contains("c:") && e.contains("differ"), "{e}");
-    let same = run(&m, &[x, Literal::scalar(3i32), Literal::scalar(3i32)]).unwrap();
-    assert_eq!(f32s(&same), vec![2., 4., 6.]);
 }
 
 #[test]

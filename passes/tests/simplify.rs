@@ -1,232 +1,60 @@
-//! Tests of the `simplify` pass as a whole: before/after snapshots of one
-//! module per rule family, IEEE-exactness guards (what must NOT be
-//! simplified), fast-math, opaque ops, kept names, statistics and stop
-//! reasons, explanations, fuel, options, the corpus under
-//! `inline,simplify,dce` (results bit-identical, ENTRY snapshots), and a
-//! size guard on a generated 2,000-instruction module.
+//! Tests of the `simplify` pass as a whole. The modules of the rule
+//! families and of the IEEE-exactness, fast-math, kept-names and
+//! called-computation cases are filetests in `tests/filetests/opt/simplify/`
+//! (which check the optimized text); here the families and the while body
+//! also run before and after on seeded inputs, and the rest is what needs
+//! the API: statistics and stop reasons, explanations, fuel, options,
+//! idempotence, the corpus under `inline,simplify,dce` (results
+//! bit-identical, ENTRY snapshots), and size guards on generated modules.
 
 mod common;
 
-use common::{before_after, parse, run};
+use common::{parse, run};
 use rxla_ir::{Literal, Module};
 use rxla_passes::simplify::{Simplify, explain::explain};
 use rxla_passes::{Pass, PassContext, PassManager, Registry};
 use std::path::PathBuf;
 use std::time::Instant;
 
-const IDENTITIES: &str = r#"HloModule identities
-ENTRY main {
-  p0 = f32[4] parameter(0)
-  p1 = s32[4] parameter(1)
-  nz = f32[] constant(-0)
-  bnz = f32[4] broadcast(nz), dimensions={}
-  one = f32[] constant(1)
-  bone = f32[4] broadcast(one), dimensions={}
-  a = f32[4] add(p0, bnz)
-  m = f32[4] multiply(bone, a)
-  pz = f32[] constant(0)
-  bpz = f32[4] broadcast(pz), dimensions={}
-  keep = f32[4] add(m, bpz)
-  z = s32[] constant(0)
-  bz = s32[4] broadcast(z), dimensions={}
-  i = s32[4] multiply(p1, bz)
-  ci = f32[4] convert(i)
-  ROOT r = f32[4] add(keep, ci)
+/// A rule family's module: the filetest `tests/filetests/opt/simplify/NAME.hlo`
+/// checks its optimized text; here it also runs before and after.
+macro_rules! family {
+    ($name:literal) => {
+        include_str!(concat!(
+            "../../tests/filetests/opt/simplify/",
+            $name,
+            ".hlo"
+        ))
+    };
 }
-"#;
 
-const INVOLUTIONS: &str = r#"HloModule involutions
-ENTRY main {
-  p0 = f32[2,3] parameter(0)
-  p1 = pred[2,3] parameter(1)
-  n1 = f32[2,3] negate(p0)
-  n2 = f32[2,3] negate(n1)
-  f1 = f32[2,3] floor(n2)
-  f2 = f32[2,3] floor(f1)
-  q1 = pred[2,3] not(p1)
-  q2 = pred[2,3] not(q1)
-  ROOT s = f32[2,3] select(q2, f2, p0)
-}
-"#;
+const IDENTITIES: &str = family!("identities");
 
-const TRANSPOSE: &str = r#"HloModule transpose
-ENTRY main {
-  p0 = f32[2,3,4] parameter(0)
-  p1 = f32[3,1,5] parameter(1)
-  t1 = f32[3,4,2] transpose(p0), dimensions={1,2,0}
-  t2 = f32[4,2,3] transpose(t1), dimensions={1,2,0}
-  t3 = f32[2,3,4] transpose(t2), dimensions={1,2,0}
-  t4 = f32[1,3,5] transpose(p1), dimensions={1,0,2}
-  r4 = f32[15] reshape(t4)
-  r3 = f32[24] reshape(t3)
-  ROOT c = f32[39] concatenate(r3, r4), dimensions={0}
-}
-"#;
+const INVOLUTIONS: &str = family!("involutions");
 
-const RESHAPE: &str = r#"HloModule reshape
-ENTRY main {
-  p0 = f32[2,3,4] parameter(0)
-  s = f32[] parameter(1)
-  a = f32[6,4] reshape(p0)
-  b = f32[24] reshape(a)
-  c = f32[2,12] reshape(b)
-  same = f32[2,12] reshape(c)
-  bs = f32[2,12] broadcast(s), dimensions={}
-  rb = f32[24] reshape(bs)
-  rc = f32[24] reshape(same)
-  ROOT m = f32[24] multiply(rc, rb)
-}
-"#;
+const TRANSPOSE: &str = family!("transpose");
 
-const BROADCAST: &str = r#"HloModule broadcast
-ENTRY main {
-  p0 = f32[3] parameter(0)
-  b1 = f32[3,4] broadcast(p0), dimensions={0}
-  b2 = f32[2,3,4] broadcast(b1), dimensions={1,2}
-  t = f32[4,3,2] transpose(b2), dimensions={2,1,0}
-  s = f32[2,3,2] slice(t), slice={[1:3], [0:3], [0:2]}
-  ROOT n = f32[2,3,2] negate(s)
-}
-"#;
+const RESHAPE: &str = family!("reshape");
 
-const MOVEMENT: &str = r#"HloModule movement
-ENTRY main {
-  p0 = f32[2,3] parameter(0)
-  p1 = f32[2,3] parameter(1)
-  r0 = f32[6] reshape(p0)
-  r1 = f32[6] reshape(p1)
-  a = f32[6] add(r0, r1)
-  t0 = f32[3,2] transpose(p0), dimensions={1,0}
-  t1 = f32[3,2] transpose(p1), dimensions={1,0}
-  m = f32[3,2] multiply(t0, t1)
-  rm = f32[6] reshape(m)
-  ROOT s = f32[6] subtract(a, rm)
-}
-"#;
+const BROADCAST: &str = family!("broadcast");
 
-const SLICE: &str = r#"HloModule slice
-ENTRY main {
-  p0 = f32[8,4] parameter(0)
-  p1 = f32[8,4] parameter(1)
-  v = f32[] parameter(2)
-  s1 = f32[6,4] slice(p0), slice={[1:7], [0:4]}
-  s2 = f32[3,2] slice(s1), slice={[0:6:2], [1:3]}
-  c = f32[16,4] concatenate(p0, p1), dimensions={0}
-  s3 = f32[3,2] slice(c), slice={[9:12], [2:4]}
-  one = f32[3,2] concatenate(s3), dimensions={1}
-  pa = f32[4,4] pad(s2, v), padding=1_0x1_1
-  pb = f32[6,6] pad(pa, v), padding=1_1x1_1
-  z = f32[6,6] pad(pb, v), padding=0_0x0_0
-  s4 = f32[3,2] slice(z), slice={[0:3], [0:2]}
-  ROOT r = f32[3,2] add(s4, one)
-}
-"#;
+const MOVEMENT: &str = family!("movement");
 
-const DOT: &str = r#"HloModule dot
-ENTRY main {
-  a = f32[4,3] parameter(0)
-  b = f32[5,4] parameter(1)
-  at = f32[3,4] transpose(a), dimensions={1,0}
-  bt = f32[4,5] transpose(b), dimensions={1,0}
-  d = f32[3,5] dot(at, bt), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  ROOT t = f32[5,3] transpose(d), dimensions={1,0}
-}
-"#;
+const SLICE: &str = family!("slice");
 
-const REDUCE: &str = r#"HloModule reduce
-add {
-  x = f32[] parameter(0)
-  y = f32[] parameter(1)
-  ROOT s = f32[] add(x, y)
-}
-ENTRY main {
-  p0 = f32[2,3,4] parameter(0)
-  z = f32[] constant(0)
-  t = f32[3,2,4] transpose(p0), dimensions={1,0,2}
-  r1 = f32[3,4] reduce(t, z), dimensions={1}, to_apply=add
-  y = f32[3,1,4] reshape(r1)
-  ROOT r2 = f32[1,4] reduce(y, z), dimensions={0}, to_apply=add
-}
-"#;
+const DOT: &str = family!("dot");
 
-const CONVERT: &str = r#"HloModule convert
-ENTRY main {
-  p0 = s8[4] parameter(0)
-  p1 = f32[4] parameter(1)
-  a = s32[4] convert(p0)
-  b = f32[4] convert(a)
-  c = f32[4] convert(p1)
-  d = s32[4] convert(p1)
-  e = f32[4] convert(d)
-  f = f32[4] add(b, c)
-  ROOT g = f32[4] add(f, e)
-}
-"#;
+const REDUCE: &str = family!("reduce");
 
-const SELECT: &str = r#"HloModule select
-ENTRY main {
-  p0 = f32[4] parameter(0)
-  p1 = f32[4] parameter(1)
-  q = pred[4] parameter(2)
-  t = pred[] constant(true)
-  bt = pred[4] broadcast(t), dimensions={}
-  a = f32[4] select(bt, p0, p1)
-  b = f32[4] select(q, a, a)
-  nq = pred[4] not(q)
-  ROOT c = f32[4] select(nq, b, p1)
-}
-"#;
+const CONVERT: &str = family!("convert");
 
-const MINMAX: &str = r#"HloModule minmax
-ENTRY main {
-  p0 = f32[4] parameter(0)
-  p1 = s32[4] parameter(1)
-  ninf = f32[] constant(-inf)
-  bn = f32[4] broadcast(ninf), dimensions={}
-  a = f32[4] maximum(bn, p0)
-  pinf = f32[] constant(inf)
-  bp = f32[4] broadcast(pinf), dimensions={}
-  b = f32[4] minimum(a, bp)
-  keep = f32[4] maximum(b, bp)
-  imin = s32[] constant(-2147483648)
-  bi = s32[4] broadcast(imin), dimensions={}
-  c = s32[4] maximum(p1, bi)
-  cf = f32[4] convert(c)
-  ROOT r = f32[4] add(keep, cf)
-}
-"#;
+const SELECT: &str = family!("select");
 
-const INTEGER: &str = r#"HloModule integer
-ENTRY main {
-  p0 = s32[4] parameter(0)
-  p1 = f32[4] parameter(1)
-  a = s32[4] subtract(p0, p0)
-  one = s32[] constant(1)
-  b1 = s32[4] broadcast(one), dimensions={}
-  b = s32[4] remainder(p0, b1)
-  c = s32[4] add(a, b)
-  fx = f32[4] subtract(p1, p1)
-  zf = f32[] constant(0)
-  bz = f32[4] broadcast(zf), dimensions={}
-  fy = f32[4] multiply(p1, bz)
-  cf = f32[4] convert(c)
-  f = f32[4] add(fx, fy)
-  ROOT r = f32[4] add(f, cf)
-}
-"#;
+const MINMAX: &str = family!("minmax");
 
-const TUPLE: &str = r#"HloModule tuple
-ENTRY main {
-  p0 = f32[2,3] parameter(0)
-  p1 = s32[] parameter(1)
-  n = f32[2,3] negate(p0)
-  t = (f32[2,3], s32[]) tuple(n, p1)
-  g = f32[2,3] get-tuple-element(t), index=0
-  m = f32[2,3] negate(g)
-  i = s32[] get-tuple-element(t), index=1
-  ROOT r = (f32[2,3], s32[]) tuple(m, i)
-}
-"#;
+const INTEGER: &str = family!("integer");
+
+const TUPLE: &str = family!("tuple");
 
 const FAMILIES: [(&str, &str); 14] = [
     ("identities", IDENTITIES),
@@ -319,9 +147,8 @@ fn nan_aware_equal(a: &Literal, b: &Literal) -> bool {
 }
 
 #[test]
-fn family_snapshots_and_results_unchanged() {
+fn families_change_and_keep_their_results() {
     for (family, text) in FAMILIES {
-        insta::assert_snapshot!(format!("simplify_{family}"), before_after("simplify", text));
         let before = parse(text);
         let (after_text, changed) = run("simplify", text);
         assert!(changed, "{family}: nothing simplified");
@@ -338,82 +165,11 @@ fn family_snapshots_and_results_unchanged() {
 }
 
 #[test]
-fn float_rules_are_ieee_exact() {
-    // x + (+0), x - x, x * 0 and max(x, +inf) must stay for floats.
-    let text = r#"HloModule ieee
-ENTRY main {
-  p0 = f32[4] parameter(0)
-  z = f32[] constant(0)
-  bz = f32[4] broadcast(z), dimensions={}
-  a = f32[4] add(p0, bz)
-  b = f32[4] subtract(a, a)
-  c = f32[4] multiply(b, bz)
-  pinf = f32[] constant(inf)
-  bp = f32[4] broadcast(pinf), dimensions={}
-  ROOT d = f32[4] maximum(c, bp)
-}
-"#;
-    let (after, changed) = run("simplify", text);
-    assert!(!changed, "an unsafe float rule fired:\n{after}");
-    let (fm, changed) = run("simplify{fast-math=true},dce", text);
-    assert!(changed);
-    assert!(!fm.contains("subtract"), "{fm}");
-    assert!(!fm.contains("multiply"), "{fm}");
-}
-
-#[test]
-fn names_and_metadata_survive_and_new_names_are_readable() {
-    let text = r#"HloModule names
-ENTRY main {
-  p0 = f32[2,3] parameter(0)
-  p1 = f32[2,3] parameter(1)
-  t0 = f32[3,2] transpose(p0), dimensions={1,0}
-  t1 = f32[3,2] transpose(p1), dimensions={1,0}
-  ROOT sum = f32[3,2] add(t0, t1), metadata={op_name="sum"}
-}
-"#;
-    let (after, changed) = run("simplify", text);
-    assert!(changed);
-    assert!(after.contains("p0 = f32[2,3]{1,0} parameter(0)"), "{after}");
-    assert!(after.contains(" add(p0, p1)"), "{after}");
-    assert!(after.contains("metadata={op_name=\"sum\"}"), "{after}");
-    assert!(after.contains("transpose("), "{after}");
-}
-
-#[test]
 fn opaque_ops_and_subcomputations() {
-    let text = r#"HloModule opaque
-body {
-  b = (s32[], f32[4]) parameter(0)
-  i = s32[] get-tuple-element(b), index=0
-  x = f32[4] get-tuple-element(b), index=1
-  n1 = f32[4] negate(x)
-  n2 = f32[4] negate(n1)
-  one = s32[] constant(1)
-  j = s32[] add(i, one)
-  ROOT t = (s32[], f32[4]) tuple(j, n2)
-}
-cond {
-  c = (s32[], f32[4]) parameter(0)
-  k = s32[] get-tuple-element(c), index=0
-  lim = s32[] constant(3)
-  ROOT lt = pred[] compare(k, lim), direction=LT
-}
-ENTRY main {
-  p0 = f32[4] parameter(0)
-  zero = s32[] constant(0)
-  init = (s32[], f32[4]) tuple(zero, p0)
-  w = (s32[], f32[4]) while(init), condition=cond, body=body
-  r = f32[4] get-tuple-element(w), index=1
-  a = f32[4] abs(r)
-  ROOT aa = f32[4] abs(a)
-}
-"#;
+    let text = family!("opaque_while_body");
     let before = parse(text);
     let (after, changed) = run("simplify", text);
     assert!(changed);
-    assert!(!after.contains("negate"), "body not simplified:\n{after}");
-    assert!(after.contains("while("), "{after}");
     let after_m = parse(&after);
     for seed in 1..4 {
         let args = inputs(&before, seed);

@@ -16,6 +16,65 @@ pub struct FileTest {
     pub errors: Vec<(usize, String)>,
     /// The tolerance of `~=` run lines (`// tolerance: rtol=… atol=…`).
     pub tolerance: Tolerance,
+    /// `// devices: R` or `// devices: RxP`: run lines execute on a grid
+    /// of R replicas × P partitions (one value per device, see
+    /// [`Devices`]).
+    pub devices: Option<Devices>,
+}
+
+/// The device grid of a multi-device filetest: `replicas` × `partitions`
+/// devices, numbered replica-major (device `r·P + p`). Each argument and
+/// the expected result of a run line is then either `[v0, v1, …]`, one
+/// value per device, or a single value that every device shares.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Devices {
+    pub replicas: usize,
+    pub partitions: usize,
+}
+
+impl Devices {
+    pub fn count(&self) -> usize {
+        self.replicas * self.partitions
+    }
+}
+
+fn parse_devices(line: usize, body: &str) -> Result<Devices, String> {
+    let body = body.trim();
+    let (r, p) = body.split_once('x').unwrap_or((body, "1"));
+    let num = |s: &str| {
+        s.trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| (1..=64).contains(&n))
+            .ok_or_else(|| {
+                format!("line {line}: devices wants `R` or `RxP` with counts 1..=64, got {body:?}")
+            })
+    };
+    Ok(Devices {
+        replicas: num(r)?,
+        partitions: num(p)?,
+    })
+}
+
+/// The per-device values of one run-line value: `[v0, v1, …]` with one
+/// entry per device, or one value repeated for every device.
+pub fn per_device(text: &str, devices: Devices) -> Result<Vec<String>, String> {
+    let n = devices.count();
+    let Some(inner) = text
+        .trim()
+        .strip_prefix('[')
+        .and_then(|t| t.strip_suffix(']'))
+    else {
+        return Ok(vec![text.trim().to_string(); n]);
+    };
+    let vals = split_top_level(inner);
+    if vals.len() != n {
+        return Err(format!(
+            "`{text}` has {} values, the grid has {n} devices",
+            vals.len()
+        ));
+    }
+    Ok(vals)
 }
 
 impl FileTest {
@@ -45,6 +104,10 @@ pub enum Kind {
     JitFallback,
     /// Passes; CHECK lines match the output and run lines are checked on it.
     Opt(OptSpec),
+    /// `verify_layouts` accepts the module CHECK lines see (the optimized
+    /// one with `opt`); with `// error:` lines, it rejects the module as
+    /// written with those texts (and accepts the `opt` result, if any).
+    Layouts,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -82,8 +145,13 @@ impl Default for Tolerance {
 pub struct RunLine {
     pub line: usize,
     pub args: Vec<String>,
+    /// The expected value, or with [`RunLine::error`] the text the
+    /// failure's message must contain.
     pub expected: String,
+    /// `~=`: compared within the file's tolerance.
     pub approx: bool,
+    /// `error: TEXT`: the run must fail with a message containing TEXT.
+    pub error: bool,
 }
 
 /// Splits `s` at top-level commas (outside (), {}, []).
@@ -111,25 +179,48 @@ pub fn split_top_level(s: &str) -> Vec<String> {
 }
 
 fn parse_run(line: usize, body: &str) -> Result<RunLine, String> {
-    let (lhs, rhs, approx) = if let Some((l, r)) = body.split_once("~=") {
-        (l, r, true)
-    } else if let Some((l, r)) = body.split_once("==") {
-        (l, r, false)
-    } else {
+    // The arguments are the leading parenthesised group; what follows is
+    // `== value`, `~= value` or `error: text`.
+    let mut depth = 0i32;
+    let mut close = None;
+    if body.starts_with('(') {
+        for (i, ch) in body.char_indices() {
+            match ch {
+                '(' | '{' | '[' => depth += 1,
+                ')' | '}' | ']' => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 {
+                close = Some(i);
+                break;
+            }
+        }
+    }
+    let Some(close) = close else {
+        let lhs = body.split(['=', '~']).next().unwrap_or(body).trim();
         return Err(format!(
-            "line {line}: run line needs `== expected` or `~= expected`"
+            "line {line}: run arguments must be in parentheses: {lhs}"
         ));
     };
-    let lhs = lhs.trim();
-    let inner = lhs
-        .strip_prefix('(')
-        .and_then(|x| x.strip_suffix(')'))
-        .ok_or_else(|| format!("line {line}: run arguments must be in parentheses: {lhs}"))?;
+    let inner = &body[1..close];
+    let rest = body[close + 1..].trim_start();
+    let (expected, approx, error) = if let Some(r) = rest.strip_prefix("~=") {
+        (r, true, false)
+    } else if let Some(r) = rest.strip_prefix("==") {
+        (r, false, false)
+    } else if let Some(r) = rest.strip_prefix("error:") {
+        (r, false, true)
+    } else {
+        return Err(format!(
+            "line {line}: run line needs `== expected`, `~= expected` or `error: text`"
+        ));
+    };
     Ok(RunLine {
         line,
         args: split_top_level(inner),
-        expected: rhs.trim().to_string(),
+        expected: expected.trim().to_string(),
         approx,
+        error,
     })
 }
 
@@ -185,6 +276,7 @@ pub fn parse_filetest(source: &str) -> Result<FileTest, String> {
                     "roundtrip" => Kind::Roundtrip,
                     "jit" => Kind::Jit,
                     "jit-fallback" => Kind::JitFallback,
+                    "layouts" => Kind::Layouts,
                     "opt" => {
                         let arg = words.get(i + 1).copied().unwrap_or("");
                         Kind::Opt(if let Some(p) = arg.strip_prefix("--passes=") {
@@ -211,6 +303,8 @@ pub fn parse_filetest(source: &str) -> Result<FileTest, String> {
             t.errors.push((line, rest.trim().to_string()));
         } else if let Some(rest) = c.strip_prefix("tolerance:") {
             t.tolerance = parse_tolerance(line, rest)?;
+        } else if let Some(rest) = c.strip_prefix("devices:") {
+            t.devices = Some(parse_devices(line, rest)?);
         }
     }
     Ok(t)
@@ -223,7 +317,7 @@ mod tests {
     #[test]
     fn kinds_runs_and_tolerance() {
         let t = parse_filetest(
-            "// test: interp, jit opt --passes=dce,cse\n// tolerance: rtol=1e-3 atol=0\n// run: ({1, 2}, 3) == {4}\n",
+            "// test: interp, jit opt --passes=dce,cse layouts\n// tolerance: rtol=1e-3 atol=0\n// run: ({1, 2}, 3) == {4}\n",
         )
         .unwrap();
         assert_eq!(
@@ -231,7 +325,8 @@ mod tests {
             vec![
                 Kind::Interp,
                 Kind::Jit,
-                Kind::Opt(OptSpec::Passes("dce,cse".into()))
+                Kind::Opt(OptSpec::Passes("dce,cse".into())),
+                Kind::Layouts
             ]
         );
         assert_eq!(t.runs[0].args, vec!["{1, 2}".to_string(), "3".to_string()]);
@@ -245,6 +340,41 @@ mod tests {
     }
 
     #[test]
+    fn run_lines_expect_values_or_an_error() {
+        let t = parse_filetest(
+            "// run: ({1, 2}, (3, {4})) == (5, 6)\n// run: () ~= 0.5\n// run: (7) error: x == y: no\n",
+        )
+        .unwrap();
+        let r = &t.runs;
+        assert_eq!(
+            r[0].args,
+            vec!["{1, 2}".to_string(), "(3, {4})".to_string()]
+        );
+        assert_eq!(
+            (r[0].expected.as_str(), r[0].approx, r[0].error),
+            ("(5, 6)", false, false)
+        );
+        assert!(r[1].args.is_empty() && r[1].approx && !r[1].error);
+        assert_eq!((r[2].expected.as_str(), r[2].error), ("x == y: no", true));
+    }
+
+    #[test]
+    fn devices_and_per_device_values() {
+        let t =
+            parse_filetest("// devices: 2x3\n// run: ([{1}, {2}, {3}, {4}, {5}, {6}]) == {0}\n")
+                .unwrap();
+        let d = t.devices.unwrap();
+        assert_eq!((d.replicas, d.partitions, d.count()), (2, 3, 6));
+        assert_eq!(per_device(&t.runs[0].args[0], d).unwrap()[5], "{6}");
+        assert_eq!(per_device("{0}", d).unwrap(), vec!["{0}".to_string(); 6]);
+        assert!(per_device("[1, 2]", d).unwrap_err().contains("6 devices"));
+        let one = parse_filetest("// devices: 4\n").unwrap().devices.unwrap();
+        assert_eq!((one.replicas, one.partitions), (4, 1));
+        let e = parse_filetest("// devices: 0x2\n").unwrap_err();
+        assert!(e.starts_with("line 1:") && e.contains("RxP"), "{e}");
+    }
+
+    #[test]
     fn bad_directives_are_errors_with_the_line() {
         let e = parse_filetest("\n// test: interp, frob\n").unwrap_err();
         assert!(e.starts_with("line 2:") && e.contains("frob"), "{e}");
@@ -252,5 +382,7 @@ mod tests {
         assert!(e.contains("rtol must be a number"), "{e}");
         let e = parse_filetest("// run: 1, 2 == 3\n").unwrap_err();
         assert!(e.contains("parentheses"), "{e}");
+        let e = parse_filetest("// run: (1) = 3\n").unwrap_err();
+        assert!(e.contains("error: text"), "{e}");
     }
 }

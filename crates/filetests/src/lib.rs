@@ -9,9 +9,20 @@
 //!                                      allowed (ops without native code)
 //! // test: roundtrip                   print → parse → print is a fixed point
 //! // test: opt --passes=dce,cse        run passes; CHECK lines match the output
+//! // test: layouts                     `verify_layouts` accepts the module (the
+//!                                      optimized one with `opt`); with `error:`
+//!                                      lines it must reject the module as written
+//!                                      (and accept the `opt` result, if any)
 //! // run: ({1, 2}, {3, 4}) == {4, 6}   args (shapes from the ENTRY) and the exact result
+//!                                      (-0 is not 0; a NaN matches any NaN)
 //! // run: ({0.5}) ~= {0.4621172}       result within the tolerance
+//! // run: ({1, 2}) error: exhausted     the run must fail with a message containing this
 //! // tolerance: rtol=1e-4 atol=1e-6    the tolerance of `~=` (default 1e-5, 1e-6)
+//! // devices: 2x2                      run on 2 replicas × 2 partitions (`devices: 4`
+//!                                      is 4 × 1); in run lines a value is then
+//!                                      `[d0, d1, d2, d3]`, one per device
+//!                                      (replica-major), or one value for all:
+//! // run: ([{1}, {2}, {3}, {4}]) == {10}
 //! // CHECK: ROOT                       FileCheck-style directives (see `filecheck`)
 //! // error: hostile.hlo:7:3: window   the module must be rejected (parse or
 //!                                      verify) with a message containing this
@@ -73,6 +84,18 @@ fn run_parsed(t: &FileTest, name: &str, source: &str) -> Result<(), String> {
             Kind::Opt(spec) => {
                 let optimized = kinds::opt::run(&module, spec)?;
                 kinds::runs::check(t, &optimized, "opt", Backend::Interp)?;
+            }
+            Kind::Layouts => {
+                let checked = match t.opt() {
+                    Some(spec) => kinds::opt::run(&module, spec)?,
+                    None => module.clone(),
+                };
+                rxla_ir::layout_verifier::verify_layouts(&checked).map_err(|e| {
+                    format!(
+                        "layouts: {e}\n--- output ---\n{}",
+                        rxla_ir::print_module(&checked)
+                    )
+                })?;
             }
         }
     }
