@@ -12,7 +12,7 @@ use crate::error::{JitError, Result};
 use crate::options::{CompileOptions, CompileStats};
 use crate::plan::{Planner, Program, leaf_bytes};
 use crate::runtime::collective::ReplicaRun;
-use crate::runtime::{Ctx, Leaf, ProgState, run_program};
+use crate::runtime::{Ctx, Leaf, Leaves, ProgState, run_program};
 use rxla_eval::RunOptions;
 use rxla_eval::collectives::Collectives;
 use rxla_eval::kernels::rng::RngState;
@@ -568,7 +568,7 @@ impl Executable {
                 "run_into: the module has dynamic dimensions (results have runtime sizes); use run",
             ));
         }
-        let mut args: Vec<Vec<Leaf>> = Vec::with_capacity(self.params.len());
+        let mut args: Vec<Leaves> = Vec::with_capacity(self.params.len());
         let mut k = 0;
         for (pi, p) in self.params.iter().enumerate() {
             let mut leaves = Vec::new();
@@ -588,7 +588,7 @@ impl Executable {
                 });
                 k += 1;
             }
-            args.push(leaves);
+            args.push(leaves.into());
         }
         if k != inputs.len() {
             return Err(JitError::input(format!(
@@ -603,7 +603,7 @@ impl Executable {
                 outputs.iter().map(|o| o.len()).collect::<Vec<_>>()
             )));
         }
-        let out_leaves: Vec<Leaf> = outputs
+        let out_leaves: Leaves = outputs
             .iter_mut()
             .map(|o| Leaf {
                 ptr: o.as_mut_ptr(),

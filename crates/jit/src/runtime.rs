@@ -25,6 +25,10 @@ use rxla_eval::kernels::rng::RngState;
 use rxla_ir::{ElementType, InstrId, Shape};
 use std::sync::Mutex;
 
+/// The leaf buffers of one value (inline for up to two: no allocation per
+/// step for arrays and pairs).
+pub type Leaves = smallvec::SmallVec<[Leaf; 2]>;
+
 /// One leaf buffer of a value.
 #[derive(Clone, Copy, Debug)]
 pub struct Leaf {
@@ -72,16 +76,11 @@ pub struct ProgState {
 /// Applies a leaf plan to `leaves`: rewritten leaves go to `own` (one
 /// buffer per rewritten leaf, allocated on first use), the others are
 /// passed through.
-fn adapt(
-    leaves: &[Leaf],
-    plan: &LeafPlan,
-    own: &mut Vec<Buf>,
-    at: &mut usize,
-) -> Result<Vec<Leaf>> {
+fn adapt(leaves: &[Leaf], plan: &LeafPlan, own: &mut Vec<Buf>, at: &mut usize) -> Result<Leaves> {
     if leaves.len() != plan.len() {
         return Err(JitError::input("boundary relayout: leaf count"));
     }
-    let mut out = Vec::with_capacity(leaves.len());
+    let mut out = Leaves::with_capacity(leaves.len());
     for (&l, p) in leaves.iter().zip(plan) {
         let Some(r) = p else {
             out.push(l);
@@ -192,13 +191,13 @@ fn copy_leaf(s: Leaf, d: Leaf) {
     }
 }
 
-fn leaves_of(state: &mut StepState, sizes: &[usize]) -> Vec<Leaf> {
+fn leaves_of(state: &mut StepState, sizes: &[usize]) -> Leaves {
     if !matches!(state, StepState::Bufs(_)) {
         *state = StepState::Bufs(bufs(sizes));
     }
     match state {
         StepState::Bufs(b) => b.iter_mut().map(Buf::leaf).collect(),
-        _ => Vec::new(),
+        _ => Leaves::new(),
     }
 }
 
@@ -254,15 +253,15 @@ pub fn run_program(
     ctx: &Ctx,
     prog: &Program,
     state: &mut ProgState,
-    args: &[Vec<Leaf>],
+    args: &[Leaves],
     out: Option<&[Leaf]>,
-) -> Result<Vec<Leaf>> {
+) -> Result<Leaves> {
     let n = prog.steps.len();
     if state.steps.len() != n {
         state.steps = (0..n).map(|_| StepState::Empty).collect();
     }
     let module_comp = prog.comp;
-    let adapted_args: Vec<Vec<Leaf>>;
+    let adapted_args: Vec<Leaves>;
     let args = match &prog.entry {
         Some(plans) => {
             let mut at = 0;
@@ -275,7 +274,7 @@ pub fn run_program(
         }
         None => args,
     };
-    let mut vals: Vec<Vec<Leaf>> = vec![Vec::new(); n];
+    let mut vals: Vec<Leaves> = vec![Leaves::new(); n];
     if state.groups.len() != prog.groups.len() {
         state.groups = prog.groups.iter().map(|_| Default::default()).collect();
     }
@@ -332,18 +331,20 @@ pub fn run_program(
                 let v = vals[src.index()]
                     .get(*start..*start + *len)
                     .ok_or_else(|| JitError::input("tuple index out of range"))?
-                    .to_vec();
+                    .iter()
+                    .copied()
+                    .collect::<Leaves>();
                 check_sizes(&v, sizes, "alias")?;
                 v
             }
             Step::Tuple => {
-                let v: Vec<Leaf> = operands(prog, i, &vals).into_iter().flatten().collect();
+                let v: Leaves = operands(prog, i, &vals).into_iter().flatten().collect();
                 check_sizes(&v, sizes, "tuple")?;
                 v
             }
             Step::Leaves { from, bytes: own } => {
                 let own = leaves_of(st, own);
-                let mut v = Vec::with_capacity(from.len());
+                let mut v = Leaves::with_capacity(from.len());
                 for (k, f) in from.iter().enumerate() {
                     let s = vals[f.src.index()]
                         .get(f.leaf)
@@ -363,7 +364,7 @@ pub fn run_program(
                 check_sizes(&v, sizes, "relayout")?;
                 v
             }
-            Step::Token => vec![Leaf {
+            Step::Token => smallvec::smallvec![Leaf {
                 ptr: std::ptr::null_mut(),
                 len: 0,
             }],
@@ -372,7 +373,7 @@ pub fn run_program(
                 let all = match post {
                     // Own buffers, then the kernel's scratch buffers.
                     Some(p) => leaves_of(st, &[sizes.as_slice(), &p.scratch_bytes].concat()),
-                    None => Vec::new(),
+                    None => Leaves::new(),
                 };
                 let os = match out {
                     Some(o)
@@ -380,20 +381,21 @@ pub fn run_program(
                             && o.len() == sizes.len()
                             && o.iter().zip(sizes).all(|(l, &n)| l.len == n) =>
                     {
-                        o.to_vec()
+                        Leaves::from_slice(o)
                     }
-                    _ if post.is_some() => all[..sizes.len()].to_vec(),
+                    _ if post.is_some() => Leaves::from_slice(&all[..sizes.len()]),
                     _ => leaves_of(st, sizes),
                 };
                 let written = match post {
                     Some(_) => &all[sizes.len()..],
                     None => &os[..],
                 };
-                let outs: Vec<*mut u8> = written.iter().map(|l| l.ptr).collect();
+                let outs: smallvec::SmallVec<[*mut u8; 4]> =
+                    written.iter().map(|l| l.ptr).collect();
                 let ins = inputs
                     .iter()
                     .map(|&id| kernel_input(prog, &vals, id))
-                    .collect::<Result<Vec<_>>>()?;
+                    .collect::<Result<smallvec::SmallVec<[_; 8]>>>()?;
                 let f = kernel(ctx, meta.index)?;
                 call_kernel(ctx, f, &ins, &outs, meta.outer, meta.elements);
                 if let Some(p) = post {
@@ -438,7 +440,7 @@ pub fn run_program(
                     let f = kernel(ctx, meta.index)?;
                     let (ins, outs) = ([l.ptr as *const u8, r.ptr as *const u8], [o.ptr]);
                     call_kernel(ctx, f, &ins, &outs, meta.outer, meta.elements);
-                    vals[i] = vec![o];
+                    vals[i] = smallvec::smallvec![o];
                     continue;
                 }
                 if let (true, Some(GemmGuard::Eval(call))) = (guarded, guard) {
@@ -452,7 +454,7 @@ pub fn run_program(
                     let mut om: Vec<&mut [u8]> =
                         vec![unsafe { std::slice::from_raw_parts_mut(o.ptr, o.len) }];
                     call.run(&slices, &mut om, ctx.opts)?;
-                    vals[i] = vec![o];
+                    vals[i] = smallvec::smallvec![o];
                     continue;
                 }
                 let opts = rxla_gemm::Options::with_threads(ctx.threads);
@@ -480,7 +482,7 @@ pub fn run_program(
                         )
                     };
                     res.map_err(|e| JitError::input(format!("gemm: {e}")))?;
-                    vals[i] = vec![o];
+                    vals[i] = smallvec::smallvec![o];
                     continue;
                 }
                 if types.iter().any(|&t| t != ElementType::F32) {
@@ -510,7 +512,7 @@ pub fn run_program(
                     res.map_err(|e| JitError::input(format!("gemm: {e}")))?;
                     // SAFETY: `o` is this step's own (or the caller's output) buffer.
                     unsafe { narrow(&acc, o, types[2]) };
-                    vals[i] = vec![o];
+                    vals[i] = smallvec::smallvec![o];
                     continue;
                 }
                 let (lp, rp, op) = (l.ptr as *const f32, r.ptr as *const f32, o.ptr as *mut f32);
@@ -522,7 +524,7 @@ pub fn run_program(
                     }
                 };
                 res.map_err(|e| JitError::input(format!("gemm: {e}")))?;
-                vec![o]
+                smallvec::smallvec![o]
             }
             Step::DusInPlace(d) => {
                 let ops = operands(prog, i, &vals);
@@ -550,7 +552,7 @@ pub fn run_program(
                     return Err(JitError::codegen("in-place update aliases its update"));
                 }
                 dus::update_in_place(d, buf, upd, &starts)?;
-                vec![target]
+                smallvec::smallvec![target]
             }
             Step::ColReduce(c) if c.producer.is_some() || c.epilogue.is_some() => {
                 let acc_bytes = c.epilogue.as_ref().map_or(sizes[0], |e| e.acc_bytes);
@@ -602,7 +604,7 @@ pub fn run_program(
                     let f = kernel(ctx, e.meta.index)?;
                     call_kernel(ctx, f, &ins, &[out.ptr], e.meta.outer, e.meta.elements);
                 }
-                vec![out]
+                smallvec::smallvec![out]
             }
             Step::Fallback(_)
             | Step::ColReduce(_)
@@ -629,7 +631,7 @@ pub fn run_program(
             }
             Step::Select { .. } => return Err(JitError::codegen("nested tuple select step")),
             Step::AllReduce { step: ar, .. } => {
-                let flat: Vec<Leaf> = operands(prog, i, &vals).into_iter().flatten().collect();
+                let flat: Leaves = operands(prog, i, &vals).into_iter().flatten().collect();
                 check_sizes(&flat, sizes, "all-reduce")?;
                 let replica = ctx
                     .replica
@@ -702,7 +704,7 @@ pub fn run_program(
                     // The body updates carry leaves in place: it must get
                     // the loop's own buffers, never the caller's values.
                     check_sizes(&cur, sizes, "while initial value")?;
-                    let own: Vec<Leaf> = carry[1].iter_mut().map(Buf::leaf).collect();
+                    let own: Leaves = carry[1].iter_mut().map(Buf::leaf).collect();
                     for (s, d) in cur.iter().zip(&own) {
                         copy_leaf(*s, *d);
                     }
@@ -744,9 +746,9 @@ pub fn run_program(
                         )));
                     }
                     let r = run_program(ctx, body, bs, std::slice::from_ref(&cur), None)?;
-                    let dst: Vec<Leaf> = carry[which].iter_mut().map(Buf::leaf).collect();
+                    let dst: Leaves = carry[which].iter_mut().map(Buf::leaf).collect();
                     check_sizes(&r, sizes, "while body result")?;
-                    let mut next = Vec::with_capacity(dst.len());
+                    let mut next = Leaves::with_capacity(dst.len());
                     for (j, (s, d)) in r.iter().zip(&dst).enumerate() {
                         // A leaf the body always returns in the buffer it
                         // was given (passed through, or updated in place:
@@ -778,7 +780,7 @@ pub fn run_program(
 /// The compiled function at `index`.
 /// The buffer of kernel input `id` (its first leaf), checked against the
 /// byte size its shape needs.
-fn kernel_input(prog: &Program, vals: &[Vec<Leaf>], id: InstrId) -> Result<*const u8> {
+fn kernel_input(prog: &Program, vals: &[Leaves], id: InstrId) -> Result<*const u8> {
     let l = vals[id.index()]
         .first()
         .copied()
@@ -874,7 +876,7 @@ fn host_step(ctx: &Ctx, step: &Step, ops: &[Vec<&[u8]>], outs: &mut [&mut [u8]])
     }
 }
 
-fn operands(prog: &Program, i: usize, vals: &[Vec<Leaf>]) -> Vec<Vec<Leaf>> {
+fn operands(prog: &Program, i: usize, vals: &[Leaves]) -> Vec<Leaves> {
     prog.operands[i]
         .iter()
         .map(|o| vals[o.index()].clone())

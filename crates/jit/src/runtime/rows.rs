@@ -7,7 +7,9 @@
 //! Must not change what a kernel computes or where the group's visible
 //! results go.
 
-use super::{Buf, Ctx, Leaf, PARALLEL_MIN_ELEMENTS, StepState, kernel, kernel_input, leaves_of};
+use super::{
+    Buf, Ctx, Leaf, Leaves, PARALLEL_MIN_ELEMENTS, StepState, kernel, kernel_input, leaves_of,
+};
 use crate::codegen::KernelFn;
 use crate::error::{JitError, Result};
 use crate::plan::{Program, Step};
@@ -56,7 +58,7 @@ pub(super) fn run_group(
     group: &RowGroup,
     steps: &mut [StepState],
     gstate: &mut GroupState,
-    vals: &mut [Vec<Leaf>],
+    vals: &mut [Leaves],
     out: Option<&[Leaf]>,
 ) -> Result<()> {
     let mut members = Vec::with_capacity(group.members.len());
@@ -80,7 +82,7 @@ pub(super) fn run_group(
                 let sizes = &prog.leaf_bytes[m];
                 let o = match out {
                     Some(o) if m == prog.root.index() && o.len() == 1 && o[0].len == sizes[0] => {
-                        o.to_vec()
+                        Leaves::from_slice(o)
                     }
                     _ => leaves_of(&mut steps[m], sizes),
                 };
@@ -126,7 +128,7 @@ pub(super) fn run_group(
             .map(|_| sizes.iter().map(|&n| Buf::new(n)).collect())
             .collect();
     }
-    let scratch: Vec<Vec<Leaf>> = gstate
+    let scratch: Vec<Leaves> = gstate
         .chunks
         .iter_mut()
         .map(|c| c.iter_mut().map(Buf::leaf).collect())
