@@ -124,22 +124,61 @@ impl<'a> RowCursor<'a> {
         if n == 0 {
             return Ok(());
         }
-        for row in rows.chunks_exact(n) {
+        let last = self.idx.len().checked_sub(1);
+        // The innermost major dimension reduced: its rows all fold into one
+        // output row, taken together (the accumulator stays in registers).
+        let inner_reduced = last.is_some_and(|d| self.step.reduced[d]);
+        let mut q = 0;
+        let total = rows.len() / n;
+        while q < total {
+            let run = match last {
+                Some(d) if inner_reduced => {
+                    (self.step.dims[d] as usize - self.idx[d]).min(total - q)
+                }
+                _ => 1,
+            };
             let acc = out
                 .get_mut(self.out_row * n..(self.out_row + 1) * n)
                 .ok_or_else(|| JitError::input("column reduction: row outside the result"))?;
-            fold(self.step.op, self.step.acc_first, acc, row);
-            for d in (0..self.idx.len()).rev() {
-                self.idx[d] += 1;
-                self.out_row += self.kstride[d];
-                if self.idx[d] < self.step.dims[d] as usize {
-                    break;
-                }
-                self.out_row -= self.kstride[d] * self.idx[d];
-                self.idx[d] = 0;
+            fold_rows(
+                self.step.op,
+                self.step.acc_first,
+                acc,
+                &rows[q * n..(q + run) * n],
+            );
+            q += run;
+            for _ in 0..run {
+                self.advance();
             }
         }
         Ok(())
+    }
+
+    /// Moves to the next minor row.
+    fn advance(&mut self) {
+        for d in (0..self.idx.len()).rev() {
+            self.idx[d] += 1;
+            self.out_row += self.kstride[d];
+            if self.idx[d] < self.step.dims[d] as usize {
+                break;
+            }
+            self.out_row -= self.kstride[d] * self.idx[d];
+            self.idx[d] = 0;
+        }
+    }
+}
+
+/// Folds consecutive rows (`acc.len()` values each) into `acc`, in order.
+fn fold_rows(op: ColOp, acc_first: bool, acc: &mut [f32], rows: &[f32]) {
+    let n = acc.len();
+    #[cfg(target_arch = "x86_64")]
+    if wide() && n >= 16 {
+        // SAFETY: AVX-512F checked; reads and writes in range.
+        unsafe { avx512::fold_rows(op, acc_first, acc, rows) };
+        return;
+    }
+    for row in rows.chunks_exact(n) {
+        fold(op, acc_first, acc, row);
     }
 }
 
@@ -147,12 +186,19 @@ impl<'a> RowCursor<'a> {
 /// the host has AVX-512; the same values either way).
 fn fold(op: ColOp, acc_first: bool, acc: &mut [f32], row: &[f32]) {
     #[cfg(target_arch = "x86_64")]
-    if crate::wide::available() {
+    if wide() {
         // SAFETY: AVX-512F checked; both slices are read/written in range.
         unsafe { avx512::fold(op, acc_first, acc, row) };
         return;
     }
     fold_scalar(op, acc_first, acc, row);
+}
+
+/// `wide::available()`, read once (it consults the environment, too slow
+/// for a call per row).
+fn wide() -> bool {
+    static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WIDE.get_or_init(crate::wide::available)
 }
 
 fn fold_scalar(op: ColOp, acc_first: bool, acc: &mut [f32], row: &[f32]) {
@@ -207,6 +253,80 @@ mod avx512 {
         r = _mm512_mask_blend_ps(b_nan, r, b);
         let a_nan = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(a, a);
         _mm512_mask_blend_ps(a_nan, r, a)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn apply(op: ColOp, acc_first: bool, a: __m512, x: __m512) -> __m512 {
+        let (l, r) = if acc_first { (a, x) } else { (x, a) };
+        match op {
+            ColOp::Add => _mm512_add_ps(l, r),
+            ColOp::Mul => _mm512_mul_ps(l, r),
+            ColOp::Max => minmax(true, l, r),
+            ColOp::Min => minmax(false, l, r),
+        }
+    }
+
+    /// Columns `c..c + 16W` of every row folded into registers, then stored.
+    ///
+    /// # Safety
+    /// The host has AVX-512F; `c + 16W <= acc.len()`, `rows` whole rows.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn fold_cols<const W: usize>(
+        op: ColOp,
+        acc_first: bool,
+        acc: &mut [f32],
+        rows: &[f32],
+        c: usize,
+    ) {
+        let n = acc.len();
+        let count = rows.len() / n;
+        // SAFETY (whole body): columns c..c+16W of acc and of each row.
+        unsafe {
+            let ap = acc.as_mut_ptr().add(c);
+            let mut a = [_mm512_setzero_ps(); W];
+            for (q, v) in a.iter_mut().enumerate() {
+                *v = _mm512_loadu_ps(ap.add(16 * q));
+            }
+            let mut rp = rows.as_ptr().add(c);
+            for _ in 0..count {
+                for (q, v) in a.iter_mut().enumerate() {
+                    *v = apply(op, acc_first, *v, _mm512_loadu_ps(rp.add(16 * q)));
+                }
+                rp = rp.wrapping_add(n);
+            }
+            for (q, v) in a.iter().enumerate() {
+                _mm512_storeu_ps(ap.add(16 * q), *v);
+            }
+        }
+    }
+
+    /// Folds whole rows into `acc` column block by column block (each
+    /// element still sees the rows in order).
+    ///
+    /// # Safety
+    /// The host has AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn fold_rows(op: ColOp, acc_first: bool, acc: &mut [f32], rows: &[f32]) {
+        let n = acc.len();
+        let mut c = 0;
+        // SAFETY: each block lies inside the rows (c + 16W <= n).
+        unsafe {
+            while c + 64 <= n {
+                fold_cols::<4>(op, acc_first, acc, rows, c);
+                c += 64;
+            }
+            while c + 16 <= n {
+                fold_cols::<1>(op, acc_first, acc, rows, c);
+                c += 16;
+            }
+        }
+        if c < n {
+            for row in rows.chunks_exact(n) {
+                fold_scalar(op, acc_first, &mut acc[c..n], &row[c..n]);
+            }
+        }
     }
 
     /// # Safety
@@ -302,57 +422,15 @@ pub fn run(step: &ColReduceStep, input: &[u8], out: &mut [u8]) -> Result<()> {
     let n = dims[rank - 1] as usize;
     let total: usize = dims.iter().map(|&d| d as usize).product();
     let kept_major: Vec<usize> = (0..rank - 1).filter(|&d| !step.reduced[d]).collect();
-    let reduced: Vec<usize> = (0..rank).filter(|&d| step.reduced[d]).collect();
     let rows_out: usize = kept_major.iter().map(|&d| dims[d] as usize).product();
     if input.len() < total || out.len() < rows_out * n {
         return Err(JitError::input(
             "column reduction: buffers shorter than their shapes",
         ));
     }
-    let mut stride = vec![0usize; rank];
-    let mut acc_s = 1usize;
-    for d in (0..rank).rev() {
-        stride[d] = acc_s;
-        acc_s *= dims[d] as usize;
-    }
-    if n == 0 {
-        return Ok(());
-    }
-    let mut ko = vec![0usize; kept_major.len()];
-    let mut ri = vec![0usize; reduced.len()];
-    for r in 0..rows_out {
-        let acc = &mut out[r * n..(r + 1) * n];
-        acc.fill(step.init);
-        let base: usize = kept_major
-            .iter()
-            .zip(&ko)
-            .map(|(&d, &i)| i * stride[d])
-            .sum();
-        let count: usize = reduced.iter().map(|&d| dims[d] as usize).product();
-        ri.iter_mut().for_each(|x| *x = 0);
-        for _ in 0..count {
-            let off = base
-                + reduced
-                    .iter()
-                    .zip(&ri)
-                    .map(|(&d, &i)| i * stride[d])
-                    .sum::<usize>();
-            fold(step.op, step.acc_first, acc, &input[off..off + n]);
-            for k in (0..reduced.len()).rev() {
-                ri[k] += 1;
-                if ri[k] < dims[reduced[k]] as usize {
-                    break;
-                }
-                ri[k] = 0;
-            }
-        }
-        for k in (0..kept_major.len()).rev() {
-            ko[k] += 1;
-            if ko[k] < dims[kept_major[k]] as usize {
-                break;
-            }
-            ko[k] = 0;
-        }
-    }
+    // One pass over the input in memory order: every output row gets its
+    // rows in the row-major order of the reduced indices (the evaluator's).
+    out[..rows_out * n].fill(step.init);
+    RowCursor::new(step).fold(&mut out[..rows_out * n], &input[..total])?;
     Ok(())
 }
