@@ -175,28 +175,6 @@ fn host_computations(module: &Module) -> Vec<String> {
     out
 }
 
-fn is_transcendental(op: &Op) -> bool {
-    match op {
-        Op::Unary(u) => matches!(
-            u,
-            UnaryOp::Exp
-                | UnaryOp::Expm1
-                | UnaryOp::Log
-                | UnaryOp::Log1p
-                | UnaryOp::Logistic
-                | UnaryOp::Tanh
-                | UnaryOp::Sin
-                | UnaryOp::Cos
-                | UnaryOp::Tan
-                | UnaryOp::Cbrt
-        ),
-        Op::Binary(b) => matches!(
-            b,
-            rxla_ir::BinaryOp::Power | rxla_ir::BinaryOp::Atan2 | rxla_ir::BinaryOp::Remainder
-        ),
-        _ => false,
-    }
-}
 
 /// Ops a loop fusion can compute per output element.
 fn is_loop_fusible(op: &Op) -> bool {
@@ -253,7 +231,7 @@ fn expensive(op: &Op) -> bool {
             | Op::Dot { .. }
             | Op::Unary(UnaryOp::Sqrt)
             | Op::Binary(B::Divide | B::Remainder)
-    ) || is_transcendental(op)
+    ) || op.is_transcendental()
 }
 
 fn duplicable(comp: &Computation, instr: &Instruction) -> bool {
