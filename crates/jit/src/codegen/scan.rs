@@ -13,8 +13,8 @@
 //! output (that would need a different fold order), nor dilated windows.
 
 use super::emit::Emitter;
+use super::jit::{Jit, KernelSpec};
 use super::whole::{accumulators, combine, for_each_index, out_leaves, with_kernel};
-use super::{Jit, KernelSpec};
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::InstBuilder;
 use rxla_ir::{ArrayShape, CompId, InstrId, Module, Op};

@@ -12,9 +12,8 @@
 //! - logistic: 1/(1 + exp(−x)), as the evaluator defines it, with exp(−x)
 //!   from the f64 exp of `pow` (rounded once to f32).
 
-use super::{c, ci, estrin, fmask, horner, le, pow2i, sel};
+use super::{c, ci, estrin, fmask, horner, le, minmax, pow2i, sel};
 use crate::codegen::emit::Emitter;
-use crate::codegen::vector::minmax;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::types::{F32X4, I32X4};
 use cranelift_codegen::ir::{InstBuilder, Value};
@@ -81,7 +80,7 @@ pub fn exp(em: &mut Emitter, x: Value) -> Value {
     let lim = em.vconst_mem(EXP_FAST_LIMIT);
     let bad = em.b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, ax, lim);
     if let Some(mut rc) = em.row_check.take() {
-        rc.flag(em, bad);
+        rc.flag(&mut em.b, bad);
         em.row_check = Some(rc);
         return fast;
     }

@@ -75,6 +75,18 @@ pub(super) fn sel(em: &mut Emitter, m: Value, a: Value, b: Value) -> Value {
     em.b.ins().bitselect(m, a, b)
 }
 
+/// `a ⊕ b` as one x86 maxps/minps: `b < a ? a : b` (max) or
+/// `a < b ? a : b` (min); unordered gives `b` (so a NaN `b` passes).
+pub(crate) fn minmax(em: &mut Emitter, max: bool, a: Value, b: Value) -> Value {
+    let m = if max {
+        em.b.ins().fcmp(FloatCC::LessThan, b, a)
+    } else {
+        em.b.ins().fcmp(FloatCC::LessThan, a, b)
+    };
+    let m = em.b.ins().bitcast(F32X4, le(), m);
+    em.b.ins().bitselect(m, a, b)
+}
+
 /// |x| lane-wise as one `andnps` with the (memoized, hoisted) sign-mask
 /// constant; Cranelift's `fabs` rebuilds the mask in the loop (3 ops).
 pub(crate) fn abs(em: &mut Emitter, x: Value) -> Value {
