@@ -162,9 +162,23 @@ pub fn variadic(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i6
                 Op::Reduce {
                     dimensions,
                     to_apply,
-                } => reduce_values(em, c, operands, inits, dimensions, *to_apply, idx)?,
+                } => {
+                    let fold = Fold {
+                        c,
+                        operands,
+                        inits,
+                        reducer: *to_apply,
+                    };
+                    reduce_values(em, &fold, dimensions, idx)?
+                }
                 Op::ReduceWindow { window, to_apply } => {
-                    window_values(em, c, operands, inits, window, *to_apply, idx)?
+                    let fold = Fold {
+                        c,
+                        operands,
+                        inits,
+                        reducer: *to_apply,
+                    };
+                    window_values(em, &fold, window, idx)?
                 }
                 _ => return Err(JitError::codegen("variadic kernel of another op")),
             };
@@ -176,6 +190,15 @@ pub fn variadic(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i6
         })
     })?;
     Ok((outer, elements, false))
+}
+
+/// A variadic reduction's operands in computation `c`: the arrays, their
+/// init values (same order) and the reducer.
+struct Fold<'o> {
+    c: CompId,
+    operands: &'o [InstrId],
+    inits: &'o [InstrId],
+    reducer: CompId,
 }
 
 /// Accumulators of all operands, starting at the init values.
@@ -230,16 +253,13 @@ pub(super) fn combine(
 
 /// Variadic `reduce` at output index `idx`: the reduced dimensions in
 /// row-major order (the evaluator's order).
-#[allow(clippy::too_many_arguments)]
-fn reduce_values(
-    em: &mut Emitter,
-    c: CompId,
-    operands: &[InstrId],
-    inits: &[InstrId],
-    dims: &[i64],
-    reducer: CompId,
-    idx: &[Value],
-) -> Result<Vec<Value>> {
+fn reduce_values(em: &mut Emitter, fold: &Fold, dims: &[i64], idx: &[Value]) -> Result<Vec<Value>> {
+    let Fold {
+        c,
+        operands,
+        inits,
+        reducer,
+    } = *fold;
     let os = em.array_shape(c, operands[0])?;
     for &o in operands {
         if em.array_shape(c, o)?.dims != os.dims {
@@ -286,16 +306,18 @@ fn reduce_values(
 
 /// Variadic `reduce-window` at output index `idx`: window elements in
 /// row-major order, those on padding or base-dilation holes skipped.
-#[allow(clippy::too_many_arguments)]
 fn window_values(
     em: &mut Emitter,
-    c: CompId,
-    operands: &[InstrId],
-    inits: &[InstrId],
+    fold: &Fold,
     window: &rxla_ir::Window,
-    reducer: CompId,
     idx: &[Value],
 ) -> Result<Vec<Value>> {
+    let Fold {
+        c,
+        operands,
+        inits,
+        reducer,
+    } = *fold;
     let os = em.array_shape(c, operands[0])?;
     for &o in operands {
         if em.array_shape(c, o)?.dims != os.dims {
