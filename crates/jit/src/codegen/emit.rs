@@ -10,8 +10,9 @@
 //! families (`elementwise`, `movement`, `reduce`, `window`, `dot`,
 //! `gather`, `conv`, `bitcast`, `reduce_precision`) and the element
 //! arithmetic (`scalar`, `vector`, `approx`) build on this file. This file
-//! must not know any op or element type: no lowering, no arithmetic, and
-//! no `use` of another codegen module but `libcalls` and `rowcheck`.
+//! must not lower any op nor compute on elements (no element type's
+//! representation either: that is `repr`'s), and must not `use` another
+//! codegen module but `libcalls` and `rowcheck`.
 
 use super::rowcheck::RowCheck;
 use crate::error::{JitError, Result};
@@ -104,6 +105,8 @@ pub struct Emitter<'a, 'f> {
     pub inputs: HashMap<(CompId, InstrId), (Value, ArrayShape)>,
     /// Reducer parameters bound while a reducer is inlined.
     pub(super) bound: HashMap<(CompId, InstrId), Value>,
+    /// Values computed per scope, by (computation, instruction, index,
+    /// lanes): `Emitter::emit` computes each once per scope.
     pub(super) memo: Vec<HashMap<MemoKey, Value>>,
     /// Constants per scope (i64 by value, F32X4 splats by bits), so values
     /// made before a loop are reused inside it.

@@ -63,7 +63,8 @@ pub fn constant(em: &mut Emitter, at: &At, lit: &Literal) -> Result<Value> {
 /// `broadcast`: the operand at the output index's mapped dims.
 pub fn broadcast(em: &mut Emitter, at: &At, dimensions: &[i64]) -> Result<Value> {
     let (c, idx, lanes, shape) = (at.c, at.idx, at.lanes, &at.shape);
-    let os = at.operand_shape(em, 0)?;
+    // The operand must be an array (a tuple operand is unsupported).
+    at.operand_shape(em, 0)?;
     let oi: Vec<Value> = dimensions.iter().map(|&d| idx[d as usize]).collect();
     let sym = match lanes {
         Some(s) => {
@@ -74,7 +75,6 @@ pub fn broadcast(em: &mut Emitter, at: &At, dimensions: &[i64]) -> Result<Value>
         }
         None => None,
     };
-    let _ = os;
     em.emit(c, at.instr.operands[0], &oi, sym.as_ref())
 }
 
