@@ -372,7 +372,7 @@ mod avx512 {
         }
     }
 
-    /// Estrin's scheme for 7 coefficients, as `approx::estrin` pairs them.
+    /// Estrin's scheme for 7 coefficients, as `approx::lanes::estrin` pairs them.
     #[inline(always)]
     unsafe fn estrin7(r: __m512, r2: __m512, k: &[f32; 7]) -> __m512 {
         unsafe {

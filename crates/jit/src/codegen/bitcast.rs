@@ -9,7 +9,7 @@
 //! is `byte != 0`, as the evaluator reads it). Scalar only.
 
 use super::emit::Emitter;
-use super::scalar;
+use super::repr;
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I8, I16, I32, I64};
@@ -29,15 +29,15 @@ fn int_type(bytes: usize) -> Result<Type> {
 
 /// A held value of type `et` as its bits (an integer of the same width).
 fn to_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
-    if scalar::is_half(et) {
-        return scalar::half_bits_raw(em, v, et);
+    if repr::is_half(et) {
+        return repr::half_bits_raw(em, v, et);
     }
     if et.is_int_n() {
         // The narrow pattern: the low bits of the held i8.
         return Ok(em.b.ins().band_imm_s(v, (1i64 << et.bit_width()) - 1));
     }
     let it = int_type(et.byte_size())?;
-    Ok(if scalar::storage(et)? == it {
+    Ok(if repr::storage(et)? == it {
         v
     } else {
         em.b.ins().bitcast(it, MemFlagsData::new(), v)
@@ -46,8 +46,8 @@ fn to_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
 
 /// Bits as a held value of type `et`.
 fn from_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
-    if scalar::is_half(et) {
-        return scalar::half_from_bits(em, v, et);
+    if repr::is_half(et) {
+        return repr::half_from_bits(em, v, et);
     }
     if et.is_pred() {
         let nz = em.b.ins().icmp_imm_s(IntCC::NotEqual, v, 0);
@@ -59,9 +59,9 @@ fn from_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
         } else {
             em.b.ins().ireduce(I8, v)
         };
-        return Ok(scalar::wrap_int_n(em, v, et));
+        return Ok(repr::wrap_int_n(em, v, et));
     }
-    let st = scalar::storage(et)?;
+    let st = repr::storage(et)?;
     Ok(if em.b.func.dfg.value_type(v) == st {
         v
     } else {

@@ -15,7 +15,6 @@
 //! each block.
 
 use super::emit::{Emitter, Sym};
-use super::kernel::kernel_users;
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::types::I64;
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value};
@@ -296,4 +295,36 @@ fn input_row(
         return Ok(None);
     }
     em.address(base, &shape, idx).map(Some)
+}
+
+/// The kernel's instructions from `root` down to (and including) those
+/// `is_input` names, users before operands, and each one's users inside
+/// the kernel.
+#[allow(clippy::type_complexity)]
+pub(super) fn kernel_users(
+    comp: &rxla_ir::Computation,
+    root: InstrId,
+    is_input: &dyn Fn(InstrId) -> bool,
+) -> (
+    Vec<InstrId>,
+    std::collections::HashMap<InstrId, Vec<InstrId>>,
+) {
+    let mut nodes = std::collections::HashSet::new();
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        if nodes.insert(id) && !is_input(id) {
+            stack.extend(comp.get(id).operands.iter().copied());
+        }
+    }
+    let mut ids: Vec<InstrId> = nodes.into_iter().collect();
+    ids.sort_by_key(|i| std::cmp::Reverse(i.index()));
+    let mut users: std::collections::HashMap<InstrId, Vec<InstrId>> = Default::default();
+    for &id in &ids {
+        if !is_input(id) {
+            for &o in &comp.get(id).operands {
+                users.entry(o).or_default().push(id);
+            }
+        }
+    }
+    (ids, users)
 }

@@ -12,26 +12,25 @@
 //! clamped into the operands; malformed dimension numbers are
 //! `Unsupported` (the evaluator then reports them).
 
-use super::emit::Emitter;
+use super::emit::{At, Emitter};
+use super::repr;
 use super::scalar;
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::{InstBuilder, Value};
-use rxla_ir::{ArrayShape, BinaryOp, CompId, ConvDims, ElementType, InstrId, Window};
+use rxla_ir::{BinaryOp, ConvDims, ElementType, Window};
 
-/// `convolution(lhs, rhs)` at output index `idx` (scalar).
-#[allow(clippy::too_many_arguments)]
+/// `convolution(lhs, rhs)` of `at` at its output index (scalar), with
+/// `fgc` feature groups and `bgc` batch groups.
 pub fn convolution(
     em: &mut Emitter,
-    c: CompId,
-    lhs: InstrId,
-    rhs: InstrId,
+    at: &At,
     window: &Window,
     dims: &ConvDims,
     fgc: i64,
     bgc: i64,
-    out: &ArrayShape,
-    idx: &[Value],
 ) -> Result<Value> {
+    let (c, out, idx) = (at.c, &at.shape, at.idx);
+    let (lhs, rhs) = (at.instr.operands[0], at.instr.operands[1]);
     let ls = em.array_shape(c, lhs)?;
     let rs = em.array_shape(c, rhs)?;
     let bad = |_| JitError::unsupported("convolution dimension numbers");
@@ -48,7 +47,7 @@ pub fn convolution(
     let (c_k, c_out) = (g.group_in, g.c_out);
     let nsp = in_sp.len();
     let et = out.element_type;
-    let ct = if scalar::is_half(et) {
+    let ct = if repr::is_half(et) {
         ElementType::F32
     } else {
         et
@@ -59,7 +58,7 @@ pub fn convolution(
         return finish(em, zero, et);
     }
     let (group_in, fg_out, bg_out, batch_out) = (c_k, c_out / fgc, c_out / bgc, ld[in_b] / bgc);
-    let acc = em.var(scalar::storage(ct)?);
+    let acc = em.var(repr::storage(ct)?);
     em.b.def_var(acc, zero);
     // Output feature o_f: feature group o_f / fg_out, batch group
     // o_f / bg_out reading input batch bg * batch_out + b.
@@ -117,10 +116,10 @@ pub fn convolution(
 
 /// The accumulator as the result type (half results rounded once).
 fn finish(em: &mut Emitter, r: Value, et: ElementType) -> Result<Value> {
-    if scalar::is_half(et) {
-        scalar::round_half(em, r, et)
+    if repr::is_half(et) {
+        repr::round_half(em, r, et)
     } else if et.is_int_n() {
-        Ok(scalar::wrap_int_n(em, r, et))
+        Ok(repr::wrap_int_n(em, r, et))
     } else {
         Ok(r)
     }

@@ -6,10 +6,11 @@
 //! dimensions when both are large, for transposed reads). Stores go to
 //! the single output buffer.
 
-use super::blocks::{BlockRow, BlockSlots, WideNode, run_blocks, wide_nodes};
+use super::blocks::{BlockRow, BlockSlots, WideNode, kernel_users, run_blocks, wide_nodes};
 use super::emit::{Emitter, Sym};
+use super::jit::{Jit, KernelSpec};
+use super::repr;
 use super::rowcheck::RowCheck;
-use super::{Jit, KernelSpec, scalar};
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::types::{F32X4, I64};
 use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, Value};
@@ -53,7 +54,7 @@ fn build_with(
     if out.layout.is_padded() {
         return Err(JitError::unsupported("padded output layout"));
     }
-    scalar::storage(out.element_type)?;
+    repr::storage(out.element_type)?;
     let elements = out.element_count()?;
     let frontend = jit.jm.isa().frontend_config();
     let wide = jit.opts.wide_math;
@@ -318,12 +319,12 @@ impl Nest<'_> {
             // Optimistic first (fast paths without per-vector branches);
             // if one of them flagged a lane, the row's vector part again
             // with the complete code.
-            em.row_check = Some(RowCheck::begin(em));
+            em.row_check = Some(RowCheck::begin(&mut em.b));
             let first = vector_loops(em, idx);
             let check = em.row_check.take();
             first?;
             if let Some(rc) = check.filter(|rc| rc.used()) {
-                let redo = rc.failed(em);
+                let redo = rc.failed(&mut em.b);
                 let redo_b = em.b.create_block();
                 let join = em.b.create_block();
                 em.b.ins().brif(redo, redo_b, &[], join, &[]);
@@ -523,36 +524,4 @@ fn blockable(module: &Module, spec: &KernelSpec, out: &ArrayShape) -> Vec<WideNo
         &is_input,
         true,
     )
-}
-
-/// The kernel's instructions from `root` down to (and including) those
-/// `is_input` names, users before operands, and each one's users inside
-/// the kernel.
-#[allow(clippy::type_complexity)]
-pub(super) fn kernel_users(
-    comp: &rxla_ir::Computation,
-    root: InstrId,
-    is_input: &dyn Fn(InstrId) -> bool,
-) -> (
-    Vec<InstrId>,
-    std::collections::HashMap<InstrId, Vec<InstrId>>,
-) {
-    let mut nodes = std::collections::HashSet::new();
-    let mut stack = vec![root];
-    while let Some(id) = stack.pop() {
-        if nodes.insert(id) && !is_input(id) {
-            stack.extend(comp.get(id).operands.iter().copied());
-        }
-    }
-    let mut ids: Vec<InstrId> = nodes.into_iter().collect();
-    ids.sort_by_key(|i| std::cmp::Reverse(i.index()));
-    let mut users: std::collections::HashMap<InstrId, Vec<InstrId>> = Default::default();
-    for &id in &ids {
-        if !is_input(id) {
-            for &o in &comp.get(id).operands {
-                users.entry(o).or_default().push(id);
-            }
-        }
-    }
-    (ids, users)
 }

@@ -1,131 +1,45 @@
 //! Code generation with Cranelift: one JIT module per executable, holding
 //! every kernel. A kernel computes the root of a computation (a fusion's
 //! fused computation, or one instruction of a host computation) over its
-//! whole output as one loop nest; `kernel` builds the nest, `emit` the
-//! per-element expressions. ISA flags come from the host
-//! (`cranelift-native`); every host function is registered by name.
+//! whole output as one loop nest (`kernel`) or as a whole-op kernel
+//! (`whole`, `scan`, `scatter`); this file picks the builder and retries
+//! with fewer vector forms. The per-element expressions are the emitter's
+//! (`emit` the core state, `dispatch` the op match, one file per lowering
+//! family). See docs/ARCHITECTURE.md for the layering.
 
 pub mod approx;
 pub mod bitcast;
 pub mod blocks;
 pub mod conv;
+pub mod dispatch;
+pub mod dot;
+pub mod elementwise;
 pub mod emit;
+pub mod gather;
+pub mod jit;
 pub mod kernel;
 pub mod libcalls;
+pub mod movement;
+pub mod reduce;
 pub mod reduce_precision;
+pub mod repr;
 pub mod rowcheck;
 pub mod scalar;
 pub mod scan;
 pub mod scatter;
 pub mod vector;
 pub mod whole;
+pub mod window;
 
 use crate::error::{JitError, Result};
-use crate::options::{CompileOptions, CompileStats};
-use cranelift_codegen::Context;
-use cranelift_codegen::settings::{self, Configurable};
+use crate::options::CompileStats;
 use cranelift_frontend::FunctionBuilderContext;
-use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{FuncId, Module as _};
-use rxla_ir::{ArrayShape, CompId, InstrId, Module};
+use cranelift_module::Module as _;
+use rxla_ir::{Module, Op, Shape};
 
-/// `fn(inputs, outputs, lo, hi)`: computes the output rows `lo..hi` of
-/// the outermost (physically major) dimension.
-pub type KernelFn = unsafe extern "C" fn(*const *const u8, *const *mut u8, i64, i64);
-
-/// What to compile: the root of `comp`, reading `inputs` from buffers.
-pub struct KernelSpec {
-    pub comp: CompId,
-    pub root: InstrId,
-    /// Instructions of `comp` read from input buffers (in argument order)
-    /// with the buffer's shape.
-    pub inputs: Vec<(InstrId, ArrayShape)>,
-    pub name: String,
-}
-
-/// A compiled kernel's shape facts, for the runtime.
-#[derive(Clone, Debug)]
-pub struct KernelMeta {
-    /// Index into the executable's function table.
-    pub index: usize,
-    /// Extent of the outermost loop (what threads split).
-    pub outer: i64,
-    /// Output elements.
-    pub elements: usize,
-    pub vectorized: bool,
-}
-
-/// The JIT module under construction.
-pub struct Jit {
-    jm: JITModule,
-    ctx: Context,
-    fctx: FunctionBuilderContext,
-    funcs: Vec<FuncId>,
-    consts: Vec<Box<[u64]>>,
-    opts: CompileOptions,
-}
-
-/// Finished code: the module (kept alive), function pointers, constants.
-pub struct Code {
-    jm: Option<JITModule>,
-    pub fns: Vec<KernelFn>,
-    _consts: Vec<Box<[u64]>>,
-}
-
-// SAFETY: after finalization the JIT module is never mutated; the code and
-// constant memory are read-only and shared by all threads.
-unsafe impl Send for Code {}
-unsafe impl Sync for Code {}
-
-impl Drop for Code {
-    fn drop(&mut self) {
-        if let Some(jm) = self.jm.take() {
-            // SAFETY: no function pointer outlives the executable owning `self`.
-            unsafe { jm.free_memory() };
-        }
-    }
-}
+pub use jit::{Code, Jit, KernelFn, KernelMeta, KernelSpec};
 
 impl Jit {
-    pub fn new(opts: &CompileOptions) -> Result<Jit> {
-        let mut flags = settings::builder();
-        let set = |f: &mut settings::Builder, k: &str, v: &str| {
-            f.set(k, v)
-                .map_err(|e| JitError::codegen(format!("flag {k}: {e}")))
-        };
-        // The emitter places code itself (row-invariant values and
-        // constants before the vector loop, common subexpressions memoized);
-        // Cranelift's egraph pass would sink the hoisted values back into
-        // the loop, so its mid-end optimizer stays off.
-        set(&mut flags, "opt_level", "none")?;
-        // Cranelift's IR verifier was a fifth of compile time: on in debug
-        // builds (tests, cargo-fuzz), off in release unless asked for.
-        let verify = if opts.verify_clif { "true" } else { "false" };
-        set(&mut flags, "enable_verifier", verify)?;
-        set(&mut flags, "is_pic", "false")?;
-        set(&mut flags, "use_colocated_libcalls", "false")?;
-        set(&mut flags, "enable_probestack", "false")?;
-        let isa_builder =
-            cranelift_native::builder().map_err(|e| JitError::codegen(format!("host ISA: {e}")))?;
-        let isa = isa_builder
-            .finish(settings::Flags::new(flags))
-            .map_err(|e| JitError::codegen(format!("host ISA: {e}")))?;
-        let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
-        for lc in libcalls::all() {
-            jb.symbol(lc.name, lc.addr);
-        }
-        let jm = JITModule::new(jb);
-        let ctx = jm.make_context();
-        Ok(Jit {
-            jm,
-            ctx,
-            fctx: FunctionBuilderContext::new(),
-            funcs: Vec::new(),
-            consts: Vec::new(),
-            opts: opts.clone(),
-        })
-    }
-
     /// Compiles one kernel, trying the vectorized forms first. An
     /// `Unsupported` error means the caller should use another path.
     pub fn compile(
@@ -141,7 +55,7 @@ impl Jit {
         };
         let mut why = String::new();
         for &(vo, vr) in attempts {
-            match whole::build(self, module, spec, vo, vr) {
+            match build(self, module, spec, vo, vr) {
                 Ok((outer, elements, vectorized)) => {
                     let index = self.define(spec, stats)?;
                     stats.kernels += 1;
@@ -169,54 +83,30 @@ impl Jit {
         }
         Err(JitError::Unsupported(why))
     }
+}
 
-    fn define(&mut self, spec: &KernelSpec, stats: &mut CompileStats) -> Result<usize> {
-        let name = format!("k{}_{}", self.funcs.len(), spec.name);
-        if self.opts.keep_clif {
-            stats
-                .clif
-                .push((name.clone(), self.ctx.func.display().to_string()));
+/// Builds the kernel of `spec` into `jit.ctx`: a whole-op kernel for
+/// prefix reduce-windows (`scan`), variadic reduce and reduce-window
+/// (`whole`), scatter and select-and-scatter (`scatter`), else the
+/// ordinary loop nest (`kernel`). Returns (outer extent, output elements,
+/// vectorized).
+fn build(
+    jit: &mut Jit,
+    module: &Module,
+    spec: &KernelSpec,
+    vec_outer: bool,
+    vec_reduce: bool,
+) -> Result<(i64, usize, bool)> {
+    let root = module.comp(spec.comp).get(spec.root);
+    match &root.op {
+        Op::ReduceWindow { .. } if scan::prefix_dim(module, spec.comp, spec.root).is_some() => {
+            scan::scan(jit, module, spec)
         }
-        self.ctx.set_disasm(self.opts.keep_asm);
-        let sig = self.ctx.func.signature.clone();
-        let id = self
-            .jm
-            .declare_function(&name, cranelift_module::Linkage::Local, &sig)
-            .map_err(|e| JitError::codegen(format!("declare {name}: {e}")))?;
-        self.jm
-            .define_function(id, &mut self.ctx)
-            .map_err(|e| JitError::codegen(format!("{name}: {e:?}")))?;
-        if self.opts.keep_asm {
-            let text = self
-                .ctx
-                .compiled_code()
-                .and_then(|c| c.vcode.clone())
-                .unwrap_or_default();
-            stats.asm.push((name.clone(), text));
+        Op::Reduce { .. } | Op::ReduceWindow { .. } if matches!(root.shape, Shape::Tuple(_)) => {
+            whole::variadic(jit, module, spec)
         }
-        self.jm.clear_context(&mut self.ctx);
-        self.funcs.push(id);
-        Ok(self.funcs.len() - 1)
-    }
-
-    /// Finalizes every kernel and returns the callable code.
-    pub fn finish(mut self) -> Result<Code> {
-        self.jm
-            .finalize_definitions()
-            .map_err(|e| JitError::codegen(format!("finalize: {e}")))?;
-        let fns = self
-            .funcs
-            .iter()
-            .map(|&id| {
-                let p = self.jm.get_finalized_function(id);
-                // SAFETY: every kernel was declared with the KernelFn signature.
-                unsafe { std::mem::transmute::<*const u8, KernelFn>(p) }
-            })
-            .collect();
-        Ok(Code {
-            jm: Some(self.jm),
-            fns,
-            _consts: self.consts,
-        })
+        Op::Scatter { .. } => scatter::scatter(jit, module, spec),
+        Op::SelectAndScatter { .. } => scatter::select_and_scatter(jit, module, spec),
+        _ => kernel::build(jit, module, spec, vec_outer, vec_reduce),
     }
 }

@@ -7,7 +7,7 @@
 //! other semantics live here.
 
 use super::emit::Emitter;
-use super::scalar;
+use super::repr;
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{F32, F32X4, F64, I32, I32X4, I64};
@@ -87,8 +87,8 @@ pub fn emit(
         (I32X4, em.b.ins().bitcast(I32X4, le(), x))
     } else if et == ElementType::F64 {
         (I64, em.b.ins().bitcast(I64, MemFlagsData::new(), x))
-    } else if scalar::is_half(et) {
-        let h = scalar::half_bits_raw(em, x, et)?;
+    } else if repr::is_half(et) {
+        let h = repr::half_bits_raw(em, x, et)?;
         (I32, em.b.ins().uextend(I32, h))
     } else {
         (I32, em.b.ins().bitcast(I32, MemFlagsData::new(), x))
@@ -142,9 +142,9 @@ pub fn emit(
         em.b.ins().bitcast(F32X4, le(), r)
     } else if et == ElementType::F64 {
         em.b.ins().bitcast(F64, MemFlagsData::new(), r)
-    } else if scalar::is_half(et) {
+    } else if repr::is_half(et) {
         let h = em.b.ins().ireduce(cranelift_codegen::ir::types::I16, r);
-        scalar::half_from_bits(em, h, et)?
+        repr::half_from_bits(em, h, et)?
     } else {
         em.b.ins().bitcast(F32, MemFlagsData::new(), r)
     })

@@ -9,10 +9,9 @@
 //! active while row-invariant values are hoisted before the loop (those
 //! are not redone).
 
-use super::emit::Emitter;
 use cranelift_codegen::ir::types::{I32, I32X4};
 use cranelift_codegen::ir::{InstBuilder, Value};
-use cranelift_frontend::Variable;
+use cranelift_frontend::{FunctionBuilder, Variable};
 
 /// The running mask of lanes a fast path could not handle.
 pub struct RowCheck {
@@ -22,19 +21,19 @@ pub struct RowCheck {
 
 impl RowCheck {
     /// Starts a row's check (before its vector loops): no lane bad yet.
-    pub fn begin(em: &mut Emitter) -> RowCheck {
-        let bad = em.b.declare_var(I32X4);
-        let zero = em.b.ins().iconst(I32, 0);
-        let zero = em.b.ins().splat(I32X4, zero);
-        em.b.def_var(bad, zero);
+    pub fn begin(b: &mut FunctionBuilder) -> RowCheck {
+        let bad = b.declare_var(I32X4);
+        let zero = b.ins().iconst(I32, 0);
+        let zero = b.ins().splat(I32X4, zero);
+        b.def_var(bad, zero);
         RowCheck { bad, used: false }
     }
 
     /// Marks the lanes set in `mask` (an I32X4 lane mask, as from `fcmp`).
-    pub fn flag(&mut self, em: &mut Emitter, mask: Value) {
-        let acc = em.b.use_var(self.bad);
-        let acc = em.b.ins().bor(acc, mask);
-        em.b.def_var(self.bad, acc);
+    pub fn flag(&mut self, b: &mut FunctionBuilder, mask: Value) {
+        let acc = b.use_var(self.bad);
+        let acc = b.ins().bor(acc, mask);
+        b.def_var(self.bad, acc);
         self.used = true;
     }
 
@@ -44,8 +43,8 @@ impl RowCheck {
     }
 
     /// After the loops: a scalar flag, set when some lane was marked.
-    pub fn failed(&self, em: &mut Emitter) -> Value {
-        let acc = em.b.use_var(self.bad);
-        em.b.ins().vany_true(acc)
+    pub fn failed(&self, b: &mut FunctionBuilder) -> Value {
+        let acc = b.use_var(self.bad);
+        b.ins().vany_true(acc)
     }
 }

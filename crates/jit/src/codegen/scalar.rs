@@ -14,126 +14,16 @@
 //! s2/s4/u2/u4 are held as an `i8` of their value (sign- or
 //! zero-extended), computed on as s8/u8 and wrapped back to their width
 //! after every op ([`wrap_int_n`]); memory holds their low bits.
+//! How each type is held, loaded and stored is `repr`'s; this file
+//! must not know any op beyond its element function, nor index anything.
 
 use super::emit::Emitter;
+use super::repr::{f8, half_from_bits, is_half, round_half, storage, wrap_int_n};
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32, F64, I8, I16, I32, I64};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value};
 use rxla_ir::{ArrayData, BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
-
-/// The Cranelift type holding one element of `et` in a register. Half
-/// types (f16, bf16) are held as the f32 of their value (exact) and
-/// rounded back after every arithmetic op, as the evaluator computes them.
-pub fn storage(et: ElementType) -> Result<Type> {
-    Ok(match et {
-        ElementType::F16 | ElementType::BF16 => F32,
-        t if t.is_f8() => F32,
-        t if t.is_int_n() => I8,
-        ElementType::Pred | ElementType::S8 | ElementType::U8 => I8,
-        ElementType::S16 | ElementType::U16 => I16,
-        ElementType::S32 | ElementType::U32 => I32,
-        ElementType::S64 | ElementType::U64 => I64,
-        ElementType::F32 => F32,
-        ElementType::F64 => F64,
-        other => return Err(JitError::unsupported(format!("element type {other}"))),
-    })
-}
-
-/// Types held as the f32 of their value and rounded after every op: the
-/// halves (f16, bf16) and the f8 types.
-pub fn is_half(et: ElementType) -> bool {
-    matches!(et, ElementType::F16 | ElementType::BF16) || et.is_f8()
-}
-
-/// The type of one element in memory (half types are 16-bit patterns,
-/// f8 and the 2/4-bit integers one byte).
-pub fn memory(et: ElementType) -> Result<Type> {
-    if et.is_narrow() {
-        Ok(I8)
-    } else if is_half(et) {
-        Ok(I16)
-    } else {
-        storage(et)
-    }
-}
-
-/// An `i8` holding an s8/u8 result wrapped to the 2/4-bit integer `et`
-/// (sign- or zero-extended from its width, as the evaluator wraps).
-pub fn wrap_int_n(em: &mut Emitter, v: Value, et: ElementType) -> Value {
-    let w = et.bit_width() as i64;
-    if et.is_signed_int() {
-        let t = em.b.ins().ishl_imm_s(v, 8 - w);
-        em.b.ins().sshr_imm_s(t, 8 - w)
-    } else {
-        em.b.ins().band_imm_s(v, (1 << w) - 1)
-    }
-}
-
-/// A loaded element (memory type) as the value a kernel holds.
-pub fn from_memory(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
-    if is_half(et) {
-        half_from_bits(em, v, et)
-    } else if et.is_int_n() {
-        Ok(wrap_int_n(em, v, et))
-    } else {
-        Ok(v)
-    }
-}
-
-/// The host function names of f8 type `et`.
-fn f8(et: ElementType) -> Result<[&'static str; 4]> {
-    super::libcalls::f8_names(et).ok_or_else(|| JitError::codegen(format!("{et} is not f8")))
-}
-
-/// Calls the half-conversion helper `[bf16, f16]` for `et` on `v`.
-fn half_call(
-    em: &mut Emitter,
-    names: [&'static str; 2],
-    v: Value,
-    et: ElementType,
-) -> Result<Value> {
-    let name = if et == ElementType::BF16 {
-        names[0]
-    } else {
-        names[1]
-    };
-    em.call(name, &[v])
-}
-
-/// A half value's f32 from its bits (every pattern kept: a signalling
-/// NaN stays signalling, see `libcalls`).
-pub fn half_from_bits(em: &mut Emitter, bits: Value, et: ElementType) -> Result<Value> {
-    if et.is_f8() {
-        return em.call(f8(et)?[0], &[bits]);
-    }
-    half_call(em, ["rx_bf16_to_f32", "rx_f16_to_f32"], bits, et)
-}
-
-/// The bits of a held half value (the inverse of [`half_from_bits`]):
-/// for stores and bitcasts, where the evaluator moves bits unchanged.
-pub fn half_bits_raw(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
-    if et.is_f8() {
-        return em.call(f8(et)?[1], &[v]);
-    }
-    half_call(em, ["rx_bf16_bits_raw", "rx_f16_bits_raw"], v, et)
-}
-
-/// The bits of the half nearest to an f32 (the evaluator's conversion:
-/// NaNs come out quiet).
-pub fn half_to_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
-    half_call(em, ["rx_f32_to_bf16", "rx_f32_to_f16"], v, et)
-}
-
-/// Rounds an f32 to the nearest value of half type `et` (held as f32).
-pub fn round_half(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
-    if et.is_f8() {
-        // An f8 arithmetic result: through f16 (the evaluator, XLA CPU).
-        return em.call(f8(et)?[2], &[v]);
-    }
-    let b = half_to_bits(em, v, et)?;
-    half_from_bits(em, b, et)
-}
 
 pub fn zero(em: &mut Emitter, et: ElementType) -> Result<Value> {
     Ok(match et {

@@ -13,8 +13,8 @@
 //! output (that would need a different fold order), nor dilated windows.
 
 use super::emit::Emitter;
+use super::jit::{Jit, KernelSpec};
 use super::whole::{accumulators, combine, for_each_index, out_leaves, with_kernel};
-use super::{Jit, KernelSpec};
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::InstBuilder;
 use rxla_ir::{ArrayShape, CompId, InstrId, Module, Op};
@@ -39,6 +39,22 @@ pub fn prefix_dim(module: &Module, comp: CompId, root: InstrId) -> Option<usize>
     window
         .prefix_dim(&base.dims, &out, MIN_WINDOW)
         .filter(|_| n_ops >= 1)
+}
+
+/// One scan: the reduce-window's operands and init values (same order) in
+/// computation `c`, its reducer, the scanned dim `d` (`n` input and
+/// `out_n` output elements), and the window geometry along it: window
+/// `i` ends (exclusively) at `i·stride + reach`, clamped to `[0, n]`.
+struct Scan<'s> {
+    c: CompId,
+    operands: &'s [InstrId],
+    inits: &'s [InstrId],
+    reducer: CompId,
+    d: usize,
+    n: i64,
+    out_n: i64,
+    stride: i64,
+    reach: i64,
 }
 
 /// The scan kernel: lines over every dimension but the scanned one (in
@@ -77,7 +93,17 @@ pub fn scan(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64, u
     } else {
         lines.dims[lines.layout.minor_to_major[lines.rank() - 1] as usize]
     };
-    let (c, reducer) = (spec.comp, *to_apply);
+    let scan = Scan {
+        c: spec.comp,
+        operands,
+        inits,
+        reducer: *to_apply,
+        d,
+        n,
+        out_n,
+        stride: w.stride,
+        reach,
+    };
     // A scan along a dimension that is not the contiguous one walks its
     // lines TILE at a time side by side (TILE accumulators in a stack
     // block), so every step reads contiguous memory instead of one value
@@ -101,17 +127,7 @@ pub fn scan(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64, u
                 return Ok(());
             }
             for_each_index(em, &tiles, Some((lo, hi)), &mut |em, idx| {
-                tile(
-                    em,
-                    c,
-                    (operands[0], inits[0]),
-                    reducer,
-                    idx,
-                    (d, m, width),
-                    (n, out_n, w.stride, reach),
-                    &first,
-                    outs[0],
-                )
+                tile(em, &scan, idx, (m, width), &first, outs[0])
             })
         })?;
         return Ok((outer, elements, false));
@@ -121,18 +137,7 @@ pub fn scan(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64, u
             return Ok(());
         }
         for_each_index(em, &lines, Some((lo, hi)), &mut |em, idx| {
-            line(
-                em,
-                c,
-                operands,
-                inits,
-                reducer,
-                idx,
-                d,
-                (n, out_n, w.stride, reach),
-                &leaves,
-                outs,
-            )
+            line(em, &scan, idx, &leaves, outs)
         })
     })?;
     Ok((outer, elements, false))
@@ -140,19 +145,24 @@ pub fn scan(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64, u
 
 /// One line: `cur` walks the input once; output `i` is stored after the
 /// elements up to its window's end are folded in.
-#[allow(clippy::too_many_arguments)]
 fn line(
     em: &mut Emitter,
-    c: CompId,
-    operands: &[InstrId],
-    inits: &[InstrId],
-    reducer: CompId,
+    scan: &Scan,
     idx: &[cranelift_codegen::ir::Value],
-    d: usize,
-    (n, out_n, stride, reach): (i64, i64, i64, i64),
     leaves: &[ArrayShape],
     outs: &[cranelift_codegen::ir::Value],
 ) -> Result<()> {
+    let Scan {
+        c,
+        operands,
+        inits,
+        reducer,
+        d,
+        n,
+        out_n,
+        stride,
+        reach,
+    } = *scan;
     let accs = accumulators(em, c, operands, inits)?;
     let cur = em.var(cranelift_codegen::ir::types::I64);
     let zero = em.iconst(0);
@@ -190,18 +200,25 @@ fn line(
 /// `idx[m]`, fewer at the edge) of a single-operand f32 scan along `d`:
 /// their accumulators in a stack block, each step of the scan folding one
 /// contiguous row segment into them, outputs stored as in [`line`].
-#[allow(clippy::too_many_arguments)]
 fn tile(
     em: &mut Emitter,
-    c: CompId,
-    (operand, init): (InstrId, InstrId),
-    reducer: CompId,
+    scan: &Scan,
     idx: &[cranelift_codegen::ir::Value],
-    (d, m, width): (usize, usize, i64),
-    (n, out_n, stride, reach): (i64, i64, i64, i64),
+    (m, width): (usize, i64),
     leaf: &ArrayShape,
     out: cranelift_codegen::ir::Value,
 ) -> Result<()> {
+    let Scan {
+        c,
+        reducer,
+        d,
+        n,
+        out_n,
+        stride,
+        reach,
+        ..
+    } = *scan;
+    let (operand, init) = (scan.operands[0], scan.inits[0]);
     use cranelift_codegen::ir::types::{F32, I64};
     use cranelift_codegen::ir::{MemFlagsData, StackSlotData, StackSlotKind};
     let slot = em.b.create_sized_stack_slot(StackSlotData::new(

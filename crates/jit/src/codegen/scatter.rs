@@ -17,8 +17,10 @@
 //! checked or clamped into its buffer. No other ops here.
 
 use super::emit::Emitter;
+use super::jit::{Jit, KernelSpec};
+use super::repr;
+use super::scalar;
 use super::whole::{for_each_index, out_leaves, with_kernel};
-use super::{Jit, KernelSpec, scalar};
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I8, I64};
@@ -30,12 +32,12 @@ fn load_out(em: &mut Emitter, base: Value, shape: &ArrayShape, idx: &[Value]) ->
     let et = shape.element_type;
     let addr = em.address(base, shape, idx)?;
     let v = em.b.ins().load(
-        scalar::memory(et)?,
+        repr::memory(et)?,
         MemFlagsData::new().with_notrap(),
         addr,
         0,
     );
-    scalar::from_memory(em, v, et)
+    repr::from_memory(em, v, et)
 }
 
 /// Runs `body` only when the `i8` `cond` is true.
@@ -288,7 +290,7 @@ pub fn select_and_scatter(
         if ss.dims.contains(&0) || wsizes.contains(&0) {
             return Ok(());
         }
-        let vty = scalar::storage(os.element_type)?;
+        let vty = repr::storage(os.element_type)?;
         em.nest(&ss.dims, &mut Vec::new(), &mut |em, sidx| {
             // The chosen element: found?, its index, its value.
             let have = em.var(I8);

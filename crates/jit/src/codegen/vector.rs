@@ -4,16 +4,14 @@
 //! Transcendentals are inline approximations (`approx`); only the float
 //! remainder (fmod) still runs a host function lane by lane.
 
-use super::emit::Emitter;
+use super::approx::minmax;
+use super::emit::{Emitter, le};
+use super::scalar;
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::types::{F32, F32X4, I32X4};
-use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{InstBuilder, Value};
 use rxla_ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
-
-pub(super) fn le() -> MemFlagsData {
-    MemFlagsData::new().with_endianness(Endianness::Little)
-}
 
 /// A scalar broadcast to all lanes (pred becomes a lane mask).
 pub fn splat(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
@@ -37,18 +35,6 @@ pub fn select_mask(em: &mut Emitter, mask: Value, t: Value, f: Value) -> Value {
 /// The f32 constant of `v` when it is one (a pool load or a splat).
 fn const_splat(em: &Emitter, v: Value) -> Option<f32> {
     em.splat_constant(v).map(f32::from_bits)
-}
-
-/// `a ⊕ b` as one x86 maxps/minps: `b < a ? a : b` (max) or
-/// `a < b ? a : b` (min); unordered gives `b` (so a NaN `b` passes).
-pub(crate) fn minmax(em: &mut Emitter, max: bool, a: Value, b: Value) -> Value {
-    let m = if max {
-        em.b.ins().fcmp(FloatCC::LessThan, b, a)
-    } else {
-        em.b.ins().fcmp(FloatCC::LessThan, a, b)
-    };
-    let m = em.b.ins().bitcast(F32X4, le(), m);
-    em.b.ins().bitselect(m, a, b)
 }
 
 fn nan_mask(em: &mut Emitter, x: Value) -> Value {
@@ -230,4 +216,22 @@ pub fn compare(
     };
     let _ = F32;
     Ok(em.b.ins().fcmp(cc, a, b))
+}
+
+impl Emitter<'_, '_> {
+    /// A binary op on F32X4 lanes (`vector`) or on scalars of type `et`.
+    pub fn binary(
+        &mut self,
+        op: BinaryOp,
+        et: ElementType,
+        a: Value,
+        b: Value,
+        vector: bool,
+    ) -> Result<Value> {
+        if vector {
+            binary(self, op, a, b)
+        } else {
+            scalar::binary(self, op, et, a, b)
+        }
+    }
 }

@@ -1,53 +1,26 @@
-//! Kernels that are not one array expression per output element, and the
-//! dispatch between them and the ordinary loop nests of `kernel`:
-//!
-//! - variadic `reduce` and `reduce-window` (a tuple of results, one output
-//!   buffer per leaf): a scalar loop nest over the output in the physical
-//!   order of the first leaf, the accumulators of all operands carried
-//!   together through the inlined combiner, reduced or window elements
-//!   visited in row-major order exactly as the evaluator does (so
-//!   tie-breaking and NaN handling come from the combiner itself);
-//! - `scatter` and `select-and-scatter` (`scatter.rs`): serial kernels;
-//! - prefix `reduce-window`s (cumsum and friends, `scan.rs`): one running
-//!   accumulator per line.
+//! Whole-op kernels that are not one array expression per output
+//! element: variadic `reduce` and `reduce-window` (a tuple of results, one
+//! output buffer per leaf): a scalar loop nest over the output in the
+//! physical order of the first leaf, the accumulators of all operands
+//! carried together through the inlined combiner, reduced or window
+//! elements visited in row-major order exactly as the evaluator does (so
+//! tie-breaking and NaN handling come from the combiner itself). Also the
+//! helpers the other whole-op kernels (`scan.rs`, `scatter.rs`) share:
+//! output leaves, the kernel function frame, index loops, accumulators.
+//! Which kernel builder runs is `mod.rs`'s choice.
 //!
 //! Must not compute element semantics itself (those are `emit`'s and
 //! `scalar`'s) nor write outside its output buffers.
 
 use super::emit::Emitter;
-use super::{Jit, KernelSpec, kernel, scalar};
+use super::jit::{Jit, KernelSpec};
+use super::repr;
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::types::I64;
 use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::Module as _;
 use rxla_ir::{ArrayShape, CompId, InstrId, Module, Op, Shape};
-
-/// Builds the kernel of `spec` into `jit.ctx`: a whole-op kernel for the
-/// ops above, else the ordinary loop nest. Returns (outer extent, output
-/// elements, vectorized), as `kernel::build`.
-pub fn build(
-    jit: &mut Jit,
-    module: &Module,
-    spec: &KernelSpec,
-    vec_outer: bool,
-    vec_reduce: bool,
-) -> Result<(i64, usize, bool)> {
-    let root = module.comp(spec.comp).get(spec.root);
-    match &root.op {
-        Op::ReduceWindow { .. }
-            if super::scan::prefix_dim(module, spec.comp, spec.root).is_some() =>
-        {
-            super::scan::scan(jit, module, spec)
-        }
-        Op::Reduce { .. } | Op::ReduceWindow { .. } if matches!(root.shape, Shape::Tuple(_)) => {
-            variadic(jit, module, spec)
-        }
-        Op::Scatter { .. } => super::scatter::scatter(jit, module, spec),
-        Op::SelectAndScatter { .. } => super::scatter::select_and_scatter(jit, module, spec),
-        _ => kernel::build(jit, module, spec, vec_outer, vec_reduce),
-    }
-}
 
 /// The array leaves of a result shape (no padded layouts: the kernels
 /// address outputs with plain strides).
@@ -57,7 +30,7 @@ pub fn out_leaves(shape: &Shape) -> Result<Vec<ArrayShape>> {
         if l.layout.is_padded() {
             return Err(JitError::unsupported("padded output layout"));
         }
-        scalar::storage(l.element_type)?;
+        repr::storage(l.element_type)?;
     }
     Ok(leaves)
 }
@@ -162,7 +135,7 @@ fn split_operands(ops: &[InstrId]) -> Result<(&[InstrId], &[InstrId])> {
 }
 
 /// Variadic reduce / reduce-window: one kernel writing every result leaf.
-fn variadic(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64, usize, bool)> {
+pub fn variadic(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64, usize, bool)> {
     let comp = module.comp(spec.comp);
     let root = comp.get(spec.root);
     let leaves = out_leaves(&root.shape)?;
@@ -189,9 +162,23 @@ fn variadic(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64, u
                 Op::Reduce {
                     dimensions,
                     to_apply,
-                } => reduce_values(em, c, operands, inits, dimensions, *to_apply, idx)?,
+                } => {
+                    let fold = Fold {
+                        c,
+                        operands,
+                        inits,
+                        reducer: *to_apply,
+                    };
+                    reduce_values(em, &fold, dimensions, idx)?
+                }
                 Op::ReduceWindow { window, to_apply } => {
-                    window_values(em, c, operands, inits, window, *to_apply, idx)?
+                    let fold = Fold {
+                        c,
+                        operands,
+                        inits,
+                        reducer: *to_apply,
+                    };
+                    window_values(em, &fold, window, idx)?
                 }
                 _ => return Err(JitError::codegen("variadic kernel of another op")),
             };
@@ -203,6 +190,15 @@ fn variadic(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64, u
         })
     })?;
     Ok((outer, elements, false))
+}
+
+/// A variadic reduction's operands in computation `c`: the arrays, their
+/// init values (same order) and the reducer.
+struct Fold<'o> {
+    c: CompId,
+    operands: &'o [InstrId],
+    inits: &'o [InstrId],
+    reducer: CompId,
 }
 
 /// Accumulators of all operands, starting at the init values.
@@ -219,7 +215,7 @@ pub(super) fn accumulators(
             return Err(JitError::unsupported("reduce init of another type"));
         }
         let v = em.emit(c, i, &[], None)?;
-        let var = em.var(scalar::storage(et)?);
+        let var = em.var(repr::storage(et)?);
         em.b.def_var(var, v);
         accs.push(var);
     }
@@ -257,16 +253,13 @@ pub(super) fn combine(
 
 /// Variadic `reduce` at output index `idx`: the reduced dimensions in
 /// row-major order (the evaluator's order).
-#[allow(clippy::too_many_arguments)]
-fn reduce_values(
-    em: &mut Emitter,
-    c: CompId,
-    operands: &[InstrId],
-    inits: &[InstrId],
-    dims: &[i64],
-    reducer: CompId,
-    idx: &[Value],
-) -> Result<Vec<Value>> {
+fn reduce_values(em: &mut Emitter, fold: &Fold, dims: &[i64], idx: &[Value]) -> Result<Vec<Value>> {
+    let Fold {
+        c,
+        operands,
+        inits,
+        reducer,
+    } = *fold;
     let os = em.array_shape(c, operands[0])?;
     for &o in operands {
         if em.array_shape(c, o)?.dims != os.dims {
@@ -313,16 +306,18 @@ fn reduce_values(
 
 /// Variadic `reduce-window` at output index `idx`: window elements in
 /// row-major order, those on padding or base-dilation holes skipped.
-#[allow(clippy::too_many_arguments)]
 fn window_values(
     em: &mut Emitter,
-    c: CompId,
-    operands: &[InstrId],
-    inits: &[InstrId],
+    fold: &Fold,
     window: &rxla_ir::Window,
-    reducer: CompId,
     idx: &[Value],
 ) -> Result<Vec<Value>> {
+    let Fold {
+        c,
+        operands,
+        inits,
+        reducer,
+    } = *fold;
     let os = em.array_shape(c, operands[0])?;
     for &o in operands {
         if em.array_shape(c, o)?.dims != os.dims {

@@ -5,7 +5,7 @@
 //! as t = 1, which gives every IEEE special case of atan2 (±0, ±inf);
 //! NaN in either operand gives NaN.
 
-use super::{bits, c, ci, float, fmask, horner, sel};
+use super::lanes::{bits, c, ci, float, fmask, horner, sel};
 use crate::codegen::emit::Emitter;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{InstBuilder, Value};
@@ -36,8 +36,8 @@ fn atan01(em: &mut Emitter, t: Value) -> Value {
 
 /// atan2(y, x) (the evaluator's `y.atan2(x)`), lane-wise.
 pub fn atan2(em: &mut Emitter, y: Value, x: Value) -> Value {
-    let ay = super::abs(em, y);
-    let ax = super::abs(em, x);
+    let ay = super::lanes::abs(em, y);
+    let ax = super::lanes::abs(em, x);
     let swap = fmask(em, FloatCC::GreaterThan, ay, ax);
     let n = sel(em, swap, ax, ay);
     let d = sel(em, swap, ay, ax);
@@ -77,7 +77,7 @@ pub fn atan2(em: &mut Emitter, y: Value, x: Value) -> Value {
     let s = em.b.ins().fadd(sa, klo);
     let a = em.b.ins().fadd(khi, s);
     // Sign of y.
-    let r = super::copysign(em, a, y);
+    let r = super::lanes::copysign(em, a, y);
     // A NaN operand propagates as libm's `x + y` does.
     let xn = fmask(em, FloatCC::Unordered, x, y);
     let nan = em.b.ins().fadd(x, y);

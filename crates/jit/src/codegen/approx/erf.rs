@@ -6,7 +6,7 @@
 //! chosen per lane), exp(−x²) with x² split exactly in two by FMA;
 //! beyond: ±1. NaN stays NaN; erf(±0) = ±0.
 
-use super::{c, fmask, horner, sel};
+use super::lanes::{c, fmask, horner, sel};
 use crate::codegen::emit::Emitter;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{InstBuilder, Value};
@@ -46,7 +46,7 @@ pub(crate) const G2: [f32; 9] = [
 
 /// erf(x), lane-wise.
 pub fn erf(em: &mut Emitter, x: Value) -> Value {
-    let ax = super::abs(em, x);
+    let ax = super::lanes::abs(em, x);
     // Small: x·P(x²).
     let z = em.b.ins().fmul(x, x);
     let p = horner(em, z, &SMALL);
@@ -82,7 +82,7 @@ pub fn erf(em: &mut Emitter, x: Value) -> Value {
     let lim = c(em, 3.92);
     let sat = fmask(em, FloatCC::GreaterThanOrEqual, ax, lim);
     let big = sel(em, sat, one, big);
-    let big = super::copysign(em, big, x);
+    let big = super::lanes::copysign(em, big, x);
     let m = fmask(em, FloatCC::LessThan, ax, one);
     let r = sel(em, m, small, big);
     let n = fmask(em, FloatCC::Unordered, x, x);

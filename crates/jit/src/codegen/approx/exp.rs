@@ -12,9 +12,8 @@
 //! - logistic: 1/(1 + exp(−x)), as the evaluator defines it, with exp(−x)
 //!   from the f64 exp of `pow` (rounded once to f32).
 
-use super::{c, ci, estrin, fmask, horner, le, pow2i, sel};
+use super::lanes::{c, ci, estrin, fmask, horner, le, minmax, pow2i, sel};
 use crate::codegen::emit::Emitter;
-use crate::codegen::vector::minmax;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::types::{F32X4, I32X4};
 use cranelift_codegen::ir::{InstBuilder, Value};
@@ -77,11 +76,11 @@ pub fn exp(em: &mut Emitter, x: Value) -> Value {
         return exp_fast(em, x);
     }
     let fast = exp_fast(em, x);
-    let ax = super::abs_once(em, x);
+    let ax = super::lanes::abs_once(em, x);
     let lim = em.vconst_mem(EXP_FAST_LIMIT);
     let bad = em.b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, ax, lim);
     if let Some(mut rc) = em.row_check.take() {
-        rc.flag(em, bad);
+        rc.flag(&mut em.b, bad);
         em.row_check = Some(rc);
         return fast;
     }
@@ -168,7 +167,7 @@ fn exp_full(em: &mut Emitter, x: Value) -> Value {
 /// runs beside the rounding of n (2·log2 e is exact), and e and e + 2
 /// are two FMAs from the same 2^n·expm1(r) (e + 2 = 2^n·p + (2^n + 1)).
 pub fn tanh(em: &mut Emitter, x: Value) -> Value {
-    let ax = super::abs(em, x);
+    let ax = super::lanes::abs(em, x);
     // NaN passes through the min (and stays NaN through expm1).
     let cap = c(em, 20.0);
     let ax = minmax(em, false, cap, ax);
@@ -218,10 +217,10 @@ fn expm1_reduced(em: &mut Emitter, r: Value) -> Value {
 /// rounding of 1 + e for e ≥ 2^24).
 pub fn logistic(em: &mut Emitter, x: Value) -> Value {
     let nx = em.b.ins().fneg(x);
-    let (a, b) = super::widen(em, nx);
+    let (a, b) = super::lanes::widen(em, nx);
     let ea = super::pow::exp_d(em, a);
     let eb = super::pow::exp_d(em, b);
-    let e = super::narrow(em, ea, eb);
+    let e = super::lanes::narrow(em, ea, eb);
     let one = c(em, 1.0);
     let d = em.b.ins().fadd(one, e);
     em.b.ins().fdiv(one, d)

@@ -5,7 +5,7 @@
 //! the rounding error of that sum back as (1 + x − u)/u. Special values
 //! are selected at the end: log(±0) = −inf, log(x<0) = NaN, log(inf) = inf.
 
-use super::{bits, c, ci, float, fmask, sel};
+use super::lanes::{bits, c, ci, float, fmask, sel};
 use crate::codegen::emit::Emitter;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{InstBuilder, Value};
@@ -69,7 +69,7 @@ fn specials(em: &mut Emitter, arg: Value, y: Value) -> Value {
     let zero = c(em, 0.0);
     let inf = c(em, f32::INFINITY);
     let ninf = c(em, f32::NEG_INFINITY);
-    let nan = c(em, super::INVALID_NAN);
+    let nan = c(em, super::lanes::INVALID_NAN);
     let isinf = fmask(em, FloatCC::Equal, arg, inf);
     let y = sel(em, isinf, inf, y);
     let isz = fmask(em, FloatCC::Equal, arg, zero);
@@ -89,9 +89,11 @@ pub fn log(em: &mut Emitter, x: Value) -> Value {
     let xa = sel(em, tiny, xs, x);
     let m23 = ci(em, -23);
     let z = ci(em, 0);
-    let tiny_i =
-        em.b.ins()
-            .bitcast(cranelift_codegen::ir::types::I32X4, super::le(), tiny);
+    let tiny_i = em.b.ins().bitcast(
+        cranelift_codegen::ir::types::I32X4,
+        super::lanes::le(),
+        tiny,
+    );
     let kadj = em.b.ins().bitselect(tiny_i, m23, z);
     let y = core(em, xa, kadj, None);
     specials(em, x, y)
@@ -102,7 +104,7 @@ pub fn log1p(em: &mut Emitter, x: Value) -> Value {
     let one = c(em, 1.0);
     let u = em.b.ins().fadd(one, x);
     // The rounding error of 1 + x (Fast2Sum, larger operand first).
-    let ax = super::abs(em, x);
+    let ax = super::lanes::abs(em, x);
     let xbig = fmask(em, FloatCC::GreaterThan, ax, one);
     let um1 = em.b.ins().fsub(u, one);
     let e_small = em.b.ins().fsub(x, um1);

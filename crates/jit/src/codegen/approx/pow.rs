@@ -15,7 +15,7 @@
 //!   ln 0 = −inf and ln inf = inf.
 //! - cbrt: exp(ln|x|/3) with the sign of x; ±0, ±inf and NaN pass through.
 
-use super::{bits, c, cd, ci, cl, fmask, horner_d, le, narrow, sel, to_int, widen};
+use super::lanes::{bits, c, cd, ci, cl, fmask, horner_d, le, narrow, sel, to_int, widen};
 use crate::codegen::emit::Emitter;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F64X2, I64X2};
@@ -116,7 +116,7 @@ pub(super) fn exp_d(em: &mut Emitter, t: Value) -> Value {
 
 /// pow(x, y) (the evaluator's `x.powf(y)`), lane-wise.
 pub fn pow(em: &mut Emitter, x: Value, y: Value) -> Value {
-    let ax = super::abs(em, x);
+    let ax = super::lanes::abs(em, x);
     let (a0, a1) = widen(em, ax);
     let (y0, y1) = widen(em, y);
     let l0 = ln_d(em, a0);
@@ -129,7 +129,7 @@ pub fn pow(em: &mut Emitter, x: Value, y: Value) -> Value {
     // y integral (±inf counts, as an even integer) and y odd.
     let ty = em.b.ins().trunc(y);
     let yint = fmask(em, FloatCC::Equal, ty, y);
-    let ay = super::abs(em, y);
+    let ay = super::lanes::abs(em, y);
     let two24 = c(em, 16_777_216.0);
     let ysmall = fmask(em, FloatCC::LessThan, ay, two24);
     let yi = to_int(em, y);
@@ -149,7 +149,7 @@ pub fn pow(em: &mut Emitter, x: Value, y: Value) -> Value {
     let oddi = bits(em, yodd);
     let flip = em.b.ins().band(xs, oddi);
     let rb = em.b.ins().bxor(rb, flip);
-    let r = super::float(em, rb);
+    let r = super::lanes::float(em, rb);
     // Negative finite x, non-integer y: NaN.
     let zero = c(em, 0.0);
     let ninf = c(em, f32::NEG_INFINITY);
@@ -157,7 +157,7 @@ pub fn pow(em: &mut Emitter, x: Value, y: Value) -> Value {
     let xfin = fmask(em, FloatCC::GreaterThan, x, ninf);
     let bad = em.b.ins().band(xneg, xfin);
     let bad = em.b.ins().band_not(bad, yint);
-    let nan = c(em, super::INVALID_NAN);
+    let nan = c(em, super::lanes::INVALID_NAN);
     let r = sel(em, bad, nan, r);
     // pow(±1, ±inf) = 1, pow(1, y) = 1, pow(x, ±0) = 1.
     let one = c(em, 1.0);
@@ -174,7 +174,7 @@ pub fn pow(em: &mut Emitter, x: Value, y: Value) -> Value {
 
 /// cbrt(x) (the evaluator's `x.cbrt()`), lane-wise.
 pub fn cbrt(em: &mut Emitter, x: Value) -> Value {
-    let ax = super::abs(em, x);
+    let ax = super::lanes::abs(em, x);
     let (a0, a1) = widen(em, ax);
     let third = cd(em, 1.0 / 3.0);
     let l0 = ln_d(em, a0);
@@ -187,7 +187,7 @@ pub fn cbrt(em: &mut Emitter, x: Value) -> Value {
     let inf = c(em, f32::INFINITY);
     let isinf = fmask(em, FloatCC::Equal, ax, inf);
     let r = sel(em, isinf, inf, r);
-    let r = super::copysign(em, r, x);
+    let r = super::lanes::copysign(em, r, x);
     let n = fmask(em, FloatCC::Unordered, x, x);
     sel(em, n, x, r)
 }

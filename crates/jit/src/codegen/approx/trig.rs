@@ -9,7 +9,7 @@
 //! r + r³·T(r²) (Chebyshev fits of degree 3, 3, 6), chosen and signed by q;
 //! tan of odd q is −1/tan r. sin, tan of ±0 keep the sign; inf gives NaN.
 
-use super::{bits, c, ci, float, fmask, horner, le, sel, to_int};
+use super::lanes::{bits, c, ci, float, fmask, horner, le, sel, to_int};
 use crate::codegen::emit::Emitter;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32, F32X4, F64, I32, I64};
@@ -135,7 +135,7 @@ fn reduce(em: &mut Emitter, x: Value, slow: bool) -> (Value, Value) {
     if !slow {
         return (q, r);
     }
-    let ax = super::abs(em, x);
+    let ax = super::lanes::abs(em, x);
     let lim = c(em, FAST_LIMIT);
     let inf = c(em, f32::INFINITY);
     let big = em.b.ins().fcmp(FloatCC::GreaterThan, ax, lim);

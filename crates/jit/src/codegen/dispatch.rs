@@ -1,0 +1,321 @@
+//! The dispatch: [`Emitter::emit`], the value of any instruction of a
+//! kernel at an index (a Cranelift `i64` per logical dimension), in
+//! scalar mode or in vector mode (F32X4, lanes along one output
+//! dimension), memoized per scope; each op goes to its lowering family
+//! (`movement`, `elementwise`, `reduce`, `window`, `dot`, `conv`,
+//! `gather`), which calls back into `emit` for its operands. Also the
+//! walks over instructions that are not one op's lowering: hoisting
+//! row-invariant values before a loop, and inlining a scalar computation
+//! (reducers, map, scatter updates). The only file that names every
+//! family; must not lower an op itself (beyond reading inputs and
+//! forwarding copies).
+
+use super::conv;
+use super::dot;
+use super::elementwise;
+use super::emit::{At, Emitter, MemoKey, Sym};
+use super::gather;
+use super::movement;
+use super::reduce;
+use super::repr;
+use super::window;
+use crate::error::{JitError, Result};
+use cranelift_codegen::ir::types::{F32, F32X4};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};
+use rxla_ir::{CompId, ElementType, InstrId, Op};
+
+impl Emitter<'_, '_> {
+    /// The value of instruction `id` of computation `c` at `idx`: scalar
+    /// when `lanes` is `None`, else an F32X4 (or I32X4 mask for pred).
+    pub fn emit(
+        &mut self,
+        c: CompId,
+        id: InstrId,
+        idx: &[Value],
+        lanes: Option<&Sym>,
+    ) -> Result<Value> {
+        if let Some(&v) = self.bound.get(&(c, id)) {
+            return Ok(v);
+        }
+        let key: MemoKey = (c, id, idx.to_vec(), lanes.cloned());
+        for scope in self.memo.iter().rev() {
+            if let Some(&v) = scope.get(&key) {
+                return Ok(v);
+            }
+        }
+        let mut v = self.emit_uncached(c, id, idx, lanes)?;
+        let instr = self.module.comp(c).get(id);
+        if lanes.is_none()
+            && !self.inputs.contains_key(&(c, id))
+            && matches!(
+                instr.op,
+                Op::Unary(_) | Op::Binary(_) | Op::Clamp | Op::Iota { .. }
+            )
+            && instr.shape.element_type().is_some_and(repr::is_half)
+        {
+            let et = instr.shape.element_type().unwrap_or(ElementType::F16);
+            v = repr::round_half(self, v, et)?;
+        }
+        if lanes.is_none()
+            && !self.inputs.contains_key(&(c, id))
+            && matches!(
+                instr.op,
+                Op::Unary(_) | Op::Binary(_) | Op::Clamp | Op::Iota { .. }
+            )
+            && let Some(et) = instr.shape.element_type().filter(|t| t.is_int_n())
+        {
+            v = repr::wrap_int_n(self, v, et);
+        }
+        if let Some(top) = self.memo.last_mut() {
+            top.insert(key, v);
+        }
+        Ok(v)
+    }
+
+    fn emit_uncached(
+        &mut self,
+        c: CompId,
+        id: InstrId,
+        idx: &[Value],
+        lanes: Option<&Sym>,
+    ) -> Result<Value> {
+        let module = self.module;
+        let instr = module.comp(c).get(id);
+        if let Some((base, shape)) = self.inputs.get(&(c, id)).cloned() {
+            return self.load(base, &shape, idx, lanes);
+        }
+        if let Some(&(base, d)) = self.blocked.get(&(c, id)) {
+            // Read at the row's own index (the kernel checked every use).
+            let off = self.b.ins().ishl_imm_s(idx[d], 2);
+            let addr = self.b.ins().iadd(base, off);
+            let flags = MemFlagsData::new().with_notrap();
+            return Ok(match lanes {
+                Some(_) => self.b.ins().load(F32X4, flags, addr, 0),
+                None => self.b.ins().load(F32, flags, addr, 0),
+            });
+        }
+        let shape = self.array_shape(c, id)?;
+        let et = shape.element_type;
+        repr::storage(et)?;
+        if lanes.is_some() && !matches!(et, ElementType::F32 | ElementType::Pred) {
+            return Err(JitError::unsupported(format!("vector {et}")));
+        }
+        let ops = &instr.operands;
+        let at = At {
+            c,
+            id,
+            instr,
+            shape,
+            idx,
+            lanes,
+        };
+        match &instr.op {
+            Op::Parameter { .. } => Err(JitError::unsupported(format!(
+                "unbound parameter {}",
+                instr.name
+            ))),
+            Op::Constant { literal } => movement::constant(self, &at, literal),
+            Op::Iota { dimension } => movement::iota(self, &at, *dimension),
+            Op::Broadcast { dimensions } => movement::broadcast(self, &at, dimensions),
+            Op::Reshape => {
+                let os = at.operand_shape(self, 0)?;
+                movement::reshape(self, &at, &os)
+            }
+            Op::Bitcast => movement::bitcast(self, &at),
+            Op::Transpose { permutation } => movement::transpose(self, &at, permutation),
+            Op::Copy | Op::OptimizationBarrier => self.emit(c, ops[0], idx, lanes),
+            Op::Slice {
+                starts, strides, ..
+            } => movement::slice(self, &at, starts, strides),
+            Op::Reverse { dimensions } => movement::reverse(self, &at, dimensions),
+            Op::Pad { config } => movement::pad(self, &at, config),
+            Op::Concatenate { dimension } => movement::concatenate(self, &at, *dimension as usize),
+            Op::DynamicSlice { sizes } => movement::dynamic_slice(self, &at, sizes),
+            Op::DynamicUpdateSlice => movement::dynamic_update_slice(self, &at),
+            Op::Select => elementwise::select(self, &at),
+            Op::Clamp => elementwise::clamp(self, &at),
+            Op::Compare { direction, kind } => elementwise::compare(self, &at, *direction, *kind),
+            Op::Convert | Op::BitcastConvert => elementwise::convert(self, &at),
+            Op::Unary(u) => elementwise::unary(self, &at, *u),
+            Op::Binary(bop) => elementwise::binary(self, &at, *bop),
+            Op::Reduce {
+                dimensions,
+                to_apply,
+            } => {
+                if ops.len() != 2 {
+                    return Err(JitError::unsupported("variadic reduce"));
+                }
+                reduce::reduce(self, &at, dimensions, *to_apply)
+            }
+            Op::Dot { dims } => dot::dot(self, &at, dims),
+            Op::Convolution {
+                window,
+                dims,
+                feature_group_count,
+                batch_group_count,
+            } if lanes.is_none() && ops.len() == 2 => conv::convolution(
+                self,
+                &at,
+                window,
+                dims,
+                *feature_group_count,
+                *batch_group_count,
+            ),
+            Op::ReduceWindow { window, to_apply } => {
+                if ops.len() != 2 {
+                    return Err(JitError::unsupported("variadic reduce-window"));
+                }
+                window::reduce_window(self, &at, window, *to_apply)
+            }
+            Op::Gather {
+                dims, slice_sizes, ..
+            } => {
+                if lanes.is_some() {
+                    return Err(JitError::unsupported("vector gather"));
+                }
+                gather::gather(self, &at, dims, slice_sizes)
+            }
+            Op::Map { to_apply, .. } => elementwise::map(self, &at, *to_apply),
+            Op::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => elementwise::reduce_precision(self, &at, *exponent_bits, *mantissa_bits),
+            other => Err(JitError::unsupported(format!("op {}", other.opcode()))),
+        }
+    }
+
+    /// Emits, before a loop over the vector lanes' dimension, every
+    /// subexpression of `id` that does not move with the lanes (all lane
+    /// coefficients zero), so the loop body finds it memoized: broadcast
+    /// operands and constants are computed once per row, not per vector.
+    pub fn hoist(&mut self, c: CompId, id: InstrId, idx: &[Value], sym: &Sym) {
+        let mut seen = std::collections::HashSet::new();
+        self.hoist_from(c, id, idx, sym, &mut seen);
+    }
+
+    /// [`Self::hoist`] skipping what it already walked (a DAG of shared
+    /// subexpressions is walked once per index, not once per path).
+    fn hoist_from(
+        &mut self,
+        c: CompId,
+        id: InstrId,
+        idx: &[Value],
+        sym: &Sym,
+        seen: &mut std::collections::HashSet<MemoKey>,
+    ) {
+        if !seen.insert((c, id, idx.to_vec(), Some(sym.clone()))) {
+            return;
+        }
+        if sym.is_zero() {
+            let _ = self.emit(c, id, idx, Some(sym));
+            return;
+        }
+        if let Some((base, shape)) = self.inputs.get(&(c, id)).cloned() {
+            // The row's address prefix (every term but the moving one),
+            // cached in this scope for the loop's loads (the mid-end is
+            // off: nothing else would take it out of the loop).
+            if idx.len() == shape.rank() {
+                let _ = self.address(base, &shape, idx);
+            }
+            return;
+        }
+        if self.bound.contains_key(&(c, id)) {
+            return;
+        }
+        let module = self.module;
+        let instr = module.comp(c).get(id);
+        let Ok(shape) = self.array_shape(c, id) else {
+            return;
+        };
+        match &instr.op {
+            op if op.is_elementwise() => {
+                for &o in &instr.operands {
+                    match self.array_shape(c, o) {
+                        Ok(os) if os.rank() == 0 && shape.rank() != 0 => {
+                            let _ = self.emit(c, o, &[], None);
+                        }
+                        Ok(_) => self.hoist_from(c, o, idx, sym, seen),
+                        Err(_) => {}
+                    }
+                }
+            }
+            Op::ReduceWindow { window, .. } if instr.operands.len() == 2 => {
+                window::hoist(self, c, id, window, idx, sym);
+            }
+            Op::Broadcast { dimensions } => {
+                let Ok(cs) = sym.dims(shape.rank()) else {
+                    return;
+                };
+                let oi: Vec<Value> = dimensions.iter().map(|&d| idx[d as usize]).collect();
+                let os = Sym::Dims(dimensions.iter().map(|&d| cs[d as usize]).collect());
+                if let Some(&o) = instr.operands.first() {
+                    self.hoist_from(c, o, &oi, &os, seen);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Inlines a scalar computation (a reducer) on `args`; returns its
+    /// root's value(s). Vector mode when `vector`.
+    pub fn inline(&mut self, comp: CompId, args: &[Value], vector: bool) -> Result<Value> {
+        let cc = self.module.comp(comp);
+        let params = cc.parameters();
+        if params.len() != args.len() {
+            return Err(JitError::unsupported(format!("reducer {} arity", cc.name)));
+        }
+        for (&p, &a) in params.iter().zip(args) {
+            self.bound.insert((comp, p), a);
+        }
+        self.push_scope();
+        let sym = Sym::Dims(vec![]);
+        let r = self.emit(comp, cc.root, &[], if vector { Some(&sym) } else { None });
+        self.pop_scope();
+        for &p in &params {
+            self.bound.remove(&(comp, p));
+        }
+        r
+    }
+
+    /// Inlines a scalar computation whose root is a tuple (variadic
+    /// reducers, scatter updates) on `args` (scalar mode); returns the
+    /// value of each tuple element. A non-tuple root gives one value.
+    pub fn inline_multi(&mut self, comp: CompId, args: &[Value]) -> Result<Vec<Value>> {
+        let cc = self.module.comp(comp);
+        let params = cc.parameters();
+        if params.len() != args.len() {
+            return Err(JitError::unsupported(format!(
+                "computation {} arity",
+                cc.name
+            )));
+        }
+        let root = cc.root_instruction();
+        let outs: Vec<InstrId> = match root.op {
+            Op::Tuple => root.operands.clone(),
+            _ => vec![cc.root],
+        };
+        for (&p, &a) in params.iter().zip(args) {
+            self.bound.insert((comp, p), a);
+        }
+        self.push_scope();
+        let mut r = Ok(Vec::with_capacity(outs.len()));
+        for o in outs {
+            match self.emit(comp, o, &[], None) {
+                Ok(v) => {
+                    if let Ok(vs) = &mut r {
+                        vs.push(v);
+                    }
+                }
+                Err(e) => {
+                    r = Err(e);
+                    break;
+                }
+            }
+        }
+        self.pop_scope();
+        for &p in &params {
+            self.bound.remove(&(comp, p));
+        }
+        r
+    }
+}

@@ -1,0 +1,196 @@
+//! Elementwise ops, lowered at the output index itself: unary, binary,
+//! clamp, compare, select, convert, bitcast-convert, reduce-precision and
+//! map (the mapped computation inlined). A rank-0 operand of an array op
+//! is read once and splat. The arithmetic itself is `scalar`'s and
+//! `vector`'s (and `bitcast`'s, `reduce_precision`'s); this file only
+//! picks the scalar or vector form and reads the operands. Must not move
+//! indices (that is `movement`'s) nor depend on another lowering family.
+
+use super::bitcast;
+use super::emit::{At, Emitter, Sym, le};
+use super::reduce_precision;
+use super::scalar;
+use super::vector;
+use crate::error::{JitError, Result};
+use cranelift_codegen::ir::types::I32X4;
+use cranelift_codegen::ir::{InstBuilder, Value};
+use rxla_ir::{
+    ArrayShape, BinaryOp, CompId, ComparisonDirection, ComparisonType, ElementType, InstrId, Op,
+    UnaryOp,
+};
+
+/// An elementwise operand, which may be a scalar feeding an array op.
+fn operand(
+    em: &mut Emitter,
+    c: CompId,
+    o: InstrId,
+    out: &ArrayShape,
+    idx: &[Value],
+    lanes: Option<&Sym>,
+) -> Result<Value> {
+    let os = em.array_shape(c, o)?;
+    if os.rank() == 0 && out.rank() != 0 {
+        let v = em.emit(c, o, &[], None)?;
+        return Ok(match lanes {
+            Some(_) => vector::splat(em, v, os.element_type)?,
+            None => v,
+        });
+    }
+    em.emit(c, o, idx, lanes)
+}
+
+/// Elementwise operand `k` of `at`.
+fn operand_at(em: &mut Emitter, at: &At, k: usize) -> Result<Value> {
+    operand(em, at.c, at.instr.operands[k], &at.shape, at.idx, at.lanes)
+}
+
+/// `select(p, t, f)`; a scalar predicate of an array select is one value
+/// for every lane.
+pub fn select(em: &mut Emitter, at: &At) -> Result<Value> {
+    let (c, idx, lanes, shape) = (at.c, at.idx, at.lanes, &at.shape);
+    let ops = &at.instr.operands;
+    let ps = at.operand_shape(em, 0)?;
+    let pi: Vec<Value> = if ps.rank() == 0 { vec![] } else { idx.to_vec() };
+    // A scalar predicate of an array select is the same for
+    // every lane; inside an inlined computation (everything
+    // rank 0) it moves with the lanes like the other operands.
+    let psym = match lanes {
+        Some(_) if ps.rank() == 0 && shape.rank() != 0 => None,
+        Some(s) => Some(s.clone()),
+        None => None,
+    };
+    let p = em.emit(c, ops[0], &pi, psym.as_ref())?;
+    let t = em.emit(c, ops[1], idx, lanes)?;
+    let f = em.emit(c, ops[2], idx, lanes)?;
+    if lanes.is_some() && psym.is_some() {
+        Ok(vector::select_mask(em, p, t, f))
+    } else {
+        Ok(em.b.ins().select(p, t, f))
+    }
+}
+
+/// `clamp(lo, x, hi)` as `min(max(x, lo), hi)`.
+pub fn clamp(em: &mut Emitter, at: &At) -> Result<Value> {
+    let (c, idx, lanes, et) = (at.c, at.idx, at.lanes, at.et());
+    let lo = operand_at(em, at, 0)?;
+    let x = em.emit(c, at.instr.operands[1], idx, lanes)?;
+    let hi = operand_at(em, at, 2)?;
+    let m = em.binary(BinaryOp::Maximum, et, x, lo, lanes.is_some())?;
+    em.binary(BinaryOp::Minimum, et, m, hi, lanes.is_some())
+}
+
+/// `compare` (a pred result: `i8`, or an I32X4 lane mask).
+pub fn compare(
+    em: &mut Emitter,
+    at: &At,
+    direction: ComparisonDirection,
+    kind: Option<ComparisonType>,
+) -> Result<Value> {
+    let lanes = at.lanes;
+    let ot = at.operand_shape(em, 0)?.element_type;
+    if lanes.is_some() && ot != ElementType::F32 {
+        return Err(JitError::unsupported("vector compare of non-f32"));
+    }
+    let a = operand_at(em, at, 0)?;
+    let b = operand_at(em, at, 1)?;
+    if lanes.is_some() && kind == Some(ComparisonType::TotalOrder) {
+        Ok(vector_total_order(em, direction, a, b))
+    } else if lanes.is_some() {
+        vector::compare(em, direction, kind, a, b)
+    } else {
+        scalar::compare(em, direction, kind, ot, a, b)
+    }
+}
+
+/// `convert` and `bitcast-convert` (a width-changing one reads the
+/// operand at its own index: `bitcast::width_changing`).
+pub fn convert(em: &mut Emitter, at: &At) -> Result<Value> {
+    let (c, idx, lanes, shape, et) = (at.c, at.idx, at.lanes, &at.shape, at.et());
+    let ops = &at.instr.operands;
+    let from = at.operand_shape(em, 0)?.element_type;
+    // A width-changing bitcast-convert also changes the rank:
+    // the operand cannot be indexed with this op's index.
+    if matches!(at.instr.op, Op::BitcastConvert) && from.bit_width() != et.bit_width() {
+        if lanes.is_some() {
+            return Err(JitError::unsupported(
+                "vector width-changing bitcast-convert",
+            ));
+        }
+        return bitcast::width_changing(em, c, ops[0], shape, idx);
+    }
+    let x = em.emit(c, ops[0], idx, lanes)?;
+    if lanes.is_some() {
+        return if from == et {
+            Ok(x)
+        } else {
+            Err(JitError::unsupported("vector convert"))
+        };
+    }
+    if matches!(at.instr.op, Op::Convert) {
+        scalar::convert(em, x, from, et)
+    } else {
+        bitcast::same_width(em, x, from, et)
+    }
+}
+
+/// A unary op.
+pub fn unary(em: &mut Emitter, at: &At, u: UnaryOp) -> Result<Value> {
+    let from = at.operand_shape(em, 0)?.element_type;
+    let x = em.emit(at.c, at.instr.operands[0], at.idx, at.lanes)?;
+    if at.lanes.is_some() {
+        vector::unary(em, u, x)
+    } else {
+        scalar::unary(em, u, from, x)
+    }
+}
+
+/// A binary op.
+pub fn binary(em: &mut Emitter, at: &At, op: BinaryOp) -> Result<Value> {
+    let a = operand_at(em, at, 0)?;
+    let b = operand_at(em, at, 1)?;
+    em.binary(op, at.et(), a, b, at.lanes.is_some())
+}
+
+/// `map`: the mapped (scalar) computation inlined on the operands'
+/// elements.
+pub fn map(em: &mut Emitter, at: &At, to_apply: CompId) -> Result<Value> {
+    let cc = em.module.comp(to_apply);
+    if cc.instructions.iter().any(|i| {
+        i.shape
+            .as_array()
+            .map_or(true, |a| a.rank() != 0 || a.element_type.is_token())
+    }) {
+        return Err(JitError::unsupported("map of a non-scalar computation"));
+    }
+    let mut args = Vec::with_capacity(at.instr.operands.len());
+    for &o in &at.instr.operands {
+        args.push(em.emit(at.c, o, at.idx, at.lanes)?);
+    }
+    em.inline(to_apply, &args, at.lanes.is_some())
+}
+
+/// `reduce-precision` of the operand (`reduce_precision::emit`).
+pub fn reduce_precision(
+    em: &mut Emitter,
+    at: &At,
+    exponent_bits: i64,
+    mantissa_bits: i64,
+) -> Result<Value> {
+    let x = em.emit(at.c, at.instr.operands[0], at.idx, at.lanes)?;
+    reduce_precision::emit(em, x, at.et(), exponent_bits, mantissa_bits)
+}
+
+/// Total-order compare of F32X4 lanes: each lane's bits as a signed
+/// integer, the magnitude bits flipped for negative values (so
+/// -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN), then an integer
+/// compare; an I32X4 mask like the other vector compares.
+fn vector_total_order(em: &mut Emitter, dir: ComparisonDirection, a: Value, b: Value) -> Value {
+    let key = |em: &mut Emitter, x: Value| {
+        let i = em.b.ins().bitcast(I32X4, le(), x);
+        let s = em.b.ins().sshr_imm_s(i, 31);
+        let m = em.b.ins().ushr_imm_s(s, 1);
+        em.b.ins().bxor(i, m)
+    };
+    let (ka, kb) = (key(em, a), key(em, b));
+    em.b.ins().icmp(scalar::int_cc(dir, true), ka, kb)
+}

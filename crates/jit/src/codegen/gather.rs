@@ -1,0 +1,78 @@
+//! `gather` at one output element (scalar): the start indices read from
+//! the index operand and clamped into the operand, batching dims paired,
+//! offset dims added — the evaluator's rules; every index stays in
+//! bounds. Must not read outside the operand nor depend on another
+//! lowering family.
+
+use super::emit::{At, Emitter};
+use super::scalar;
+use crate::error::{JitError, Result};
+use cranelift_codegen::ir::{InstBuilder, Value};
+use rxla_ir::GatherDims;
+
+/// `gather` at an output index (the evaluator's rules: starts from the
+/// index vector clamped into the operand, batching dims paired, offset
+/// dims added; every index stays in bounds).
+pub fn gather(em: &mut Emitter, at: &At, dims: &GatherDims, slice_sizes: &[i64]) -> Result<Value> {
+    let (c, out, idx) = (at.c, &at.shape, at.idx);
+    let (operand, indices) = (at.instr.operands[0], at.instr.operands[1]);
+    let os = em.array_shape(c, operand)?;
+    let is = em.array_shape(c, indices)?;
+    let bad = || JitError::unsupported("gather dimension numbers");
+    let usz = |v: &[i64]| -> Vec<usize> { v.iter().map(|&d| d as usize).collect() };
+    let (rank, irank) = (os.rank(), is.rank());
+    let ivd = usize::try_from(dims.index_vector_dim).map_err(|_| bad())?;
+    let collapsed = usz(&dims.collapsed_slice_dims);
+    let op_batch = usz(&dims.operand_batching_dims);
+    let idx_batch = usz(&dims.start_indices_batching_dims);
+    let start_map = usz(&dims.start_index_map);
+    let offset_dims = usz(&dims.offset_dims);
+    let window: Vec<usize> = (0..rank)
+        .filter(|d| !collapsed.contains(d) && !op_batch.contains(d))
+        .collect();
+    let batch_dims: Vec<usize> = (0..out.rank())
+        .filter(|d| !offset_dims.contains(d))
+        .collect();
+    let idx_dims: Vec<usize> = (0..irank).filter(|&d| d != ivd).collect();
+    if window.len() != offset_dims.len()
+        || batch_dims.len() != idx_dims.len()
+        || slice_sizes.len() != rank
+        || op_batch.len() != idx_batch.len()
+        || start_map
+            .iter()
+            .chain(&window)
+            .chain(&op_batch)
+            .any(|&d| d >= rank)
+        || offset_dims.iter().any(|&d| d >= out.rank())
+    {
+        return Err(bad());
+    }
+    let zero = em.iconst(0);
+    let mut start = vec![zero; rank];
+    for (k, &d) in start_map.iter().enumerate() {
+        let mut ii = vec![zero; irank];
+        for (j, &o) in batch_dims.iter().enumerate() {
+            ii[idx_dims[j]] = idx[o];
+        }
+        if ivd < irank {
+            ii[ivd] = em.iconst(k as i64);
+        }
+        let v = em.emit(c, indices, &ii, None)?;
+        let v = scalar::to_i64(em, v, is.element_type)?;
+        start[d] = em.clamp_start(v, is.element_type, os.dims[d] - slice_sizes[d]);
+    }
+    for (&ob, &ib) in op_batch.iter().zip(&idx_batch) {
+        let j = idx_dims.iter().position(|&d| d == ib).ok_or_else(bad)?;
+        start[ob] = idx[batch_dims[j]];
+    }
+    let mut oi = start.clone();
+    for (i, &o) in offset_dims.iter().enumerate() {
+        let wd = window[i];
+        let s = em.b.ins().iadd(start[wd], idx[o]);
+        oi[wd] = em.clamp_idx(s, 0, os.dims[wd] - 1);
+    }
+    if os.dims.contains(&0) {
+        return Err(JitError::unsupported("gather from an empty operand"));
+    }
+    em.emit(c, operand, &oi, None)
+}
