@@ -175,7 +175,6 @@ fn host_computations(module: &Module) -> Vec<String> {
     out
 }
 
-
 /// Ops a loop fusion can compute per output element.
 fn is_loop_fusible(op: &Op) -> bool {
     op.is_elementwise()

@@ -332,7 +332,18 @@ fn column_reduction(
     }
     let rank = os.rank();
     let reduced: Vec<bool> = (0..rank as i64).map(|d| dimensions.contains(&d)).collect();
-    if rank < 2 || reduced[rank - 1] || !reduced.iter().any(|&x| x) || os.dims[rank - 1] < 16 {
+    // The minor dimension kept (16 or more wide), or reduced together with
+    // some major dimensions while others are kept (group norm: groups of
+    // channels over the image); a reduction of the minor dimension alone,
+    // or of everything, is a row reduction, not this step.
+    let major_kept = reduced[..rank.saturating_sub(1)].iter().any(|&x| !x);
+    let major_reduced = reduced[..rank.saturating_sub(1)].iter().any(|&x| x);
+    let shape_ok = if reduced.get(rank.wrapping_sub(1)) == Some(&false) {
+        os.dims[rank - 1] >= 16 && major_reduced
+    } else {
+        major_kept && major_reduced
+    };
+    if rank < 2 || !shape_ok {
         return None;
     }
     // The reducer: op(p0, p1) or op(p1, p0) on f32.

@@ -263,8 +263,9 @@ fn sort_edge_shapes() {
 /// Reductions keeping the minor dimension stream the operand row by row
 /// (a host step): bit-identical to the evaluator for add, multiply,
 /// maximum and minimum (either operand order), NaNs of both signs, ±0,
-/// infinities, one or two reduced dimensions, outer and middle axes; a
-/// reduction of the minor dimension is not one.
+/// infinities, one or two reduced dimensions, outer and middle axes, the
+/// minor dimension reduced with major ones; a reduction of the minor
+/// dimension alone is not one.
 #[test]
 fn column_reductions_match_the_evaluator() {
     let specials = [
@@ -290,12 +291,16 @@ fn column_reductions_match_the_evaluator() {
             })
             .collect()
     };
-    let cases: [(&[i64], &str, &str); 5] = [
+    // The last two reduce the minor dimension together with a major one
+    // while another is kept (group norm's shape): one value per output.
+    let cases: [(&[i64], &str, &str); 7] = [
         (&[37, 20], "0", "20"),
         (&[6, 9, 16], "1", "6,16"),
         (&[5, 4, 3, 17], "0,2", "4,17"),
         (&[3, 40], "0", "40"),
         (&[8, 5, 24], "0,1", "24"),
+        (&[3, 5, 4, 3], "1,3", "3,4"),
+        (&[2, 7, 6, 5], "1,2,3", "2"),
     ];
     for (k, (dims, red, out)) in cases.iter().enumerate() {
         let n: i64 = dims.iter().product();

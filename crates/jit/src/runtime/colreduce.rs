@@ -79,6 +79,15 @@ pub struct ColProducer {
 }
 
 impl ColReduceStep {
+    /// Values per output row: the minor dimension when it is kept, 1 when
+    /// it is reduced too (each minor row then folds into one value).
+    pub fn out_width(&self) -> usize {
+        match (self.dims.last(), self.reduced.last()) {
+            (Some(&n), Some(false)) => n as usize,
+            _ => 1,
+        }
+    }
+
     /// Bytes of producer scratch (one block of operand rows).
     pub fn scratch_bytes(&self) -> usize {
         self.producer
@@ -124,12 +133,25 @@ impl<'a> RowCursor<'a> {
         if n == 0 {
             return Ok(());
         }
+        let w = self.step.out_width();
+        let total = rows.len() / n;
+        if w != n {
+            // The minor dimension reduced too: each row's values fold, in
+            // order, into one output value.
+            for row in rows.chunks_exact(n) {
+                let acc = out
+                    .get_mut(self.out_row)
+                    .ok_or_else(|| JitError::input("column reduction: row outside the result"))?;
+                fold_into_one(self.step.op, self.step.acc_first, acc, row);
+                self.advance();
+            }
+            return Ok(());
+        }
         let last = self.idx.len().checked_sub(1);
         // The innermost major dimension reduced: its rows all fold into one
         // output row, taken together (the accumulator stays in registers).
         let inner_reduced = last.is_some_and(|d| self.step.reduced[d]);
         let mut q = 0;
-        let total = rows.len() / n;
         while q < total {
             let run = match last {
                 Some(d) if inner_reduced => {
@@ -166,6 +188,31 @@ impl<'a> RowCursor<'a> {
             self.idx[d] = 0;
         }
     }
+}
+
+/// Folds `row`'s values one after another into the single value `acc`.
+fn fold_into_one(op: ColOp, acc_first: bool, acc: &mut f32, row: &[f32]) {
+    let mut a = *acc;
+    macro_rules! each {
+        ($f:expr) => {
+            if acc_first {
+                for &x in row {
+                    a = $f(a, x);
+                }
+            } else {
+                for &x in row {
+                    a = $f(x, a);
+                }
+            }
+        };
+    }
+    match op {
+        ColOp::Add => each!(|a: f32, b: f32| a + b),
+        ColOp::Mul => each!(|a: f32, b: f32| a * b),
+        ColOp::Max => each!(rxla_eval::elementwise::max_f32),
+        ColOp::Min => each!(rxla_eval::elementwise::min_f32),
+    }
+    *acc = a;
 }
 
 /// Folds consecutive rows (`acc.len()` values each) into `acc`, in order.
@@ -412,25 +459,23 @@ pub fn run_with_producer(
 pub fn run(step: &ColReduceStep, input: &[u8], out: &mut [u8]) -> Result<()> {
     let dims = &step.dims;
     let rank = dims.len();
-    if rank == 0 || step.reduced.len() != rank || step.reduced[rank - 1] {
-        return Err(JitError::codegen(
-            "column reduction without a kept minor dimension",
-        ));
+    if rank == 0 || step.reduced.len() != rank {
+        return Err(JitError::codegen("column reduction without dimensions"));
     }
     let input = as_f32(input)?;
     let out = as_f32_mut(out)?;
-    let n = dims[rank - 1] as usize;
+    let w = step.out_width();
     let total: usize = dims.iter().map(|&d| d as usize).product();
     let kept_major: Vec<usize> = (0..rank - 1).filter(|&d| !step.reduced[d]).collect();
     let rows_out: usize = kept_major.iter().map(|&d| dims[d] as usize).product();
-    if input.len() < total || out.len() < rows_out * n {
+    if input.len() < total || out.len() < rows_out * w {
         return Err(JitError::input(
             "column reduction: buffers shorter than their shapes",
         ));
     }
     // One pass over the input in memory order: every output row gets its
     // rows in the row-major order of the reduced indices (the evaluator's).
-    out[..rows_out * n].fill(step.init);
-    RowCursor::new(step).fold(&mut out[..rows_out * n], &input[..total])?;
+    out[..rows_out * w].fill(step.init);
+    RowCursor::new(step).fold(&mut out[..rows_out * w], &input[..total])?;
     Ok(())
 }
