@@ -455,53 +455,49 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
                     cols,
                 )
             };
-            if self.last
-                && let Some(e) = g.epi
-            {
-                g.epilogue_tile(e, i, rows, j, cols);
-            }
-            return;
-        }
-        let bp = self.bbuf[jr * kcb * nr..].as_ptr();
-        let edge4 = self.kernel.edge4.filter(|_| rows <= 4);
-        match (lin, edge4, self.kernel.edge) {
-            ((Some(rs), Some(cs)), _, _) if rows == mr && cols == nr => {
-                // SAFETY: full tile inside C; panels hold kcb*mr / kcb*nr floats.
-                unsafe { (self.kernel.f)(kcb, ap, bp, g.c_ptr(i, j), rs, cs, g.alpha, beta) };
-            }
-            ((Some(rs), Some(1)), _, Some(fe)) => {
-                // SAFETY: the rows x cols tile is inside C with unit column stride; the edge kernel touches no
-                // element outside it (masked loads/stores).
-                unsafe { fe(kcb, ap, bp, g.c_ptr(i, j), rs, g.alpha, beta, rows, cols) };
-            }
-            ((Some(rs), Some(cs)), Some(f4), _) if rows == 4 && cols == nr => {
-                // SAFETY: a 4-row tile inside C; the A panel has MR rows.
-                unsafe { f4(kcb, ap, bp, g.c_ptr(i, j), rs, cs, g.alpha, beta) };
-            }
-            _ => {
-                let mut tile = [0f32; MAX_TILE];
-                let f = edge4.unwrap_or(self.kernel.f);
-                // SAFETY: the tile buffer is MR x NR row-major (the edge
-                // kernel writes its first 4 rows).
-                unsafe { f(kcb, ap, bp, tile.as_mut_ptr(), nr as isize, 1, g.alpha, 0.0) };
-                for r in 0..rows {
-                    let src = &tile[r * nr..r * nr + cols];
-                    if lin.1 == Some(1) {
-                        // A contiguous row segment of C: slice operations
-                        // (vectorised) instead of per-element offsets.
-                        // SAFETY: the segment is inside C and this thread's tile.
-                        let d = unsafe { std::slice::from_raw_parts_mut(g.c_ptr(i + r, j), cols) };
-                        if beta == 0.0 {
-                            d.copy_from_slice(src);
-                        } else {
-                            d.iter_mut().zip(src).for_each(|(p, &v)| *p = v + beta * *p);
+        } else {
+            let bp = self.bbuf[jr * kcb * nr..].as_ptr();
+            let edge4 = self.kernel.edge4.filter(|_| rows <= 4);
+            match (lin, edge4, self.kernel.edge) {
+                ((Some(rs), Some(cs)), _, _) if rows == mr && cols == nr => {
+                    // SAFETY: full tile inside C; panels hold kcb*mr / kcb*nr floats.
+                    unsafe { (self.kernel.f)(kcb, ap, bp, g.c_ptr(i, j), rs, cs, g.alpha, beta) };
+                }
+                ((Some(rs), Some(1)), _, Some(fe)) => {
+                    // SAFETY: the rows x cols tile is inside C with unit column stride; the edge kernel touches no
+                    // element outside it (masked loads/stores).
+                    unsafe { fe(kcb, ap, bp, g.c_ptr(i, j), rs, g.alpha, beta, rows, cols) };
+                }
+                ((Some(rs), Some(cs)), Some(f4), _) if rows == 4 && cols == nr => {
+                    // SAFETY: a 4-row tile inside C; the A panel has MR rows.
+                    unsafe { f4(kcb, ap, bp, g.c_ptr(i, j), rs, cs, g.alpha, beta) };
+                }
+                _ => {
+                    let mut tile = [0f32; MAX_TILE];
+                    let f = edge4.unwrap_or(self.kernel.f);
+                    // SAFETY: the tile buffer is MR x NR row-major (the edge
+                    // kernel writes its first 4 rows).
+                    unsafe { f(kcb, ap, bp, tile.as_mut_ptr(), nr as isize, 1, g.alpha, 0.0) };
+                    for r in 0..rows {
+                        let src = &tile[r * nr..r * nr + cols];
+                        if lin.1 == Some(1) {
+                            // A contiguous row segment of C: slice operations
+                            // (vectorised) instead of per-element offsets.
+                            // SAFETY: the segment is inside C and this thread's tile.
+                            let d =
+                                unsafe { std::slice::from_raw_parts_mut(g.c_ptr(i + r, j), cols) };
+                            if beta == 0.0 {
+                                d.copy_from_slice(src);
+                            } else {
+                                d.iter_mut().zip(src).for_each(|(p, &v)| *p = v + beta * *p);
+                            }
+                            continue;
                         }
-                        continue;
-                    }
-                    for (q, &v) in src.iter().enumerate() {
-                        let p = g.c_ptr(i + r, j + q);
-                        // SAFETY: (i+r, j+q) is inside C and this thread's tile.
-                        unsafe { *p = if beta == 0.0 { v } else { v + beta * *p } };
+                        for (q, &v) in src.iter().enumerate() {
+                            let p = g.c_ptr(i + r, j + q);
+                            // SAFETY: (i+r, j+q) is inside C and this thread's tile.
+                            unsafe { *p = if beta == 0.0 { v } else { v + beta * *p } };
+                        }
                     }
                 }
             }

@@ -178,6 +178,28 @@ fn dot8(x: &[f32], y: &[f32]) -> f32 {
     s
 }
 
+/// The matrix-vector form of a product with one row (`m == 1`: B's columns
+/// against A's row) or one column (A's rows against B's column).
+fn matvec<'a>(g: &'a Gemm<Operand, Operand>) -> MatVec<'a> {
+    if g.n == 1 {
+        MatVec {
+            ptr: g.a.ptr,
+            ro: &g.a.rows,
+            ko: &g.a.cols,
+            vptr: g.b.ptr,
+            vo: &g.b.rows,
+        }
+    } else {
+        MatVec {
+            ptr: g.b.ptr,
+            ro: &g.b.cols,
+            ko: &g.b.rows,
+            vptr: g.a.ptr,
+            vo: &g.a.cols,
+        }
+    }
+}
+
 /// Tries the unpacked paths; returns false when the product should go to the packed driver.
 pub(crate) fn try_unpacked(g: &Gemm<Operand, Operand>) -> bool {
     let (m, n, k) = (g.m, g.n, g.k);
@@ -197,49 +219,15 @@ pub(crate) fn try_unpacked(g: &Gemm<Operand, Operand>) -> bool {
             // SAFETY: C's `len` elements from (0, 0) are contiguous and inside
             // C (validated by the entry point); nothing else reads them.
             let out = unsafe { std::slice::from_raw_parts_mut(g.c_ptr(0, 0), len) };
-            if m == 1 {
-                MatVec {
-                    ptr: g.b.ptr,
-                    ro: &g.b.cols,
-                    ko: &g.b.rows,
-                    vptr: g.a.ptr,
-                    vo: &g.a.cols,
-                }
-                .run(n, k, out);
-            } else {
-                MatVec {
-                    ptr: g.a.ptr,
-                    ro: &g.a.rows,
-                    ko: &g.a.cols,
-                    vptr: g.b.ptr,
-                    vo: &g.b.rows,
-                }
-                .run(m, k, out);
-            }
+            matvec(g).run(len, k, out);
             return true;
         }
     }
     let mut vals;
-    if n == 1 {
-        vals = vec![0f32; m];
-        MatVec {
-            ptr: g.a.ptr,
-            ro: &g.a.rows,
-            ko: &g.a.cols,
-            vptr: g.b.ptr,
-            vo: &g.b.rows,
-        }
-        .run(m, k, &mut vals);
-    } else if m == 1 {
-        vals = vec![0f32; n];
-        MatVec {
-            ptr: g.b.ptr,
-            ro: &g.b.cols,
-            ko: &g.b.rows,
-            vptr: g.a.ptr,
-            vo: &g.a.cols,
-        }
-        .run(n, k, &mut vals);
+    if n == 1 || m == 1 {
+        let len = if n == 1 { m } else { n };
+        vals = vec![0f32; len];
+        matvec(g).run(len, k, &mut vals);
     } else if m * n * k <= TINY_FLOPS {
         vals = vec![0f32; m * n];
         for i in 0..m {
