@@ -143,11 +143,16 @@ mod regressions {
 
     /// Runs `oracle` on `tests/regressions/<file>` (seed 0 arguments).
     fn regression(file: &str, oracle: Oracle) {
+        regression_seeded(file, oracle, 0);
+    }
+
+    /// As `regression`, with the arguments of fuzz seed `seed`.
+    fn regression_seeded(file: &str, oracle: Oracle, seed: u64) {
         let path = repo().join("regressions").join(file);
         let text = std::fs::read_to_string(&path).expect("regression file exists");
         let m = rxla_ir::parse_module(&text, file).unwrap_or_else(|e| panic!("{e}"));
         rxla_ir::verify_module(&m).unwrap_or_else(|e| panic!("{file}: {e}"));
-        if let Err(e) = oracle.check(&m, 0) {
+        if let Err(e) = oracle.check(&m, seed) {
             panic!("{file}: {} oracle: {e}", oracle.name());
         }
     }
@@ -164,6 +169,11 @@ mod regressions {
         let r = Oracle::Jit.check(&m, seed);
         eprintln!("{path}: {r:?}");
         assert!(r.is_ok());
+    }
+
+    #[test]
+    fn jit_vecmat_tail_overflow() {
+        regression_seeded("jit_vecmat_tail_overflow.hlo", Oracle::Jit, 12517421);
     }
 
     #[test]
