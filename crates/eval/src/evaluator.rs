@@ -107,7 +107,9 @@ fn rebuild(shape: &Shape, leaves: &mut impl Iterator<Item = ArrayLiteral>) -> Re
             .map(Literal::Array)
             .ok_or_else(|| EvalError::new("fewer result arrays than the shape has")),
         Shape::Tuple(t) => Ok(Literal::Tuple(
-            t.iter().map(|s| rebuild(s, leaves)).collect::<Result<_>>()?,
+            t.iter()
+                .map(|s| rebuild(s, leaves))
+                .collect::<Result<_>>()?,
         )),
     }
 }
@@ -461,13 +463,14 @@ impl<'a> Evaluator<'a> {
         let declared: Vec<&ArrayShape> = instr.shape.leaves();
         let mut leaf_sizes = Vec::with_capacity(declared.len());
         for leaf in &declared {
-            let s = dynamic::propagate(op, sizes, &shapes, &leaf.dims, leaf.dynamic)
-                .ok_or_else(|| {
+            let s = dynamic::propagate(op, sizes, &shapes, &leaf.dims, leaf.dynamic).ok_or_else(
+                || {
                     EvalError::new(format!(
                         "dynamic dimension not supported by {} in this form yet",
                         op.opcode()
                     ))
-                })??;
+                },
+            )??;
             leaf_sizes.push(s);
         }
         let kernel_dims: Vec<Vec<i64>> = declared

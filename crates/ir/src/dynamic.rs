@@ -515,8 +515,7 @@ pub fn propagate(
         }
         Op::ReduceWindow { window, .. } => {
             let k = sizes.len() / 2;
-            if k == 0 || sizes[..k].iter().any(|s| s.len() != rank) || window.dims.len() != rank
-            {
+            if k == 0 || sizes[..k].iter().any(|s| s.len() != rank) || window.dims.len() != rank {
                 return None;
             }
             (0..rank)
@@ -589,8 +588,7 @@ pub fn propagate(
                     return None;
                 }
                 let size = *slice_sizes.get(d)?;
-                if dims.collapsed_slice_dims.contains(&(d as i64))
-                    || (size == 1 && bounds[d] != 1)
+                if dims.collapsed_slice_dims.contains(&(d as i64)) || (size == 1 && bounds[d] != 1)
                 {
                     if n == 0 {
                         return Some(Err(empty_pick(op, d)));
@@ -745,7 +743,12 @@ mod tests {
         assert_eq!(reshape_merge(&[12], &[4, 3], &st, 0), None);
     }
 
-    fn run(op: &Op, sizes: &[DimSizes], bounds: &[&[i64]], result: &[i64]) -> Option<Result<DimSizes>> {
+    fn run(
+        op: &Op,
+        sizes: &[DimSizes],
+        bounds: &[&[i64]],
+        result: &[i64],
+    ) -> Option<Result<DimSizes>> {
         let shapes: Vec<ArrayShape> = bounds
             .iter()
             .map(|b| ArrayShape::new(crate::ElementType::F32, b.to_vec()).unwrap())
@@ -819,9 +822,22 @@ mod tests {
             batch_group_count: 1,
         };
         let lhs = vec![Some(1), None, Some(3)];
-        let got = run(&op, &[lhs.clone(), vec![None; 3]], &[&[1, 1, 5], &[1, 1, 2]], &[1, 1, 4]);
+        let got = run(
+            &op,
+            &[lhs.clone(), vec![None; 3]],
+            &[&[1, 1, 5], &[1, 1, 2]],
+            &[1, 1, 4],
+        );
         assert_eq!(got.unwrap().unwrap(), vec![Some(1), None, Some(2)]);
         let dyn_kernel = vec![None, None, Some(1)];
-        assert!(run(&op, &[lhs, dyn_kernel], &[&[1, 1, 5], &[1, 1, 2]], &[1, 1, 4]).is_none());
+        assert!(
+            run(
+                &op,
+                &[lhs, dyn_kernel],
+                &[&[1, 1, 5], &[1, 1, 2]],
+                &[1, 1, 4]
+            )
+            .is_none()
+        );
     }
 }

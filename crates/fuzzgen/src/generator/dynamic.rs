@@ -137,12 +137,7 @@ fn chain(g: &mut Gen, cb: &mut Cb) -> bool {
             4 if cur.rank() < 4 => reshape(g, cb, v, &cur),
             5 => {
                 let dimensions = g.subset(cur.rank());
-                g.emit(
-                    cb,
-                    Op::Reverse { dimensions },
-                    vec![v],
-                    Shape::Array(cur),
-                )
+                g.emit(cb, Op::Reverse { dimensions }, vec![v], Shape::Array(cur))
             }
             6 => pad(g, cb, v, &cur),
             7 if cur.rank() > 0 => sort(g, cb, v, &cur),
