@@ -499,6 +499,7 @@ impl<'a> Evaluator<'a> {
                 })
                 .collect::<Result<_>>()?
         } else {
+            let first_kernel = kernel_dims.first().map(Vec::as_slice).unwrap_or(&[]);
             let mut cut = Vec::with_capacity(arrays.len());
             for (k, a) in arrays.iter().enumerate() {
                 let masked = dynamic::masked_dims(op, k);
@@ -513,6 +514,7 @@ impl<'a> Evaluator<'a> {
                         }
                     }
                 }
+                dynamic::fit_operand(op, k, &mut dims, first_kernel);
                 let src = if mask {
                     let zero = rxla_ir::ArrayData::zeros(a.shape.element_type, 1);
                     crate::dynamic::mask_padding(a, &zero)?
@@ -523,10 +525,9 @@ impl<'a> Evaluator<'a> {
             }
             let mut it = kernel_dims.iter();
             let shape = with_leaf_dims(&instr.shape, &mut it);
-            let first = kernel_dims.first().map(Vec::as_slice).unwrap_or(&[]);
             let kernel = Instruction {
                 name: instr.name.clone(),
-                op: dynamic::valid_box_op(op, sizes, first),
+                op: dynamic::valid_box_op(op, sizes, first_kernel),
                 operands: instr.operands.clone(),
                 shape,
                 attrs: Vec::new(),

@@ -67,6 +67,7 @@ pub fn has_rule(op: &Op) -> bool {
                 | Op::Reverse { .. }
                 | Op::Pad { .. }
                 | Op::DynamicSlice { .. }
+                | Op::DynamicUpdateSlice
                 | Op::Sort { .. }
                 | Op::ReduceWindow { .. }
                 | Op::Convolution { .. }
@@ -90,6 +91,7 @@ pub fn runs_on_valid_box(op: &Op) -> bool {
         Op::Reverse { .. }
             | Op::Pad { .. }
             | Op::DynamicSlice { .. }
+            | Op::DynamicUpdateSlice
             | Op::Sort { .. }
             | Op::ReduceWindow { .. }
             | Op::Convolution { .. }
@@ -143,6 +145,25 @@ pub fn masked_dims(op: &Op, k: usize) -> Vec<usize> {
             usize::try_from(d).map(|d| vec![d]).unwrap_or_default()
         }
         _ => Vec::new(),
+    }
+}
+
+/// Fits the cut dims `dims` of operand `k` of a [`runs_on_valid_box`] op
+/// to the result's `kernel_dims` where the op needs it: a
+/// dynamic-update-slice's operand takes the result's dims (a static
+/// operand under a full-size dynamic update is cut to the update's size)
+/// and its update at most those (only the part inside the valid result is
+/// written).
+pub fn fit_operand(op: &Op, k: usize, dims: &mut [i64], kernel_dims: &[i64]) {
+    if let Op::DynamicUpdateSlice = op {
+        match k {
+            0 if dims.len() == kernel_dims.len() => dims.copy_from_slice(kernel_dims),
+            1 => dims
+                .iter_mut()
+                .zip(kernel_dims)
+                .for_each(|(d, &r)| *d = (*d).min(r)),
+            _ => {}
+        }
     }
 }
 
@@ -463,6 +484,22 @@ pub fn propagate(
                 return None;
             }
             Ok(s0.clone())
+        }
+        Op::DynamicUpdateSlice => {
+            let (o, u) = (sizes.first()?, sizes.get(1)?);
+            let (ob, ub) = (&shapes.first()?.dims, &shapes.get(1)?.dims);
+            if o.len() != rank || u.len() != rank || ub.len() != rank {
+                return None;
+            }
+            Ok((0..rank)
+                .map(|d| match (o[d], u[d]) {
+                    (Some(n), _) => Some(n),
+                    // A dynamic update as large as the operand: XLA's
+                    // inference gives the result its size.
+                    (None, Some(m)) if ub[d] == ob[d] => Some(m),
+                    _ => None,
+                })
+                .collect())
         }
         Op::Sort { .. } => {
             if sizes.iter().any(|s| s.len() != rank) {
