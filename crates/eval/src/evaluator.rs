@@ -514,7 +514,7 @@ impl<'a> Evaluator<'a> {
                         }
                     }
                 }
-                dynamic::fit_operand(op, k, &mut dims, first_kernel);
+                dynamic::fit_operand(op, k, &mut dims, first_kernel, sizes);
                 let src = if mask {
                     let zero = rxla_ir::ArrayData::zeros(a.shape.element_type, 1);
                     crate::dynamic::mask_padding(a, &zero)?

@@ -68,6 +68,7 @@ pub fn has_rule(op: &Op) -> bool {
                 | Op::Pad { .. }
                 | Op::DynamicSlice { .. }
                 | Op::DynamicUpdateSlice
+                | Op::Scatter { .. }
                 | Op::Sort { .. }
                 | Op::ReduceWindow { .. }
                 | Op::Convolution { .. }
@@ -92,6 +93,7 @@ pub fn runs_on_valid_box(op: &Op) -> bool {
             | Op::Pad { .. }
             | Op::DynamicSlice { .. }
             | Op::DynamicUpdateSlice
+            | Op::Scatter { .. }
             | Op::Sort { .. }
             | Op::ReduceWindow { .. }
             | Op::Convolution { .. }
@@ -149,22 +151,69 @@ pub fn masked_dims(op: &Op, k: usize) -> Vec<usize> {
 }
 
 /// Fits the cut dims `dims` of operand `k` of a [`runs_on_valid_box`] op
-/// to the result's `kernel_dims` where the op needs it: a
-/// dynamic-update-slice's operand takes the result's dims (a static
-/// operand under a full-size dynamic update is cut to the update's size)
-/// and its update at most those (only the part inside the valid result is
-/// written).
-pub fn fit_operand(op: &Op, k: usize, dims: &mut [i64], kernel_dims: &[i64]) {
-    if let Op::DynamicUpdateSlice = op {
-        match k {
+/// to the result's `kernel_dims` and the other operands' `sizes` where the
+/// op needs it: a dynamic-update-slice's operand takes the result's dims (a
+/// static operand under a full-size dynamic update is cut to the update's
+/// size) and its update at most those (only the part inside the valid
+/// result is written); a scatter's indices batch dims and updates scatter
+/// dims take their agreed size (a static one is cut to a dynamic
+/// partner's size).
+pub fn fit_operand(op: &Op, k: usize, dims: &mut [i64], kernel_dims: &[i64], sizes: &[DimSizes]) {
+    match op {
+        Op::DynamicUpdateSlice => match k {
             0 if dims.len() == kernel_dims.len() => dims.copy_from_slice(kernel_dims),
             1 => dims
                 .iter_mut()
                 .zip(kernel_dims)
                 .for_each(|(d, &r)| *d = (*d).min(r)),
             _ => {}
+        },
+        Op::Scatter { dims: sd, .. } => {
+            let n = sizes.len().saturating_sub(1) / 2;
+            if k < n {
+                return;
+            }
+            for (j, u, size) in scatter_batch_pairs(sd, sizes) {
+                if let Some(s) = size {
+                    let d = if k == n { j } else { u };
+                    if let Some(x) = dims.get_mut(d) {
+                        *x = s;
+                    }
+                }
+            }
         }
+        _ => {}
     }
+}
+
+/// The batch dims of a scatter's indices paired with the updates' scatter
+/// dims, with their agreed dynamic size (`None` when all are static; the
+/// first dynamic size when they disagree, which [`propagate`] reports).
+fn scatter_batch_pairs(
+    sd: &crate::ops::ScatterDims,
+    sizes: &[DimSizes],
+) -> Vec<(usize, usize, Option<i64>)> {
+    let n = sizes.len().saturating_sub(1) / 2;
+    let (Some(ind), Some(upd0)) = (sizes.get(n), sizes.get(n + 1)) else {
+        return Vec::new();
+    };
+    let batch: Vec<usize> = (0..ind.len())
+        .filter(|&j| j as i64 != sd.index_vector_dim)
+        .collect();
+    let scatter: Vec<usize> = (0..upd0.len())
+        .filter(|&u| !sd.update_window_dims.contains(&(u as i64)))
+        .collect();
+    batch
+        .iter()
+        .zip(&scatter)
+        .map(|(&j, &u)| {
+            let size = std::iter::once(ind[j])
+                .chain(sizes[n + 1..].iter().map(|s| s.get(u).copied().flatten()))
+                .flatten()
+                .next();
+            (j, u, size)
+        })
+        .collect()
 }
 
 /// An operand dim of size 1 sliced out of a dynamic dim of runtime size 0
@@ -500,6 +549,49 @@ pub fn propagate(
                     _ => None,
                 })
                 .collect())
+        }
+        Op::Scatter { dims: sd, .. } => {
+            if sizes.len() < 3 {
+                return None;
+            }
+            let n = (sizes.len() - 1) / 2;
+            let (inputs, ind, upds) = (&sizes[..n], &sizes[n], &sizes[n + 1..]);
+            if inputs.iter().any(|s| s.len() != rank) {
+                return None;
+            }
+            // A dynamic index vector or operand batching dim: no rule.
+            if ind
+                .get(usize::try_from(sd.index_vector_dim).unwrap_or(usize::MAX))
+                .copied()
+                .flatten()
+                .is_some()
+                || sd.input_batching_dims.iter().any(|&d| {
+                    inputs
+                        .iter()
+                        .any(|s| s.get(d as usize).copied().flatten().is_some())
+                })
+            {
+                return None;
+            }
+            let pairs = scatter_batch_pairs(sd, sizes);
+            for (b, &(j, u, _)) in pairs.iter().enumerate() {
+                let all = std::iter::once(ind.get(j).copied().flatten())
+                    .chain(upds.iter().map(|s| s.get(u).copied().flatten()));
+                if let Err(e) = agree(b, all) {
+                    return Some(Err(e));
+                }
+            }
+            // The updates' window dims agree among the updates.
+            if let Some(u0) = upds.first() {
+                for (w, _) in u0.iter().enumerate() {
+                    if let Err(e) = agree(w, upds.iter().map(|s| s.get(w).copied().flatten())) {
+                        return Some(Err(e));
+                    }
+                }
+            }
+            (0..rank)
+                .map(|d| agree(d, inputs.iter().map(|s| s[d])))
+                .collect()
         }
         Op::Sort { .. } => {
             if sizes.iter().any(|s| s.len() != rank) {
