@@ -515,7 +515,13 @@ impl<'a> Evaluator<'a> {
                     }
                 }
                 dynamic::fit_operand(op, k, &mut dims, first_kernel, sizes);
-                let src = if mask {
+                let src = if k == 1
+                    && matches!(op, Op::SelectAndScatter { .. })
+                    && let Some(init) = arrays.get(2)
+                {
+                    // The source's padding scatters the init value.
+                    crate::dynamic::mask_padding(a, &init.data)?
+                } else if mask {
                     let zero = rxla_ir::ArrayData::zeros(a.shape.element_type, 1);
                     crate::dynamic::mask_padding(a, &zero)?
                 } else {

@@ -69,6 +69,7 @@ pub fn has_rule(op: &Op) -> bool {
                 | Op::DynamicSlice { .. }
                 | Op::DynamicUpdateSlice
                 | Op::Scatter { .. }
+                | Op::SelectAndScatter { .. }
                 | Op::Sort { .. }
                 | Op::ReduceWindow { .. }
                 | Op::Convolution { .. }
@@ -94,6 +95,7 @@ pub fn runs_on_valid_box(op: &Op) -> bool {
             | Op::DynamicSlice { .. }
             | Op::DynamicUpdateSlice
             | Op::Scatter { .. }
+            | Op::SelectAndScatter { .. }
             | Op::Sort { .. }
             | Op::ReduceWindow { .. }
             | Op::Convolution { .. }
@@ -157,7 +159,9 @@ pub fn masked_dims(op: &Op, k: usize) -> Vec<usize> {
 /// size) and its update at most those (only the part inside the valid
 /// result is written); a scatter's indices batch dims and updates scatter
 /// dims take their agreed size (a static one is cut to a dynamic
-/// partner's size).
+/// partner's size); a select-and-scatter's source takes the window count
+/// of the valid operand (the evaluator first sets its own padding to the
+/// init value, XLA's padder).
 pub fn fit_operand(op: &Op, k: usize, dims: &mut [i64], kernel_dims: &[i64], sizes: &[DimSizes]) {
     match op {
         Op::DynamicUpdateSlice => match k {
@@ -168,6 +172,11 @@ pub fn fit_operand(op: &Op, k: usize, dims: &mut [i64], kernel_dims: &[i64], siz
                 .for_each(|(d, &r)| *d = (*d).min(r)),
             _ => {}
         },
+        Op::SelectAndScatter { window, .. } if k == 1 => {
+            for ((d, &r), w) in dims.iter_mut().zip(kernel_dims).zip(&window.dims) {
+                *d = crate::geometry::window_output_size(r, w);
+            }
+        }
         Op::Scatter { dims: sd, .. } => {
             let n = sizes.len().saturating_sub(1) / 2;
             if k < n {
@@ -592,6 +601,15 @@ pub fn propagate(
             (0..rank)
                 .map(|d| agree(d, inputs.iter().map(|s| s[d])))
                 .collect()
+        }
+        Op::SelectAndScatter { .. } => {
+            // The operand's sizes (XLA's rule); a dynamic source is padded
+            // with the init value to the window count.
+            let s0 = sizes.first()?;
+            if s0.len() != rank {
+                return None;
+            }
+            Ok(s0.clone())
         }
         Op::Sort { .. } => {
             if sizes.iter().any(|s| s.len() != rank) {
