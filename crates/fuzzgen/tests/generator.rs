@@ -102,7 +102,8 @@ fn narrow_types_are_generated() {
 }
 
 /// Dynamic dimensions are generated (set-dimension-size, with elementwise,
-/// reduce, reverse, pad, sort, reduce-window and get-dimension-size
+/// reduce, reverse, pad, sort, reduce-window, dynamic-slice and
+/// get-dimension-size
 /// consumers) and the modules holding them
 /// evaluate without error: the sizes stay within their bounds and no op
 /// meets a dynamic operand it does not define.
@@ -133,6 +134,7 @@ fn dynamic_dimensions_are_generated_and_evaluate() {
                     | Op::Pad { .. }
                     | Op::Sort { .. }
                     | Op::ReduceWindow { .. }
+                    | Op::DynamicSlice { .. }
                         if dyn_operand =>
                     {
                         *boxed.entry(i.op.opcode()).or_default() += 1
@@ -148,7 +150,7 @@ fn dynamic_dimensions_are_generated_and_evaluate() {
     println!(
         "{modules} modules with dynamic dims: {reduces} reduces, {elementwise} elementwise ops, {sizes} get-dimension-size of dynamic values, {boxed:?}"
     );
-    for op in ["reverse", "pad", "sort", "reduce-window"] {
+    for op in ["reverse", "pad", "sort", "reduce-window", "dynamic-slice"] {
         let k = boxed.get(op).copied().unwrap_or(0);
         assert!(k >= 3, "only {k} {op} of a dynamic value");
     }

@@ -3,8 +3,8 @@
 //! a short chain of consumers XLA's dynamic padder handles — elementwise
 //! ops (with the static original or the dynamic value itself), transpose,
 //! reshapes that keep or merge the dynamic dim, a reduce over some dims,
-//! reverse, pad, sort, a reduce-window, a dot — and `get-dimension-size`
-//! of dynamic
+//! reverse, pad, sort, a reduce-window, a dynamic-slice, a dot — and
+//! `get-dimension-size` of dynamic
 //! or static dims. Dynamic values are never offered to other generators
 //! (`Gen::candidates` skips them), so no op meets a dynamic operand it
 //! does not define. Nothing here may emit an invalid instruction.
@@ -90,7 +90,7 @@ fn chain(g: &mut Gen, cb: &mut Cb) -> bool {
     let steps = g.range(1, 3);
     for _ in 0..steps {
         let cur = cb.array(v).cloned().unwrap_or_else(|| dyn_shape.clone());
-        v = match g.range(0, 9) {
+        v = match g.range(0, 10) {
             0 => {
                 let op = g.pick(&[UnaryOp::Negate, UnaryOp::Abs]);
                 g.emit(cb, Op::Unary(op), vec![v], Shape::Array(cur))
@@ -142,6 +142,7 @@ fn chain(g: &mut Gen, cb: &mut Cb) -> bool {
             6 => pad(g, cb, v, &cur),
             7 if cur.rank() > 0 => sort(g, cb, v, &cur),
             8 if cur.rank() > 0 => reduce_window(g, cb, v, &cur),
+            9 if cur.rank() > 0 && !cur.dims.contains(&0) => dynamic_slice(g, cb, v, &cur),
             _ => reduce(g, cb, v, &cur),
         };
     }
@@ -275,6 +276,32 @@ fn reduce_window(g: &mut Gen, cb: &mut Cb, v: InstrId, a: &ArrayShape) -> InstrI
         vec![v, init],
         Shape::Array(out),
     )
+}
+
+/// A dynamic-slice of `v` at random (often out-of-range) starts. Along a
+/// dynamic dim the size is the bound or at least 2 (a slice of one
+/// element is static and an error when the runtime size is 0), giving a
+/// dynamic dim of size min(size, n).
+fn dynamic_slice(g: &mut Gen, cb: &mut Cb, v: InstrId, a: &ArrayShape) -> InstrId {
+    let ty = g.ty_index();
+    let mut sizes = Vec::with_capacity(a.rank());
+    let mut starts = Vec::with_capacity(a.rank());
+    for (d, &b) in a.dims.iter().enumerate() {
+        let s = if a.is_dynamic_dim(d) && b > 1 && g.coin() {
+            g.range(2, b)
+        } else if a.is_dynamic_dim(d) {
+            b
+        } else {
+            g.range(1, b)
+        };
+        sizes.push(s);
+        starts.push(g.index_scalar(cb, ty));
+    }
+    let mut out = ArrayShape::new(a.element_type, sizes.clone()).unwrap_or_else(|_| a.clone());
+    out.dynamic = a.dynamic;
+    let mut operands = vec![v];
+    operands.extend(starts);
+    g.emit(cb, Op::DynamicSlice { sizes }, operands, Shape::Array(out))
 }
 
 /// A reduce of the dynamic value `v` over a random subset of its dims.
