@@ -70,6 +70,7 @@ pub fn has_rule(op: &Op) -> bool {
                 | Op::DynamicUpdateSlice
                 | Op::Scatter { .. }
                 | Op::SelectAndScatter { .. }
+                | Op::TopK { .. }
                 | Op::Sort { .. }
                 | Op::ReduceWindow { .. }
                 | Op::Convolution { .. }
@@ -96,6 +97,7 @@ pub fn runs_on_valid_box(op: &Op) -> bool {
             | Op::DynamicUpdateSlice
             | Op::Scatter { .. }
             | Op::SelectAndScatter { .. }
+            | Op::TopK { .. }
             | Op::Sort { .. }
             | Op::ReduceWindow { .. }
             | Op::Convolution { .. }
@@ -610,6 +612,24 @@ pub fn propagate(
                 return None;
             }
             Ok(s0.clone())
+        }
+        Op::TopK { k, .. } => {
+            // Batch dims keep their sizes; the k results along the last
+            // dim are static and need k valid elements.
+            let s0 = sizes.first()?;
+            if s0.len() != rank || rank == 0 {
+                return None;
+            }
+            if let Some(n) = s0[rank - 1]
+                && n < *k
+            {
+                return Some(Err(IrError::shape(format!(
+                    "topk takes {k} elements of the last dimension, whose runtime size is {n}"
+                ))));
+            }
+            let mut out = s0.clone();
+            out[rank - 1] = None;
+            Ok(out)
         }
         Op::Sort { .. } => {
             if sizes.iter().any(|s| s.len() != rank) {
