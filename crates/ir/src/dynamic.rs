@@ -71,6 +71,9 @@ pub fn has_rule(op: &Op) -> bool {
                 | Op::Scatter { .. }
                 | Op::SelectAndScatter { .. }
                 | Op::TopK { .. }
+                | Op::Fft { .. }
+                | Op::Cholesky { .. }
+                | Op::TriangularSolve(_)
                 | Op::Sort { .. }
                 | Op::ReduceWindow { .. }
                 | Op::Convolution { .. }
@@ -98,6 +101,9 @@ pub fn runs_on_valid_box(op: &Op) -> bool {
             | Op::Scatter { .. }
             | Op::SelectAndScatter { .. }
             | Op::TopK { .. }
+            | Op::Fft { .. }
+            | Op::Cholesky { .. }
+            | Op::TriangularSolve(_)
             | Op::Sort { .. }
             | Op::ReduceWindow { .. }
             | Op::Convolution { .. }
@@ -174,6 +180,13 @@ pub fn fit_operand(op: &Op, k: usize, dims: &mut [i64], kernel_dims: &[i64], siz
                 .for_each(|(d, &r)| *d = (*d).min(r)),
             _ => {}
         },
+        Op::TriangularSolve(_) => {
+            // Both operands' batch dims take the result's (b's) sizes.
+            let batch = kernel_dims.len().saturating_sub(2);
+            for (d, &r) in dims.iter_mut().zip(kernel_dims).take(batch) {
+                *d = r;
+            }
+        }
         Op::SelectAndScatter { window, .. } if k == 1 => {
             for ((d, &r), w) in dims.iter_mut().zip(kernel_dims).zip(&window.dims) {
                 *d = crate::geometry::window_output_size(r, w);
@@ -612,6 +625,47 @@ pub fn propagate(
                 return None;
             }
             Ok(s0.clone())
+        }
+        Op::Fft { fft_length, .. } => {
+            // Batch dims keep their sizes; a dynamic transformed dim has no
+            // rule (the transform length is fixed).
+            let s0 = sizes.first()?;
+            let batch = rank.checked_sub(fft_length.len())?;
+            if s0.len() != rank || s0[batch..].iter().any(Option::is_some) {
+                return None;
+            }
+            Ok(s0.clone())
+        }
+        Op::Cholesky { .. } => {
+            // Batch dims keep their sizes; dynamic matrix dims have no rule.
+            let s0 = sizes.first()?;
+            if s0.len() != rank || rank < 2 || s0[rank - 2..].iter().any(Option::is_some) {
+                return None;
+            }
+            Ok(s0.clone())
+        }
+        Op::TriangularSolve(o) => {
+            // Batch dims agree between a and b; b's free dim (its columns
+            // for left_side, its rows otherwise) keeps its size; a's matrix
+            // dims and the dim of b they multiply have no rule.
+            let (a, b) = (sizes.first()?, sizes.get(1)?);
+            if a.len() != rank || b.len() != rank || rank < 2 {
+                return None;
+            }
+            let tied = if o.left_side { rank - 2 } else { rank - 1 };
+            if a[rank - 2..].iter().any(Option::is_some) || b[tied].is_some() {
+                return None;
+            }
+            let mut out = Vec::with_capacity(rank);
+            for d in 0..rank - 2 {
+                match agree(d, [a[d], b[d]].into_iter()) {
+                    Ok(v) => out.push(v),
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+            out.push(b[rank - 2]);
+            out.push(b[rank - 1]);
+            Ok(out)
         }
         Op::TopK { k, .. } => {
             // Batch dims keep their sizes; the k results along the last
