@@ -445,7 +445,9 @@ impl<'a> Evaluator<'a> {
     /// A [`rxla_ir::dynamic::runs_on_valid_box`] op with dynamic
     /// operands: the result's runtime sizes from the shared rule, each
     /// operand cut to its runtime sizes (convolution's contracted feature
-    /// dims masked with zero instead), the static kernel on those values
+    /// dims masked with zero instead, a select-and-scatter source's padding
+    /// set to the init; `dynamic::fit_operand` fits the cuts that depend on
+    /// other operands or the result), the static kernel on those values
     /// with a result of the runtime sizes, then padded back to the bounds
     /// (zeros past the runtime sizes). An empty valid result skips the
     /// kernel.
@@ -536,7 +538,7 @@ impl<'a> Evaluator<'a> {
                 op: dynamic::valid_box_op(op, sizes, first_kernel),
                 operands: instr.operands.clone(),
                 shape,
-                attrs: Vec::new(),
+                attrs: instr.attrs.clone(),
             };
             let refs: Vec<&Literal> = cut.iter().collect();
             let r = self.eval_instr(comp, &kernel, &refs, args)?;
