@@ -16,7 +16,8 @@
 //! reversal, batch_group_count is 1, every dilated output extent is a
 //! multiple of its dilation, the output's spatial dimensions come in
 //! increasing order after batch (dim_labels like `b01f` or `bf01`) and
-//! there are at most 16 phases. Values are the same up to the order of
+//! there are at most 16 phases, and no operand or result has dynamic
+//! dims. Values are the same up to the order of
 //! the sums (a convolution's tolerance). Honours fuel: one unit per
 //! convolution.
 
@@ -103,6 +104,16 @@ fn plan(module: &Module, cid: CompId, id: InstrId) -> Option<Vec<(i64, Vec<Phase
     }
     let out = instr.shape.as_array().ok()?;
     let input = comp.get(*instr.operands.first()?).shape.as_array().ok()?;
+    // The phases are built from the bounds (and end in a bitcast, which has
+    // no dynamic rule): leave a convolution with dynamic dims as it is.
+    if out.is_dynamic()
+        || instr
+            .operands
+            .iter()
+            .any(|&o| comp.get(o).shape.is_dynamic())
+    {
+        return None;
+    }
     if !out.layout.is_default() || out.layout.is_padded() {
         return None;
     }

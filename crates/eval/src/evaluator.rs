@@ -84,6 +84,36 @@ fn arrays<'l>(ops: &[&'l Literal]) -> Result<Vec<&'l ArrayLiteral>> {
     (0..ops.len()).map(|i| arr(ops, i)).collect()
 }
 
+/// `shape` with its array leaves given the next dims of `dims` (static).
+fn with_leaf_dims<'d>(shape: &Shape, dims: &mut impl Iterator<Item = &'d Vec<i64>>) -> Shape {
+    match shape {
+        Shape::Array(a) => {
+            let mut a = a.clone();
+            if let Some(d) = dims.next() {
+                a.dims = d.clone();
+            }
+            a.dynamic = rxla_ir::DynamicDims::STATIC;
+            Shape::Array(a)
+        }
+        Shape::Tuple(t) => Shape::Tuple(t.iter().map(|s| with_leaf_dims(s, dims)).collect()),
+    }
+}
+
+/// A literal of `shape`'s tuple structure from its array leaves in order.
+fn rebuild(shape: &Shape, leaves: &mut impl Iterator<Item = ArrayLiteral>) -> Result<Literal> {
+    match shape {
+        Shape::Array(_) => leaves
+            .next()
+            .map(Literal::Array)
+            .ok_or_else(|| EvalError::new("fewer result arrays than the shape has")),
+        Shape::Tuple(t) => Ok(Literal::Tuple(
+            t.iter()
+                .map(|s| rebuild(s, leaves))
+                .collect::<Result<_>>()?,
+        )),
+    }
+}
+
 fn out_array(instr: &Instruction) -> Result<&ArrayShape> {
     instr
         .shape
@@ -344,6 +374,9 @@ impl<'a> Evaluator<'a> {
         let sizes: Vec<dynamic::DimSizes> =
             arrays.iter().map(|a| crate::dynamic::sizes_of(a)).collect();
         let shapes: Vec<&ArrayShape> = arrays.iter().map(|a| &a.shape).collect();
+        if dynamic::runs_on_valid_box(op) {
+            return self.eval_on_valid_box(comp, instr, &arrays, &sizes, args);
+        }
         let masked: Option<Vec<Literal>> = match op {
             Op::Reduce { .. } => {
                 let n = arrays.len() / 2;
@@ -407,6 +440,133 @@ impl<'a> Evaluator<'a> {
             crate::dynamic::attach_sizes(leaf, &s);
         }
         Ok(r)
+    }
+
+    /// A [`rxla_ir::dynamic::runs_on_valid_box`] op with dynamic
+    /// operands: the result's runtime sizes from the shared rule, each
+    /// operand cut to its runtime sizes (convolution's contracted feature
+    /// dims masked with zero instead, a select-and-scatter source's padding
+    /// set to the init; `dynamic::fit_operand` fits the cuts that depend on
+    /// other operands or the result), the static kernel on those values
+    /// with a result of the runtime sizes, then padded back to the bounds
+    /// (zeros past the runtime sizes). An empty valid result skips the
+    /// kernel.
+    fn eval_on_valid_box(
+        &mut self,
+        comp: &Computation,
+        instr: &Instruction,
+        arrays: &[&ArrayLiteral],
+        sizes: &[rxla_ir::dynamic::DimSizes],
+        args: &[&Literal],
+    ) -> Result<Literal> {
+        use rxla_ir::dynamic;
+        let op = &instr.op;
+        let shapes: Vec<&ArrayShape> = arrays.iter().map(|a| &a.shape).collect();
+        let declared: Vec<&ArrayShape> = instr.shape.leaves();
+        let mut leaf_sizes = Vec::with_capacity(declared.len());
+        for leaf in &declared {
+            let s = dynamic::propagate(op, sizes, &shapes, &leaf.dims, leaf.dynamic).ok_or_else(
+                || {
+                    EvalError::new(format!(
+                        "dynamic dimension not supported by {} in this form yet",
+                        op.opcode()
+                    ))
+                },
+            )??;
+            leaf_sizes.push(s);
+        }
+        let kernel_dims: Vec<Vec<i64>> = declared
+            .iter()
+            .zip(&leaf_sizes)
+            .map(|(leaf, s)| {
+                leaf.dims
+                    .iter()
+                    .zip(s)
+                    .map(|(&b, s)| s.unwrap_or(b))
+                    .collect()
+            })
+            .collect();
+        let empty = kernel_dims.iter().any(|d| d.contains(&0));
+        let mut leaves: Vec<ArrayLiteral> = if empty {
+            declared
+                .iter()
+                .zip(&kernel_dims)
+                .map(|(leaf, d)| {
+                    let mut s = (*leaf).clone();
+                    s.dims = d.clone();
+                    s.dynamic = rxla_ir::DynamicDims::STATIC;
+                    let n = data::count(&s)?;
+                    ArrayLiteral::new(s, rxla_ir::ArrayData::zeros(leaf.element_type, n))
+                        .map_err(EvalError::from)
+                })
+                .collect::<Result<_>>()?
+        } else {
+            let first_kernel = kernel_dims.first().map(Vec::as_slice).unwrap_or(&[]);
+            let mut cut = Vec::with_capacity(arrays.len());
+            for (k, a) in arrays.iter().enumerate() {
+                let masked = dynamic::masked_dims(op, k);
+                let mut dims = a.shape.dims.clone();
+                let mut mask = false;
+                for (d, s) in sizes[k].iter().enumerate() {
+                    if let Some(n) = s {
+                        if masked.contains(&d) {
+                            mask = true;
+                        } else {
+                            dims[d] = *n;
+                        }
+                    }
+                }
+                dynamic::fit_operand(op, k, &mut dims, first_kernel, sizes);
+                let src = if k == 1
+                    && matches!(op, Op::SelectAndScatter { .. })
+                    && let Some(init) = arrays.get(2)
+                {
+                    // The source's padding scatters the init value.
+                    crate::dynamic::mask_padding(a, &init.data)?
+                } else if mask {
+                    let zero = rxla_ir::ArrayData::zeros(a.shape.element_type, 1);
+                    crate::dynamic::mask_padding(a, &zero)?
+                } else {
+                    (*a).clone()
+                };
+                cut.push(Literal::Array(crate::dynamic::resize(&src, &dims)?));
+            }
+            let mut it = kernel_dims.iter();
+            let shape = with_leaf_dims(&instr.shape, &mut it);
+            let kernel = Instruction {
+                name: instr.name.clone(),
+                op: dynamic::valid_box_op(op, sizes, first_kernel),
+                operands: instr.operands.clone(),
+                shape,
+                attrs: instr.attrs.clone(),
+            };
+            let refs: Vec<&Literal> = cut.iter().collect();
+            let r = self.eval_instr(comp, &kernel, &refs, args)?;
+            let mut out = Vec::new();
+            fn flatten(l: Literal, out: &mut Vec<ArrayLiteral>) {
+                match l {
+                    Literal::Array(a) => out.push(a),
+                    Literal::Tuple(t) => t.into_iter().for_each(|x| flatten(x, out)),
+                }
+            }
+            flatten(r, &mut out);
+            out
+        };
+        if leaves.len() != declared.len() {
+            return Err(EvalError::new(format!(
+                "{} produced {} arrays, its shape has {}",
+                op.opcode(),
+                leaves.len(),
+                declared.len()
+            )));
+        }
+        for ((leaf, decl), s) in leaves.iter_mut().zip(&declared).zip(&leaf_sizes) {
+            let mut padded = crate::dynamic::resize(leaf, &decl.dims)?;
+            crate::dynamic::attach_sizes(&mut padded, s);
+            *leaf = padded;
+        }
+        let mut it = leaves.into_iter();
+        rebuild(&instr.shape, &mut it)
     }
 
     fn eval_instr(

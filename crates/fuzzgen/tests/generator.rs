@@ -102,13 +102,16 @@ fn narrow_types_are_generated() {
 }
 
 /// Dynamic dimensions are generated (set-dimension-size, with elementwise,
-/// reduce and get-dimension-size consumers) and the modules holding them
+/// reduce, reverse, pad, sort, reduce-window, dynamic-slice and
+/// get-dimension-size
+/// consumers) and the modules holding them
 /// evaluate without error: the sizes stay within their bounds and no op
 /// meets a dynamic operand it does not define.
 #[test]
 fn dynamic_dimensions_are_generated_and_evaluate() {
     let cfg = GenConfig::evaluable();
     let (mut modules, mut reduces, mut elementwise, mut sizes) = (0, 0, 0, 0);
+    let mut boxed: std::collections::BTreeMap<&'static str, usize> = Default::default();
     for seed in 0..3_000 {
         let m = generate_from_seed(seed, &cfg);
         let dynamic = m
@@ -127,6 +130,15 @@ fn dynamic_dimensions_are_generated_and_evaluate() {
                     Op::Reduce { .. } if dyn_operand => reduces += 1,
                     Op::Binary(_) | Op::Unary(_) if dyn_operand => elementwise += 1,
                     Op::GetDimensionSize { .. } if dyn_operand => sizes += 1,
+                    Op::Reverse { .. }
+                    | Op::Pad { .. }
+                    | Op::Sort { .. }
+                    | Op::ReduceWindow { .. }
+                    | Op::DynamicSlice { .. }
+                        if dyn_operand =>
+                    {
+                        *boxed.entry(i.op.opcode()).or_default() += 1
+                    }
                     _ => {}
                 }
             }
@@ -136,8 +148,12 @@ fn dynamic_dimensions_are_generated_and_evaluate() {
             .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", rxla_ir::print_module(&m)));
     }
     println!(
-        "{modules} modules with dynamic dims: {reduces} reduces, {elementwise} elementwise ops, {sizes} get-dimension-size of dynamic values"
+        "{modules} modules with dynamic dims: {reduces} reduces, {elementwise} elementwise ops, {sizes} get-dimension-size of dynamic values, {boxed:?}"
     );
+    for op in ["reverse", "pad", "sort", "reduce-window", "dynamic-slice"] {
+        let k = boxed.get(op).copied().unwrap_or(0);
+        assert!(k >= 3, "only {k} {op} of a dynamic value");
+    }
     assert!(modules >= 20, "only {modules} modules with dynamic dims");
     assert!(
         reduces >= 5 && elementwise >= 20 && sizes >= 5,

@@ -64,9 +64,189 @@ pub fn has_rule(op: &Op) -> bool {
                 | Op::Concatenate { .. }
                 | Op::Reduce { .. }
                 | Op::Dot { .. }
+                | Op::Reverse { .. }
+                | Op::Pad { .. }
+                | Op::DynamicSlice { .. }
+                | Op::DynamicUpdateSlice
+                | Op::Scatter { .. }
+                | Op::SelectAndScatter { .. }
+                | Op::TopK { .. }
+                | Op::Fft { .. }
+                | Op::Cholesky { .. }
+                | Op::TriangularSolve(_)
+                | Op::Sort { .. }
+                | Op::ReduceWindow { .. }
+                | Op::Convolution { .. }
+                | Op::Gather { .. }
                 | Op::GetDimensionSize { .. }
                 | Op::SetDimensionSize { .. }
         )
+}
+
+/// Ops the evaluator runs on the valid box of their operands: each
+/// dynamic dim cut to its runtime size (convolution's feature dims, which
+/// it contracts, are masked with zero instead), the static kernel run on
+/// those static values with the result's runtime sizes as its dims
+/// (attributes that name sizes adjusted by [`valid_box_op`]), and the
+/// result padded back to its bounds. So the padding never reaches a
+/// result: reverse reverses the valid prefix, pad pads it, sort sorts it,
+/// windows see the explicit padding value past the runtime size.
+pub fn runs_on_valid_box(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Reverse { .. }
+            | Op::Pad { .. }
+            | Op::DynamicSlice { .. }
+            | Op::DynamicUpdateSlice
+            | Op::Scatter { .. }
+            | Op::SelectAndScatter { .. }
+            | Op::TopK { .. }
+            | Op::Fft { .. }
+            | Op::Cholesky { .. }
+            | Op::TriangularSolve(_)
+            | Op::Sort { .. }
+            | Op::ReduceWindow { .. }
+            | Op::Convolution { .. }
+            | Op::Gather { .. }
+    )
+}
+
+/// `op` with its size attributes fitted to operands cut to their runtime
+/// `sizes` (see [`runs_on_valid_box`]): a dynamic-slice's sizes become the
+/// result's `kernel_dims`, a gather's slice size along a dynamic operand
+/// dim is at most its runtime size. Other ops are returned unchanged.
+pub fn valid_box_op(op: &Op, sizes: &[DimSizes], kernel_dims: &[i64]) -> Op {
+    match op {
+        Op::DynamicSlice { .. } => Op::DynamicSlice {
+            sizes: kernel_dims.to_vec(),
+        },
+        Op::Gather {
+            dims,
+            slice_sizes,
+            indices_are_sorted,
+        } => {
+            let s0 = sizes.first().map(Vec::as_slice).unwrap_or(&[]);
+            Op::Gather {
+                dims: dims.clone(),
+                slice_sizes: slice_sizes
+                    .iter()
+                    .enumerate()
+                    .map(|(d, &s)| match s0.get(d).copied().flatten() {
+                        Some(n) => s.min(n),
+                        None => s,
+                    })
+                    .collect(),
+                indices_are_sorted: *indices_are_sorted,
+            }
+        }
+        _ => op.clone(),
+    }
+}
+
+/// The operand dims of operand `k` of a [`runs_on_valid_box`] op that are
+/// masked with zero and kept at their bound instead of being cut: the
+/// feature dims a convolution contracts.
+pub fn masked_dims(op: &Op, k: usize) -> Vec<usize> {
+    match op {
+        Op::Convolution { dims, .. } => {
+            let d = if k == 0 {
+                dims.input_feature
+            } else {
+                dims.kernel_input_feature
+            };
+            usize::try_from(d).map(|d| vec![d]).unwrap_or_default()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Fits the cut dims `dims` of operand `k` of a [`runs_on_valid_box`] op
+/// to the result's `kernel_dims` and the other operands' `sizes` where the
+/// op needs it: a dynamic-update-slice's operand takes the result's dims (a
+/// static operand under a full-size dynamic update is cut to the update's
+/// size) and its update at most those (only the part inside the valid
+/// result is written); a scatter's indices batch dims and updates scatter
+/// dims take their agreed size (a static one is cut to a dynamic
+/// partner's size); a select-and-scatter's source takes the window count
+/// of the valid operand (the evaluator first sets its own padding to the
+/// init value, XLA's padder).
+pub fn fit_operand(op: &Op, k: usize, dims: &mut [i64], kernel_dims: &[i64], sizes: &[DimSizes]) {
+    match op {
+        Op::DynamicUpdateSlice => match k {
+            0 if dims.len() == kernel_dims.len() => dims.copy_from_slice(kernel_dims),
+            1 => dims
+                .iter_mut()
+                .zip(kernel_dims)
+                .for_each(|(d, &r)| *d = (*d).min(r)),
+            _ => {}
+        },
+        Op::TriangularSolve(_) => {
+            // Both operands' batch dims take the result's (b's) sizes.
+            let batch = kernel_dims.len().saturating_sub(2);
+            for (d, &r) in dims.iter_mut().zip(kernel_dims).take(batch) {
+                *d = r;
+            }
+        }
+        Op::SelectAndScatter { window, .. } if k == 1 => {
+            for ((d, &r), w) in dims.iter_mut().zip(kernel_dims).zip(&window.dims) {
+                *d = crate::geometry::window_output_size(r, w);
+            }
+        }
+        Op::Scatter { dims: sd, .. } => {
+            let n = sizes.len().saturating_sub(1) / 2;
+            if k < n {
+                return;
+            }
+            for (j, u, size) in scatter_batch_pairs(sd, sizes) {
+                if let Some(s) = size {
+                    let d = if k == n { j } else { u };
+                    if let Some(x) = dims.get_mut(d) {
+                        *x = s;
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The batch dims of a scatter's indices paired with the updates' scatter
+/// dims, with their agreed dynamic size (`None` when all are static; the
+/// first dynamic size when they disagree, which [`propagate`] reports).
+fn scatter_batch_pairs(
+    sd: &crate::ops::ScatterDims,
+    sizes: &[DimSizes],
+) -> Vec<(usize, usize, Option<i64>)> {
+    let n = sizes.len().saturating_sub(1) / 2;
+    let (Some(ind), Some(upd0)) = (sizes.get(n), sizes.get(n + 1)) else {
+        return Vec::new();
+    };
+    let batch: Vec<usize> = (0..ind.len())
+        .filter(|&j| j as i64 != sd.index_vector_dim)
+        .collect();
+    let scatter: Vec<usize> = (0..upd0.len())
+        .filter(|&u| !sd.update_window_dims.contains(&(u as i64)))
+        .collect();
+    batch
+        .iter()
+        .zip(&scatter)
+        .map(|(&j, &u)| {
+            let size = std::iter::once(ind[j])
+                .chain(sizes[n + 1..].iter().map(|s| s.get(u).copied().flatten()))
+                .flatten()
+                .next();
+            (j, u, size)
+        })
+        .collect()
+}
+
+/// An operand dim of size 1 sliced out of a dynamic dim of runtime size 0
+/// (a dynamic-slice or gather of one element): nothing valid to read.
+fn empty_pick(op: &Op, d: usize) -> IrError {
+    IrError::shape(format!(
+        "{} takes one element of dimension {d}, whose runtime size is 0",
+        op.opcode()
+    ))
 }
 
 /// Agrees the sizes of one dim across operands: all dynamic ones must be
@@ -143,6 +323,10 @@ pub fn reshape_merge(from: &[i64], to: &[i64], dynamic: &[bool], d: usize) -> Op
         acc = acc.saturating_mul(t as i128);
     }
     None
+}
+
+fn ix_of(v: i64) -> Option<usize> {
+    usize::try_from(v).ok()
 }
 
 /// Shape rule of `get-dimension-size(x), dimensions={d}`: `s32[]`.
@@ -367,6 +551,292 @@ pub fn propagate(
             }
             Ok(out)
         }
+        Op::Reverse { .. } => {
+            let s0 = sizes.first()?;
+            if s0.len() != rank {
+                return None;
+            }
+            Ok(s0.clone())
+        }
+        Op::DynamicUpdateSlice => {
+            let (o, u) = (sizes.first()?, sizes.get(1)?);
+            let (ob, ub) = (&shapes.first()?.dims, &shapes.get(1)?.dims);
+            if o.len() != rank || u.len() != rank || ub.len() != rank {
+                return None;
+            }
+            Ok((0..rank)
+                .map(|d| match (o[d], u[d]) {
+                    (Some(n), _) => Some(n),
+                    // A dynamic update as large as the operand: XLA's
+                    // inference gives the result its size.
+                    (None, Some(m)) if ub[d] == ob[d] => Some(m),
+                    _ => None,
+                })
+                .collect())
+        }
+        Op::Scatter { dims: sd, .. } => {
+            if sizes.len() < 3 {
+                return None;
+            }
+            let n = (sizes.len() - 1) / 2;
+            let (inputs, ind, upds) = (&sizes[..n], &sizes[n], &sizes[n + 1..]);
+            if inputs.iter().any(|s| s.len() != rank) {
+                return None;
+            }
+            // A dynamic index vector or operand batching dim: no rule.
+            if ind
+                .get(usize::try_from(sd.index_vector_dim).unwrap_or(usize::MAX))
+                .copied()
+                .flatten()
+                .is_some()
+                || sd.input_batching_dims.iter().any(|&d| {
+                    inputs
+                        .iter()
+                        .any(|s| s.get(d as usize).copied().flatten().is_some())
+                })
+            {
+                return None;
+            }
+            let pairs = scatter_batch_pairs(sd, sizes);
+            for (b, &(j, u, _)) in pairs.iter().enumerate() {
+                let all = std::iter::once(ind.get(j).copied().flatten())
+                    .chain(upds.iter().map(|s| s.get(u).copied().flatten()));
+                if let Err(e) = agree(b, all) {
+                    return Some(Err(e));
+                }
+            }
+            // The updates' window dims agree among the updates.
+            if let Some(u0) = upds.first() {
+                for (w, _) in u0.iter().enumerate() {
+                    if let Err(e) = agree(w, upds.iter().map(|s| s.get(w).copied().flatten())) {
+                        return Some(Err(e));
+                    }
+                }
+            }
+            (0..rank)
+                .map(|d| agree(d, inputs.iter().map(|s| s[d])))
+                .collect()
+        }
+        Op::SelectAndScatter { .. } => {
+            // The operand's sizes (XLA's rule); a dynamic source is padded
+            // with the init value to the window count.
+            let s0 = sizes.first()?;
+            if s0.len() != rank {
+                return None;
+            }
+            Ok(s0.clone())
+        }
+        Op::Fft { fft_length, .. } => {
+            // Batch dims keep their sizes; a dynamic transformed dim has no
+            // rule (the transform length is fixed).
+            let s0 = sizes.first()?;
+            let batch = rank.checked_sub(fft_length.len())?;
+            if s0.len() != rank || s0[batch..].iter().any(Option::is_some) {
+                return None;
+            }
+            Ok(s0.clone())
+        }
+        Op::Cholesky { .. } => {
+            // Batch dims keep their sizes; dynamic matrix dims have no rule.
+            let s0 = sizes.first()?;
+            if s0.len() != rank || rank < 2 || s0[rank - 2..].iter().any(Option::is_some) {
+                return None;
+            }
+            Ok(s0.clone())
+        }
+        Op::TriangularSolve(o) => {
+            // Batch dims agree between a and b; b's free dim (its columns
+            // for left_side, its rows otherwise) keeps its size; a's matrix
+            // dims and the dim of b they multiply have no rule.
+            let (a, b) = (sizes.first()?, sizes.get(1)?);
+            if a.len() != rank || b.len() != rank || rank < 2 {
+                return None;
+            }
+            let tied = if o.left_side { rank - 2 } else { rank - 1 };
+            if a[rank - 2..].iter().any(Option::is_some) || b[tied].is_some() {
+                return None;
+            }
+            let mut out = Vec::with_capacity(rank);
+            for d in 0..rank - 2 {
+                match agree(d, [a[d], b[d]].into_iter()) {
+                    Ok(v) => out.push(v),
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+            out.push(b[rank - 2]);
+            out.push(b[rank - 1]);
+            Ok(out)
+        }
+        Op::TopK { k, .. } => {
+            // Batch dims keep their sizes; the k results along the last
+            // dim are static and need k valid elements.
+            let s0 = sizes.first()?;
+            if s0.len() != rank || rank == 0 {
+                return None;
+            }
+            if let Some(n) = s0[rank - 1]
+                && n < *k
+            {
+                return Some(Err(IrError::shape(format!(
+                    "topk takes {k} elements of the last dimension, whose runtime size is {n}"
+                ))));
+            }
+            let mut out = s0.clone();
+            out[rank - 1] = None;
+            Ok(out)
+        }
+        Op::Sort { .. } => {
+            if sizes.iter().any(|s| s.len() != rank) {
+                return None;
+            }
+            (0..rank)
+                .map(|d| agree(d, sizes.iter().map(|s| s[d])))
+                .collect()
+        }
+        Op::Pad { config } => {
+            let s0 = sizes.first()?;
+            if s0.len() != rank || config.len() != rank {
+                return None;
+            }
+            Ok((0..rank)
+                .map(|d| {
+                    s0[d].map(|n| {
+                        let c = &config[d];
+                        let n = n as i128;
+                        let size = n
+                            + c.low as i128
+                            + c.high as i128
+                            + c.interior as i128 * (n - 1).max(0);
+                        size.clamp(0, result_dims[d] as i128) as i64
+                    })
+                })
+                .collect())
+        }
+        Op::DynamicSlice { sizes: slice_sizes } => {
+            let s0 = sizes.first()?;
+            let bounds = &shapes.first()?.dims;
+            if s0.len() != rank || slice_sizes.len() != rank {
+                return None;
+            }
+            let mut out = vec![None; rank];
+            for d in 0..rank {
+                if let Some(n) = s0[d] {
+                    let s = slice_sizes[d];
+                    if s == 1 && bounds[d] != 1 {
+                        // One element: static (XLA's rule).
+                        if n == 0 {
+                            return Some(Err(empty_pick(op, d)));
+                        }
+                    } else {
+                        out[d] = Some(s.min(n));
+                    }
+                }
+            }
+            Ok(out)
+        }
+        Op::ReduceWindow { window, .. } => {
+            let k = sizes.len() / 2;
+            if k == 0 || sizes[..k].iter().any(|s| s.len() != rank) || window.dims.len() != rank {
+                return None;
+            }
+            (0..rank)
+                .map(|d| {
+                    agree(d, sizes[..k].iter().map(|s| s[d])).map(|v| {
+                        v.map(|n| {
+                            crate::geometry::window_output_size(n, &window.dims[d])
+                                .clamp(0, result_dims[d])
+                        })
+                    })
+                })
+                .collect()
+        }
+        Op::Convolution {
+            window,
+            dims,
+            feature_group_count,
+            batch_group_count,
+        } => {
+            let (l, r) = (sizes.first()?, sizes.get(1)?);
+            let ix = |v: i64| usize::try_from(v).ok();
+            let mut out = vec![None; rank];
+            if let Some(n) = l.get(ix(dims.input_batch)?).copied()? {
+                if *batch_group_count != 1 {
+                    return None;
+                }
+                *out.get_mut(ix(dims.output_batch)?)? = Some(n);
+            }
+            for (i, &sd) in dims.input_spatial.iter().enumerate() {
+                if let Some(n) = l.get(ix(sd)?).copied()? {
+                    let w = window.dims.get(i)?;
+                    let o = ix(*dims.output_spatial.get(i)?)?;
+                    *out.get_mut(o)? =
+                        Some(crate::geometry::window_output_size(n, w).clamp(0, result_dims[o]));
+                }
+            }
+            for &kd in &dims.kernel_spatial {
+                if r.get(ix(kd)?).copied()?.is_some() {
+                    return None;
+                }
+            }
+            if let Some(n) = r.get(ix(dims.kernel_output_feature)?).copied()? {
+                if *feature_group_count != 1 || *batch_group_count != 1 {
+                    return None;
+                }
+                *out.get_mut(ix(dims.output_feature)?)? = Some(n);
+            }
+            Ok(out)
+        }
+        Op::Gather {
+            dims, slice_sizes, ..
+        } => {
+            let (o, ind) = (sizes.first()?, sizes.get(1)?);
+            let bounds = &shapes.first()?.dims;
+            let mut out = vec![None; rank];
+            // Operand dims that stay in the result, in order, are the
+            // offset dims.
+            let kept: Vec<usize> = (0..o.len())
+                .filter(|&d| {
+                    !dims.collapsed_slice_dims.contains(&(d as i64))
+                        && !dims.operand_batching_dims.contains(&(d as i64))
+                })
+                .collect();
+            if kept.len() != dims.offset_dims.len() {
+                return None;
+            }
+            for (d, s) in o.iter().enumerate() {
+                let Some(n) = *s else { continue };
+                if dims.operand_batching_dims.contains(&(d as i64)) {
+                    return None;
+                }
+                let size = *slice_sizes.get(d)?;
+                if dims.collapsed_slice_dims.contains(&(d as i64)) || (size == 1 && bounds[d] != 1)
+                {
+                    if n == 0 {
+                        return Some(Err(empty_pick(op, d)));
+                    }
+                    continue;
+                }
+                let k = kept.iter().position(|&x| x == d)?;
+                *out.get_mut(ix_of(dims.offset_dims[k])?)? = Some(size.min(n));
+            }
+            let batch_out: Vec<usize> = (0..rank)
+                .filter(|&e| !dims.offset_dims.contains(&(e as i64)))
+                .collect();
+            let mut b = 0;
+            for (j, s) in ind.iter().enumerate() {
+                if j as i64 == dims.index_vector_dim {
+                    if s.is_some() {
+                        return None;
+                    }
+                    continue;
+                }
+                if let Some(m) = *s {
+                    *out.get_mut(*batch_out.get(b)?)? = Some(m);
+                }
+                b += 1;
+            }
+            Ok(out)
+        }
         _ => return None,
     };
     // A result dim of size 0 holds no data: it is static (a bound is ≥ 1).
@@ -492,5 +962,103 @@ mod tests {
         assert_eq!(reshape_merge(&[3, 4], &[12], &st, 1), None);
         // A split is not a merge.
         assert_eq!(reshape_merge(&[12], &[4, 3], &st, 0), None);
+    }
+
+    fn run(
+        op: &Op,
+        sizes: &[DimSizes],
+        bounds: &[&[i64]],
+        result: &[i64],
+    ) -> Option<Result<DimSizes>> {
+        let shapes: Vec<ArrayShape> = bounds
+            .iter()
+            .map(|b| ArrayShape::new(crate::ElementType::F32, b.to_vec()).unwrap())
+            .collect();
+        let refs: Vec<&ArrayShape> = shapes.iter().collect();
+        propagate(op, sizes, &refs, result, DynamicDims::STATIC)
+    }
+
+    #[test]
+    fn pad_size_counts_edges_and_interior_of_the_valid_prefix() {
+        let pad = |low, high, interior| Op::Pad {
+            config: vec![crate::ops::PadDim {
+                low,
+                high,
+                interior,
+            }],
+        };
+        let p = |op: &Op, n| {
+            run(op, &[vec![Some(n)], vec![]], &[&[4], &[]], &[10])
+                .unwrap()
+                .unwrap()
+        };
+        assert_eq!(p(&pad(1, 2, 1), 2), vec![Some(6)]);
+        assert_eq!(p(&pad(1, 2, 1), 0), vec![Some(3)]);
+        assert_eq!(p(&pad(-1, 0, 0), 0), vec![Some(0)]);
+        assert_eq!(p(&pad(-1, 0, 0), 3), vec![Some(2)]);
+    }
+
+    #[test]
+    fn dynamic_slice_keeps_whole_and_partial_slices_dynamic() {
+        let ds = |s: i64| Op::DynamicSlice { sizes: vec![s] };
+        let r = |s, n| run(&ds(s), &[vec![Some(n)], vec![]], &[&[5], &[]], &[s]);
+        assert_eq!(r(5, 3).unwrap().unwrap(), vec![Some(3)]);
+        assert_eq!(r(3, 2).unwrap().unwrap(), vec![Some(2)]);
+        assert_eq!(r(3, 4).unwrap().unwrap(), vec![Some(3)]);
+        assert_eq!(r(1, 2).unwrap().unwrap(), vec![None]);
+        assert!(r(1, 0).unwrap().is_err());
+    }
+
+    #[test]
+    fn windows_count_the_valid_input() {
+        let mut w = crate::ops::WindowDim::new(5);
+        w.pad_low = 4;
+        let op = Op::ReduceWindow {
+            window: crate::ops::Window { dims: vec![w] },
+            to_apply: crate::ops::CompId(0),
+        };
+        let r = |n| run(&op, &[vec![Some(n)], vec![]], &[&[5], &[]], &[5]);
+        assert_eq!(r(3).unwrap().unwrap(), vec![Some(3)]);
+        assert_eq!(r(0).unwrap().unwrap(), vec![Some(0)]);
+    }
+
+    #[test]
+    fn convolution_refuses_a_dynamic_kernel_window() {
+        let op = Op::Convolution {
+            window: crate::ops::Window {
+                dims: vec![crate::ops::WindowDim::new(2)],
+            },
+            dims: crate::ops::ConvDims {
+                input_batch: 0,
+                input_feature: 1,
+                input_spatial: vec![2],
+                kernel_input_feature: 1,
+                kernel_output_feature: 0,
+                kernel_spatial: vec![2],
+                output_batch: 0,
+                output_feature: 1,
+                output_spatial: vec![2],
+            },
+            feature_group_count: 1,
+            batch_group_count: 1,
+        };
+        let lhs = vec![Some(1), None, Some(3)];
+        let got = run(
+            &op,
+            &[lhs.clone(), vec![None; 3]],
+            &[&[1, 1, 5], &[1, 1, 2]],
+            &[1, 1, 4],
+        );
+        assert_eq!(got.unwrap().unwrap(), vec![Some(1), None, Some(2)]);
+        let dyn_kernel = vec![None, None, Some(1)];
+        assert!(
+            run(
+                &op,
+                &[lhs, dyn_kernel],
+                &[&[1, 1, 5], &[1, 1, 2]],
+                &[1, 1, 4]
+            )
+            .is_none()
+        );
     }
 }
