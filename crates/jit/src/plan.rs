@@ -381,6 +381,13 @@ fn column_reduction(
     })
 }
 
+/// An array in the default (row-major) layout, without padding or dynamic
+/// dimensions: its bytes are its elements in row-major order.
+fn row_major_plain(s: &Shape) -> bool {
+    matches!(s, Shape::Array(a)
+        if a.layout.is_default() && !a.layout.is_padded() && !a.is_dynamic())
+}
+
 /// A planned product of the GEMM engine.
 pub enum GemmPlan {
     Dot(Box<rxla_gemm::DotPlan>),
@@ -1245,6 +1252,24 @@ impl Planner<'_> {
                 if operand_shape(0).is_some_and(|s| {
                     s.is_array() && s.byte_size().ok() == instr.shape.byte_size().ok()
                 }) =>
+            {
+                let src = instr.operands[0];
+                let from = leaf_sources(comp, src);
+                let me = comp.get(src).shape.clone();
+                leaves_from(&from, &me, true).unwrap_or(Step::Alias {
+                    src,
+                    start: 0,
+                    len: 1,
+                })
+            }
+            // A reshape between row-major, unpadded, static arrays keeps
+            // the bytes in order: it aliases its operand, as a bitcast
+            // (group norm's [n,h,w,c] -> [n,h,w,g,c/g] was a 25 MiB copy).
+            Op::Reshape
+                if operand_shape(0).is_some_and(row_major_plain)
+                    && row_major_plain(&instr.shape)
+                    && operand_shape(0).and_then(|s| s.element_type())
+                        == instr.shape.element_type() =>
             {
                 let src = instr.operands[0];
                 let from = leaf_sources(comp, src);
