@@ -64,23 +64,10 @@ pub fn has_rule(op: &Op) -> bool {
                 | Op::Concatenate { .. }
                 | Op::Reduce { .. }
                 | Op::Dot { .. }
-                | Op::Reverse { .. }
-                | Op::Pad { .. }
-                | Op::DynamicSlice { .. }
-                | Op::DynamicUpdateSlice
-                | Op::Scatter { .. }
-                | Op::SelectAndScatter { .. }
-                | Op::TopK { .. }
-                | Op::Fft { .. }
-                | Op::Cholesky { .. }
-                | Op::TriangularSolve(_)
-                | Op::Sort { .. }
-                | Op::ReduceWindow { .. }
-                | Op::Convolution { .. }
-                | Op::Gather { .. }
                 | Op::GetDimensionSize { .. }
                 | Op::SetDimensionSize { .. }
         )
+        || runs_on_valid_box(op)
 }
 
 /// Ops the evaluator runs on the valid box of their operands: each

@@ -24,13 +24,10 @@ pub(crate) fn available() -> bool {
 }
 
 /// The `tile` instantiation for `rows` (1..=MR) rows of `V` vectors, A panel stride `AS`, B panel stride `BS`
-/// (`NR` when omitted; 0: B read in place), packed or direct A:
+/// (0: B read in place), packed or direct A:
 /// row counts dispatched to their own instantiation (no padding rows computed).
 #[cfg(target_arch = "x86_64")]
 macro_rules! by_rows {
-    ($rows:expr, $v:literal, $as:expr, $direct:literal) => {
-        by_rows!($rows, $v, $as, NR, $direct)
-    };
     ($rows:expr, $v:literal, $as:expr, $bs:expr, $direct:literal) => {
         match $rows {
             1 => tile::<1, $v, $as, $bs, $direct>,
@@ -47,6 +44,18 @@ macro_rules! by_rows {
             12 => tile::<12, $v, $as, $bs, $direct>,
             13 => tile::<13, $v, $as, $bs, $direct>,
             _ => tile::<14, $v, $as, $bs, $direct>,
+        }
+    };
+}
+
+/// The instantiation for a `rows x cols` partial tile: one B vector for at most 16 columns, else two.
+#[cfg(target_arch = "x86_64")]
+macro_rules! by_shape {
+    ($rows:expr, $cols:expr, $as:expr, $bs:expr, $direct:literal) => {
+        if $cols <= 16 {
+            by_rows!($rows, 1, $as, $bs, $direct)
+        } else {
+            by_rows!($rows, 2, $as, $bs, $direct)
         }
     };
 }
@@ -92,11 +101,7 @@ pub(crate) unsafe fn edge(
     cols: usize,
 ) {
     debug_assert!((1..=MR).contains(&rows) && (1..=NR).contains(&cols));
-    let f = if cols <= 16 {
-        by_rows!(rows, 1, MR, false)
-    } else {
-        by_rows!(rows, 2, MR, false)
-    };
+    let f = by_shape!(rows, cols, MR, NR, false);
     // SAFETY: forwarded contract (rows x cols inside C, unit column stride); features checked by the dispatcher.
     unsafe { f(k, a, b, c, rsc, 1, alpha, beta, cols, 0, 0) }
 }
@@ -145,11 +150,7 @@ pub(crate) unsafe fn direct_edge(
     cols: usize,
 ) {
     debug_assert!((1..=MR).contains(&rows) && (1..=NR).contains(&cols));
-    let f = if cols <= 16 {
-        by_rows!(rows, 1, 1, true)
-    } else {
-        by_rows!(rows, 2, 1, true)
-    };
+    let f = by_shape!(rows, cols, 1, NR, true);
     // SAFETY: forwarded contract (rows x cols inside C, unit column stride); features checked by the dispatcher.
     unsafe { f(k, a, b, c, rsc, 1, alpha, beta, cols, lda, 0) }
 }
@@ -176,11 +177,7 @@ pub(crate) unsafe fn direct_b(
     cols: usize,
 ) {
     debug_assert!((1..=MR).contains(&rows) && (1..=NR).contains(&cols));
-    let f = if cols <= 16 {
-        by_rows!(rows, 1, MR, 0, false)
-    } else {
-        by_rows!(rows, 2, MR, 0, false)
-    };
+    let f = by_shape!(rows, cols, MR, 0, false);
     // SAFETY: forwarded contract (rows x cols inside C, unit column stride; B rows readable for `cols` columns);
     // features checked by the dispatcher.
     unsafe { f(k, a, b, c, rsc, 1, alpha, beta, cols, 0, ldb) }
