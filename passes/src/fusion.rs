@@ -325,6 +325,56 @@ fn read_once(comp: &Computation, user: InstrId, k: usize) -> bool {
     }
 }
 
+/// Moves into `g` the producers it copied before all their users had
+/// joined, now that they all have (none of them a copy itself): a copy
+/// beside a kept original would compute the value twice and materialize it
+/// once (JAX's erf polynomial: `x·c` read by `x·c·x·c` and by the output
+/// was written to memory and read back). Users first, so a chain of such
+/// copies moves in one call; an expensive copy moves only where it is
+/// read once per output element. Returns whether anything moved.
+fn promote_copies(
+    comp: &Computation,
+    users: &[Vec<InstrId>],
+    g: &mut Group,
+    read_elsewhere: &dyn Fn(InstrId) -> bool,
+) -> bool {
+    let mut copies: Vec<InstrId> = g
+        .copies
+        .iter()
+        .copied()
+        .filter(|&c| c != comp.root && !duplicable(comp, comp.get(c)) && !read_elsewhere(c))
+        .collect();
+    copies.sort_by_key(|c| std::cmp::Reverse(c.index()));
+    let mut moved = false;
+    for c in copies {
+        let us = &users[c.index()];
+        let all_in = !us.is_empty()
+            && us
+                .iter()
+                .all(|u| g.members.contains_key(u) && !g.copies.contains(u));
+        if !all_in {
+            continue;
+        }
+        let once = us.iter().all(|&u| {
+            g.members[&u]
+                && comp
+                    .get(u)
+                    .operands
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, o)| **o == c)
+                    .all(|(j, _)| read_once(comp, u, j))
+        });
+        if expensive(&comp.get(c).op) && !once {
+            continue;
+        }
+        g.copies.remove(&c);
+        g.members.insert(c, once);
+        moved = true;
+    }
+    moved
+}
+
 struct Group {
     root: InstrId,
     members: BTreeMap<InstrId, bool>,
@@ -507,6 +557,16 @@ fn fuse_computation(
                     changed = true;
                 }
             }
+            // Not where an earlier group copied a user of it and reads it
+            // as a parameter (it must stay materialized for that group).
+            let read_elsewhere = |c: InstrId| {
+                users[c.index()].iter().any(|u| {
+                    copy_groups
+                        .get(u)
+                        .is_some_and(|gs| gs.iter().any(|&gi| !groups[gi].members.contains_key(&c)))
+                })
+            };
+            changed |= promote_copies(&comp, &users, &mut g, &read_elsewhere);
         }
         let real = g.members.keys().filter(|m| !g.copies.contains(m)).count();
         if real + g.copies.len() < 2 {

@@ -28,6 +28,9 @@ pub(super) struct WideNode {
     /// (`routine(dst, a, step_a, b, step_b, n)`).
     pub operands: Vec<InstrId>,
     pub routine: &'static str,
+    /// A whole expression (`rxla_block_program`, see `codegen/program`):
+    /// the routine's words; `operands` are then the program's leaves.
+    pub program: Option<Vec<u64>>,
 }
 
 /// The f32 exp, tanh, logistic, erf and log instructions (and, with `binary`, divides and the
@@ -112,6 +115,7 @@ pub(super) fn wide_nodes(
             id,
             operands: i.operands.clone(),
             routine,
+            program: None,
         });
     }
     found.reverse();
@@ -121,7 +125,12 @@ pub(super) fn wide_nodes(
 /// Whether `id` has one value along dimension `d` of its shape (a
 /// broadcast that does not map `d`, or elementwise ops of such values, up
 /// to `depth` levels), so a row block can use one value for all of it.
-fn row_invariant(comp: &rxla_ir::Computation, id: InstrId, d: usize, depth: usize) -> bool {
+pub(super) fn row_invariant(
+    comp: &rxla_ir::Computation,
+    id: InstrId,
+    d: usize,
+    depth: usize,
+) -> bool {
     use rxla_ir::Op;
     let i = comp.get(id);
     match &i.op {
@@ -136,19 +145,28 @@ fn row_invariant(comp: &rxla_ir::Computation, id: InstrId, d: usize, depth: usiz
 
 /// The scratch blocks of a kernel's wide nodes, allocated once per kernel:
 /// per node, its result block (none when it is written straight into the
-/// output row) and a block for a second operand.
+/// output row), a block per operand the node may need filled (a binary
+/// node's second operand, every leaf of a program; a first operand is
+/// filled into the result block), and for a program its words' address
+/// and a table of leaf addresses.
 pub(super) struct BlockSlots {
-    slots: Vec<(Option<Value>, Option<Value>)>,
+    slots: Vec<NodeSlots>,
+}
+
+struct NodeSlots {
+    own: Option<Value>,
+    fills: Vec<Option<Value>>,
+    program: Option<(Value, Value)>,
 }
 
 impl BlockSlots {
     /// Blocks of `block` f32 values for `nodes`; with `root_direct` the
     /// last node writes into the output row and gets no result block.
     pub fn new(em: &mut Emitter, nodes: &[WideNode], root_direct: bool, block: i64) -> Self {
-        let slot = |em: &mut Emitter| {
+        let slot = |em: &mut Emitter, bytes: i64| {
             let s = em.b.create_sized_stack_slot(StackSlotData::new(
                 StackSlotKind::ExplicitSlot,
-                (block * 4) as u32,
+                bytes as u32,
                 6,
             ));
             em.b.ins().stack_addr(I64, s, 0)
@@ -158,9 +176,22 @@ impl BlockSlots {
             .iter()
             .enumerate()
             .map(|(k, node)| {
-                let own = (!(root_direct && k == last)).then(|| slot(em));
-                let second = (node.operands.len() == 2).then(|| slot(em));
-                (own, second)
+                let own = (!(root_direct && k == last)).then(|| slot(em, block * 4));
+                let program = node.program.as_ref().map(|words| {
+                    let words: Box<[u64]> = words.clone().into_boxed_slice();
+                    let addr = words.as_ptr() as i64;
+                    em.consts.push(words);
+                    let table = slot(em, 8 * node.operands.len().max(1) as i64);
+                    (em.iconst(addr), table)
+                });
+                let fills = (0..node.operands.len())
+                    .map(|i| (program.is_some() || i == 1).then(|| slot(em, block * 4)))
+                    .collect();
+                NodeSlots {
+                    own,
+                    fills,
+                    program,
+                }
             })
             .collect();
         BlockSlots { slots }
@@ -196,7 +227,8 @@ pub(super) fn run_blocks(
     let len4 = em.b.ins().band_imm_s(len, !3);
     let vhi = em.b.ins().iadd(j0, len4);
     let shift = em.b.ins().ishl_imm_s(j0, 2);
-    for (node, &(own, second)) in nodes.iter().zip(&slots.slots) {
+    for (node, ns) in nodes.iter().zip(&slots.slots) {
+        let own = ns.own;
         // `base + 4·j` addresses element `j` of the node's result.
         let base = match (own, out_row) {
             (Some(own), _) => em.b.ins().isub(own, shift),
@@ -214,7 +246,7 @@ pub(super) fn run_blocks(
                 ptrs.push((p, 1));
                 continue;
             }
-            let binary = node.operands.len() == 2;
+            let binary = node.operands.len() == 2 || ns.program.is_some();
             if binary && row_invariant(em.module.comp(c), operand, d, 4) {
                 let v = em.emit(c, operand, idx, None)?;
                 let one = em.b.create_sized_stack_slot(StackSlotData::new(
@@ -233,11 +265,10 @@ pub(super) fn run_blocks(
             }
             // Filled by inline code: the first operand into the result
             // block (the routine may run in place), a second into its own.
-            let fill = if k == 0 {
-                base
-            } else {
-                let s = second.ok_or_else(|| JitError::codegen("no block for an operand"))?;
-                em.b.ins().isub(s, shift)
+            let fill = match ns.fills.get(k).copied().flatten() {
+                Some(s) => em.b.ins().isub(s, shift),
+                None if k == 0 => base,
+                None => return Err(JitError::codegen("no block for an operand")),
             };
             em.hoist(c, operand, idx, &sym);
             let flags = MemFlagsData::new().with_notrap();
@@ -260,6 +291,15 @@ pub(super) fn run_blocks(
             ptrs.push((em.b.ins().iadd(fill, shift), 1));
         }
         let dst = em.b.ins().iadd(base, shift);
+        if let Some((prog, table)) = ns.program {
+            let flags = MemFlagsData::new().with_notrap();
+            for (k, &(p, _)) in ptrs.iter().enumerate() {
+                em.b.ins().store(flags, p, table, 8 * k as i32);
+            }
+            em.call(node.routine, &[prog, dst, table, len])?;
+            em.blocked.insert((c, node.id), (base, d));
+            continue;
+        }
         match *ptrs.as_slice() {
             [(src, _)] => {
                 em.call(node.routine, &[dst, src, len])?;

@@ -516,6 +516,18 @@ fn window_interior(
 fn blockable(module: &Module, spec: &KernelSpec, out: &ArrayShape) -> Vec<WideNode> {
     let is_input = |id: InstrId| spec.inputs.iter().any(|(i, _)| *i == id);
     let d = out.layout.minor_to_major.first().map_or(0, |&d| d as usize);
+    let comp = module.comp(spec.comp);
+    let program = super::program::enabled()
+        .then(|| super::program::wide_program(comp, spec.root, &out.dims, d, &is_input))
+        .flatten();
+    if let Some(p) = program {
+        return vec![WideNode {
+            id: spec.root,
+            operands: p.leaves,
+            routine: "rxla_block_program",
+            program: Some(p.words),
+        }];
+    }
     wide_nodes(
         module.comp(spec.comp),
         spec.root,

@@ -326,7 +326,14 @@ fn block_routines() -> Vec<Libcall> {
     let b = binary
         .into_iter()
         .map(|(name, f)| lc!(name, f, [I64, I64, I64, I64, I64, I64], I64));
-    u.chain(b).collect()
+    let program = lc!(
+        "rxla_block_program",
+        crate::wide::program::block_program
+            as unsafe extern "C" fn(*const u64, *mut f32, *const *const f32, i64) -> i64,
+        [I64, I64, I64, I64],
+        I64
+    );
+    u.chain(b).chain(std::iter::once(program)).collect()
 }
 
 /// Every host function, Cranelift's libcall names included.

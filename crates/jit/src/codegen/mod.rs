@@ -20,6 +20,7 @@ pub mod jit;
 pub mod kernel;
 pub mod libcalls;
 pub mod movement;
+pub mod program;
 pub mod reduce;
 pub mod reduce_precision;
 pub mod repr;

@@ -10,6 +10,8 @@
 //! its error bounds against the evaluator. Must not be called unless
 //! [`available`] said so; reads and writes exactly `n` values.
 
+pub mod program;
+
 /// Whether this host runs the wide routines (AVX-512 F); `RXLA_ISA=avx2`
 /// or `portable` turns them off.
 pub fn available() -> bool {
@@ -197,7 +199,7 @@ pub unsafe extern "C" fn block_maxmin(
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx512 {
+pub(super) mod avx512 {
     use std::arch::x86_64::*;
 
     use crate::codegen::approx::exp::{
@@ -390,7 +392,7 @@ mod avx512 {
     /// |x| > 86 or NaN.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn exp16(x: __m512) -> __m512 {
+    pub(super) unsafe fn exp16(x: __m512) -> __m512 {
         unsafe {
             let fast = exp_fast(x);
             let ax = _mm512_abs_ps(x);
@@ -455,7 +457,7 @@ mod avx512 {
     /// the sign of x OR-ed back in.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn tanh16(x: __m512) -> __m512 {
+    pub(super) unsafe fn tanh16(x: __m512) -> __m512 {
         unsafe {
             let ax = _mm512_abs_ps(x);
             let ax = _mm512_min_ps(c(20.0), ax);
@@ -514,7 +516,7 @@ mod avx512 {
     /// f32 once, then `1 / (1 + e)` in f32.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn logistic16(x: __m512) -> __m512 {
+    pub(super) unsafe fn logistic16(x: __m512) -> __m512 {
         unsafe {
             let sign = _mm512_set1_epi32(i32::MIN);
             let nx = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), sign));
@@ -538,7 +540,7 @@ mod avx512 {
     /// FMA-exact low part of x²), ±1 beyond; NaN stays NaN.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn erf16(x: __m512) -> __m512 {
+    pub(super) unsafe fn erf16(x: __m512) -> __m512 {
         use crate::codegen::approx::erf::{G1, G2, SMALL};
         unsafe {
             let sign = _mm512_set1_epi32(i32::MIN);
@@ -578,7 +580,7 @@ mod avx512 {
     /// values selected at the end.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    unsafe fn log16(x: __m512) -> __m512 {
+    pub(super) unsafe fn log16(x: __m512) -> __m512 {
         use crate::codegen::approx::INVALID_NAN;
         use crate::codegen::approx::log::{LN2_HI, LN2_LO};
         unsafe {

@@ -1,0 +1,456 @@
+//! Wide programs: a straight-line f32 elementwise expression (the dense
+//! part of a fused kernel, such as the rational approximations JAX lowers
+//! `erf`, `gelu` or `lgamma` into) run by one routine in 512-bit vectors,
+//! 128 lanes at a time, with the running value held in eight zmm
+//! registers (an accumulator machine: each instruction combines the
+//! accumulator with one source).
+//!
+//! [`encode`] turns a list of [`Ins`] into the words the generated kernel
+//! passes to [`block_program`]; `codegen/program.rs` builds that list from
+//! the IR. Every instruction computes exactly what the JIT's inline F32X4
+//! code computes for the same op (IEEE add/sub/mul/div/sqrt, the
+//! evaluator's max/min NaN and ±0 rules, the same transcendental
+//! algorithms as `crate::wide`), so a program changes where the work runs,
+//! never a value. This module must not decide what goes into a program and
+//! trusts the encoder's invariants (every slot is stored before it is
+//! read, indices are in range; [`validate`] checks them once per program).
+
+/// Lanes per pass over the instruction list (eight zmm registers).
+pub const GROUP: usize = 128;
+/// Scratch slots (each one group of lanes) a program may use.
+pub const MAX_SLOTS: usize = 48;
+/// Inputs (row or one-value leaves) a program may read.
+pub const MAX_LEAVES: usize = 32;
+
+/// Where an instruction's second value comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Src {
+    /// The same value in every lane.
+    Const(f32),
+    /// Leaf `i`: a row of the block's values (`leaves[i][j]`).
+    Row(u32),
+    /// Leaf `i`: one value for the whole block (`leaves[i][0]`).
+    Scalar(u32),
+    /// A scratch slot written by an earlier [`Op::Store`].
+    Slot(u32),
+    /// No source (unary instructions).
+    None,
+}
+
+/// What an instruction does with the accumulator `a` and its source `s`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(u8)]
+pub enum Op {
+    /// `a = s`
+    Load = 0,
+    Add,
+    /// `a = a - s`
+    Sub,
+    /// `a = s - a`
+    RSub,
+    Mul,
+    /// `a = a / s`
+    Div,
+    /// `a = s / a`
+    RDiv,
+    /// `a = max(a, s)` (the evaluator's rule: NaN `a` kept, ±0 → +0)
+    Max,
+    /// `a = max(s, a)`
+    RMax,
+    Min,
+    RMin,
+    Neg,
+    Abs,
+    Sqrt,
+    Exp,
+    Tanh,
+    Logistic,
+    Log,
+    Erf,
+    /// `a = (a cmp s)` as a lane mask (all ones / zero); `aux` is the
+    /// direction: 0 EQ, 1 NE, 2 LT, 3 LE, 4 GT, 5 GE.
+    Cmp,
+    /// `a = mask ? a : s` with `mask` the slot in `aux`.
+    SelectKeepTrue,
+    /// `a = mask ? s : a` with `mask` the slot in `aux`.
+    SelectKeepFalse,
+    /// `slot[s] = a` (the source must be a [`Src::Slot`]).
+    Store,
+    /// `a = a * s + c` with `c = f32::from_bits(aux)`, rounded after the
+    /// multiply and after the add (not fused): a Horner step in one
+    /// dispatch.
+    MulAdd,
+}
+
+const OPS: [Op; 24] = [
+    Op::Load,
+    Op::Add,
+    Op::Sub,
+    Op::RSub,
+    Op::Mul,
+    Op::Div,
+    Op::RDiv,
+    Op::Max,
+    Op::RMax,
+    Op::Min,
+    Op::RMin,
+    Op::Neg,
+    Op::Abs,
+    Op::Sqrt,
+    Op::Exp,
+    Op::Tanh,
+    Op::Logistic,
+    Op::Log,
+    Op::Erf,
+    Op::Cmp,
+    Op::SelectKeepTrue,
+    Op::SelectKeepFalse,
+    Op::Store,
+    Op::MulAdd,
+];
+
+/// One instruction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ins {
+    pub op: Op,
+    pub src: Src,
+    /// Compare direction ([`Op::Cmp`]) or mask slot (selects).
+    pub aux: u32,
+}
+
+/// The words of a program: `[count, slots, (w0, w1) per instruction]`,
+/// w0 = op | kind << 8 | index << 32, w1 = aux | const bits << 32.
+pub fn encode(code: &[Ins], slots: usize) -> Vec<u64> {
+    let mut words = vec![code.len() as u64, slots as u64];
+    for ins in code {
+        let (kind, index, bits) = match ins.src {
+            Src::Const(c) => (0u64, 0u64, c.to_bits() as u64),
+            Src::Row(i) => (1, i as u64, 0),
+            Src::Scalar(i) => (2, i as u64, 0),
+            Src::Slot(i) => (3, i as u64, 0),
+            Src::None => (4, 0, 0),
+        };
+        words.push(ins.op as u64 | kind << 8 | index << 32);
+        words.push(ins.aux as u64 | bits << 32);
+    }
+    words
+}
+
+/// Checks what the interpreter trusts: every slot index below `slots` ≤
+/// [`MAX_SLOTS`], every slot read after a store to it, leaf indices below
+/// `leaves` ≤ [`MAX_LEAVES`], compare directions in range.
+pub fn validate(code: &[Ins], slots: usize, leaves: usize) -> bool {
+    if slots > MAX_SLOTS || leaves > MAX_LEAVES {
+        return false;
+    }
+    let mut stored = vec![false; slots];
+    let slot_ok = |i: u32, stored: &[bool]| stored.get(i as usize).copied().unwrap_or(false);
+    for ins in code {
+        let src_ok = match ins.src {
+            Src::Row(i) | Src::Scalar(i) => (i as usize) < leaves,
+            Src::Slot(i) if ins.op == Op::Store => (i as usize) < slots,
+            Src::Slot(i) => slot_ok(i, &stored),
+            Src::Const(_) => ins.op != Op::Store,
+            Src::None => !matches!(ins.op, Op::Store | Op::Load),
+        };
+        let aux_ok = match ins.op {
+            Op::Cmp => ins.aux < 6,
+            Op::SelectKeepTrue | Op::SelectKeepFalse => slot_ok(ins.aux, &stored),
+            _ => true,
+        };
+        if !src_ok || !aux_ok {
+            return false;
+        }
+        if let (Op::Store, Src::Slot(i)) = (ins.op, ins.src) {
+            stored[i as usize] = true;
+        }
+    }
+    true
+}
+
+/// Runs the program `prog` (words from [`encode`]) over `n` lanes and
+/// writes the final accumulator to `dst[0..n]`; `leaves[i]` points at leaf
+/// `i`'s `n` values (one for a one-value leaf). Registered as
+/// `rxla_block_program`.
+///
+/// # Safety
+/// `prog` is the output of [`encode`] for code that [`validate`] accepted
+/// with this many leaves; `dst` points at `n` writable f32 values, each
+/// `leaves[i]` at `n` readable ones (one for a [`Src::Scalar`] leaf); the
+/// host has AVX-512 F (`crate::wide::available`).
+pub unsafe extern "C" fn block_program(
+    prog: *const u64,
+    dst: *mut f32,
+    leaves: *const *const f32,
+    n: i64,
+) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: forwarded contract.
+    unsafe {
+        interp::run(prog, dst, leaves, n)
+    };
+    n
+}
+
+#[cfg(target_arch = "x86_64")]
+mod interp {
+    use super::super::avx512::{erf16, exp16, log16, logistic16, tanh16};
+    use super::{GROUP, MAX_SLOTS, OPS, Op};
+    use std::arch::x86_64::*;
+    use std::mem::MaybeUninit;
+
+    type Acc = [__m512; 8];
+
+    /// One group's view of the sources.
+    struct Ctx {
+        leaves: *const *const f32,
+        slots: *mut __m512,
+        /// Offset of the group in the block.
+        o: usize,
+        /// Per-register lane masks (all ones in a full group).
+        m: [__mmask16; 8],
+        full: bool,
+    }
+
+    /// The eight vectors of a source for the current group.
+    #[inline(always)]
+    unsafe fn src(cx: &Ctx, kind: u64, index: usize, bits: u32) -> Acc {
+        // SAFETY: the program was validated (indices in range, slots
+        // stored before read); row loads stay within the block's `n`
+        // values (masked in the last group).
+        unsafe {
+            match kind {
+                0 => [_mm512_set1_ps(f32::from_bits(bits)); 8],
+                1 => {
+                    let p = (*cx.leaves.add(index)).wrapping_add(cx.o);
+                    let mut r = [_mm512_setzero_ps(); 8];
+                    for (k, r) in r.iter_mut().enumerate() {
+                        let q = p.wrapping_add(16 * k);
+                        *r = if cx.full {
+                            _mm512_loadu_ps(q)
+                        } else {
+                            _mm512_maskz_loadu_ps(cx.m[k], q)
+                        };
+                    }
+                    r
+                }
+                2 => [_mm512_set1_ps(**cx.leaves.add(index)); 8],
+                _ => {
+                    let p = cx.slots.add(8 * index);
+                    [
+                        p.read(),
+                        p.add(1).read(),
+                        p.add(2).read(),
+                        p.add(3).read(),
+                        p.add(4).read(),
+                        p.add(5).read(),
+                        p.add(6).read(),
+                        p.add(7).read(),
+                    ]
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn each2(a: &mut Acc, s: &Acc, f: impl Fn(__m512, __m512) -> __m512) {
+        for k in 0..8 {
+            a[k] = f(a[k], s[k]);
+        }
+    }
+
+    /// The evaluator's max (`max`) or min of `x` and `y`: `x` if it wins,
+    /// else `y`; equal values combine their bits (max(-0, +0) = +0); a NaN
+    /// `x` is kept, a NaN `y` comes out.
+    #[inline(always)]
+    unsafe fn minmax(x: __m512, y: __m512, max: bool) -> __m512 {
+        unsafe {
+            let wins = if max {
+                _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, y)
+            } else {
+                _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, y)
+            };
+            let m = _mm512_mask_blend_ps(wins, y, x);
+            let eq = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, y);
+            let (xi, yi) = (_mm512_castps_si512(x), _mm512_castps_si512(y));
+            let both = _mm512_castsi512_ps(if max {
+                _mm512_and_si512(xi, yi)
+            } else {
+                _mm512_or_si512(xi, yi)
+            });
+            let m = _mm512_mask_blend_ps(eq, m, both);
+            let xn = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+            _mm512_mask_blend_ps(xn, m, x)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn cmp(x: __m512, y: __m512, dir: u64) -> __m512 {
+        unsafe {
+            let k = match dir {
+                0 => _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, y),
+                1 => _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(x, y),
+                2 => _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, y),
+                3 => _mm512_cmp_ps_mask::<_CMP_LE_OQ>(x, y),
+                4 => _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, y),
+                _ => _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x, y),
+            };
+            _mm512_castsi512_ps(_mm512_maskz_mov_epi32(k, _mm512_set1_epi32(-1)))
+        }
+    }
+
+    /// A transcendental over the accumulator, out of line (the call costs
+    /// little next to the function; inlining eight copies would not).
+    #[target_feature(enable = "avx512f")]
+    #[inline(never)]
+    unsafe fn transcendental(mut a: Acc, op: Op) -> Acc {
+        // SAFETY: the host has avx512f (caller's contract).
+        unsafe {
+            for v in a.iter_mut() {
+                *v = match op {
+                    Op::Exp => exp16(*v),
+                    Op::Tanh => tanh16(*v),
+                    Op::Logistic => logistic16(*v),
+                    Op::Log => log16(*v),
+                    _ => erf16(*v),
+                };
+            }
+        }
+        a
+    }
+
+    /// # Safety
+    /// See [`super::block_program`].
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn run(prog: *const u64, dst: *mut f32, leaves: *const *const f32, n: i64) {
+        let n = n.max(0) as usize;
+        let mut slots: MaybeUninit<[Acc; MAX_SLOTS]> = MaybeUninit::uninit();
+        // SAFETY (whole body): see the function's contract; slots are
+        // written by Store before any read (validated).
+        unsafe {
+            let count = *prog as usize;
+            let code = prog.add(2);
+            let mut cx = Ctx {
+                leaves,
+                slots: slots.as_mut_ptr().cast::<__m512>(),
+                o: 0,
+                m: [0; 8],
+                full: true,
+            };
+            while cx.o < n {
+                let len = (n - cx.o).min(GROUP);
+                cx.full = len == GROUP;
+                for k in 0..8 {
+                    let l = len.saturating_sub(16 * k).min(16);
+                    cx.m[k] = ((1u32 << l) - 1) as __mmask16;
+                }
+                let mut a: Acc = [_mm512_setzero_ps(); 8];
+                for i in 0..count {
+                    let w0 = *code.add(2 * i);
+                    let w1 = *code.add(2 * i + 1);
+                    let Some(&op) = OPS.get(w0 as u8 as usize) else {
+                        continue;
+                    };
+                    let kind = (w0 >> 8) & 0xff;
+                    let index = (w0 >> 32) as usize;
+                    let aux = w1 & 0xffff_ffff;
+                    let bits = (w1 >> 32) as u32;
+                    match op {
+                        Op::Load => a = src(&cx, kind, index, bits),
+                        Op::Add => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
+                            _mm512_add_ps(x, y)
+                        }),
+                        Op::Sub => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
+                            _mm512_sub_ps(x, y)
+                        }),
+                        Op::RSub => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
+                            _mm512_sub_ps(y, x)
+                        }),
+                        Op::Mul => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
+                            _mm512_mul_ps(x, y)
+                        }),
+                        Op::Div => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
+                            _mm512_div_ps(x, y)
+                        }),
+                        Op::RDiv => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
+                            _mm512_div_ps(y, x)
+                        }),
+                        Op::Max => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
+                            minmax(x, y, true)
+                        }),
+                        Op::RMax => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
+                            minmax(y, x, true)
+                        }),
+                        Op::Min => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
+                            minmax(x, y, false)
+                        }),
+                        Op::RMin => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
+                            minmax(y, x, false)
+                        }),
+                        Op::Neg => {
+                            let sign = _mm512_set1_epi32(i32::MIN);
+                            for v in a.iter_mut() {
+                                *v = _mm512_castsi512_ps(_mm512_xor_si512(
+                                    _mm512_castps_si512(*v),
+                                    sign,
+                                ));
+                            }
+                        }
+                        Op::Abs => {
+                            for v in a.iter_mut() {
+                                *v = _mm512_abs_ps(*v);
+                            }
+                        }
+                        Op::Sqrt => {
+                            for v in a.iter_mut() {
+                                *v = _mm512_sqrt_ps(*v);
+                            }
+                        }
+                        Op::Exp | Op::Tanh | Op::Logistic | Op::Log | Op::Erf => {
+                            a = transcendental(a, op)
+                        }
+                        Op::Cmp => {
+                            each2(&mut a, &src(&cx, kind, index, bits), |x, y| cmp(x, y, aux))
+                        }
+                        Op::SelectKeepTrue | Op::SelectKeepFalse => {
+                            let s = src(&cx, kind, index, bits);
+                            let m = src(&cx, 3, aux as usize, 0);
+                            for k in 0..8 {
+                                let mi = _mm512_castps_si512(m[k]);
+                                let t = _mm512_test_epi32_mask(mi, mi);
+                                a[k] = if op == Op::SelectKeepTrue {
+                                    _mm512_mask_blend_ps(t, s[k], a[k])
+                                } else {
+                                    _mm512_mask_blend_ps(t, a[k], s[k])
+                                };
+                            }
+                        }
+                        Op::MulAdd => {
+                            let s = src(&cx, kind, index, bits);
+                            let c = _mm512_set1_ps(f32::from_bits(aux as u32));
+                            for k in 0..8 {
+                                a[k] = _mm512_add_ps(_mm512_mul_ps(a[k], s[k]), c);
+                            }
+                        }
+                        Op::Store => {
+                            let p = cx.slots.add(8 * index);
+                            for (k, v) in a.iter().enumerate() {
+                                p.add(k).write(*v);
+                            }
+                        }
+                    }
+                }
+                let out = dst.wrapping_add(cx.o);
+                for (k, v) in a.iter().enumerate() {
+                    let q = out.wrapping_add(16 * k);
+                    if cx.full {
+                        _mm512_storeu_ps(q, *v);
+                    } else {
+                        _mm512_mask_storeu_ps(q, cx.m[k], *v);
+                    }
+                }
+                cx.o += GROUP;
+            }
+        }
+    }
+}
