@@ -15,7 +15,8 @@
 //! trusts the encoder's invariants (every slot is stored before it is
 //! read, indices are in range; [`validate`] checks them once per program).
 
-/// Lanes per pass over the instruction list (eight zmm registers).
+/// Lanes per pass over the instruction list (eight zmm registers: sixteen
+/// spill in the select and transcendental paths, 14 vs 9 ms on exact GELU).
 pub const GROUP: usize = 128;
 /// Scratch slots (each one group of lanes) a program may use.
 pub const MAX_SLOTS: usize = 48;
@@ -199,7 +200,9 @@ mod interp {
     use std::arch::x86_64::*;
     use std::mem::MaybeUninit;
 
-    type Acc = [__m512; 8];
+    /// Vectors per group.
+    const R: usize = GROUP / 16;
+    type Acc = [__m512; R];
 
     /// One group's view of the sources.
     struct Ctx {
@@ -208,55 +211,51 @@ mod interp {
         /// Offset of the group in the block.
         o: usize,
         /// Per-register lane masks (all ones in a full group).
-        m: [__mmask16; 8],
+        m: [__mmask16; R],
         full: bool,
     }
 
-    /// The eight vectors of a source for the current group.
-    #[inline(always)]
-    unsafe fn src(cx: &Ctx, kind: u64, index: usize, bits: u32) -> Acc {
-        // SAFETY: the program was validated (indices in range, slots
-        // stored before read); row loads stay within the block's `n`
-        // values (masked in the last group).
-        unsafe {
-            match kind {
-                0 => [_mm512_set1_ps(f32::from_bits(bits)); 8],
-                1 => {
-                    let p = (*cx.leaves.add(index)).wrapping_add(cx.o);
-                    let mut r = [_mm512_setzero_ps(); 8];
-                    for (k, r) in r.iter_mut().enumerate() {
-                        let q = p.wrapping_add(16 * k);
-                        *r = if cx.full {
-                            _mm512_loadu_ps(q)
-                        } else {
-                            _mm512_maskz_loadu_ps(cx.m[k], q)
-                        };
+    /// `a[k] = f(a[k], s[k])` for the source of kind `kind`, each vector
+    /// of the source loaded (or broadcast) right where it is used, so the
+    /// load folds into the arithmetic instruction and only the
+    /// accumulator occupies registers.
+    macro_rules! combine {
+        ($a:ident, $cx:ident, $kind:expr, $index:expr, $bits:expr, |$x:ident, $y:ident| $e:expr) => {{
+            let f = |$x: __m512, $y: __m512| $e;
+            match $kind {
+                0 => {
+                    let c = _mm512_set1_ps(f32::from_bits($bits));
+                    for k in 0..R {
+                        $a[k] = f($a[k], c);
                     }
-                    r
                 }
-                2 => [_mm512_set1_ps(**cx.leaves.add(index)); 8],
+                1 => {
+                    let p = (*$cx.leaves.add($index)).wrapping_add($cx.o);
+                    if $cx.full {
+                        for k in 0..R {
+                            $a[k] = f($a[k], _mm512_loadu_ps(p.wrapping_add(16 * k)));
+                        }
+                    } else {
+                        for k in 0..R {
+                            let v = _mm512_maskz_loadu_ps($cx.m[k], p.wrapping_add(16 * k));
+                            $a[k] = f($a[k], v);
+                        }
+                    }
+                }
+                2 => {
+                    let c = _mm512_set1_ps(**$cx.leaves.add($index));
+                    for k in 0..R {
+                        $a[k] = f($a[k], c);
+                    }
+                }
                 _ => {
-                    let p = cx.slots.add(8 * index);
-                    [
-                        p.read(),
-                        p.add(1).read(),
-                        p.add(2).read(),
-                        p.add(3).read(),
-                        p.add(4).read(),
-                        p.add(5).read(),
-                        p.add(6).read(),
-                        p.add(7).read(),
-                    ]
+                    let p = $cx.slots.add(R * $index);
+                    for k in 0..R {
+                        $a[k] = f($a[k], p.add(k).read());
+                    }
                 }
             }
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn each2(a: &mut Acc, s: &Acc, f: impl Fn(__m512, __m512) -> __m512) {
-        for k in 0..8 {
-            a[k] = f(a[k], s[k]);
-        }
+        }};
     }
 
     /// The evaluator's max (`max`) or min of `x` and `y`: `x` if it wins,
@@ -300,7 +299,7 @@ mod interp {
     }
 
     /// A transcendental over the accumulator, out of line (the call costs
-    /// little next to the function; inlining eight copies would not).
+    /// little next to the function; inlining copies would not).
     #[target_feature(enable = "avx512f")]
     #[inline(never)]
     unsafe fn transcendental(mut a: Acc, op: Op) -> Acc {
@@ -326,7 +325,8 @@ mod interp {
         let n = n.max(0) as usize;
         let mut slots: MaybeUninit<[Acc; MAX_SLOTS]> = MaybeUninit::uninit();
         // SAFETY (whole body): see the function's contract; slots are
-        // written by Store before any read (validated).
+        // written by Store before any read (validated); row accesses stay
+        // within the block's `n` values (masked in a partial group).
         unsafe {
             let count = *prog as usize;
             let code = prog.add(2);
@@ -334,17 +334,17 @@ mod interp {
                 leaves,
                 slots: slots.as_mut_ptr().cast::<__m512>(),
                 o: 0,
-                m: [0; 8],
+                m: [0; R],
                 full: true,
             };
             while cx.o < n {
                 let len = (n - cx.o).min(GROUP);
                 cx.full = len == GROUP;
-                for k in 0..8 {
+                for k in 0..R {
                     let l = len.saturating_sub(16 * k).min(16);
                     cx.m[k] = ((1u32 << l) - 1) as __mmask16;
                 }
-                let mut a: Acc = [_mm512_setzero_ps(); 8];
+                let mut a: Acc = [_mm512_setzero_ps(); R];
                 for i in 0..count {
                     let w0 = *code.add(2 * i);
                     let w1 = *code.add(2 * i + 1);
@@ -356,37 +356,25 @@ mod interp {
                     let aux = w1 & 0xffff_ffff;
                     let bits = (w1 >> 32) as u32;
                     match op {
-                        Op::Load => a = src(&cx, kind, index, bits),
-                        Op::Add => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
-                            _mm512_add_ps(x, y)
-                        }),
-                        Op::Sub => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
-                            _mm512_sub_ps(x, y)
-                        }),
-                        Op::RSub => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
-                            _mm512_sub_ps(y, x)
-                        }),
-                        Op::Mul => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
-                            _mm512_mul_ps(x, y)
-                        }),
-                        Op::Div => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
-                            _mm512_div_ps(x, y)
-                        }),
-                        Op::RDiv => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
-                            _mm512_div_ps(y, x)
-                        }),
-                        Op::Max => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
-                            minmax(x, y, true)
-                        }),
-                        Op::RMax => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
-                            minmax(y, x, true)
-                        }),
-                        Op::Min => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
-                            minmax(x, y, false)
-                        }),
-                        Op::RMin => each2(&mut a, &src(&cx, kind, index, bits), |x, y| {
-                            minmax(y, x, false)
-                        }),
+                        Op::Load => combine!(a, cx, kind, index, bits, |_x, y| y),
+                        Op::Add => combine!(a, cx, kind, index, bits, |x, y| _mm512_add_ps(x, y)),
+                        Op::Sub => combine!(a, cx, kind, index, bits, |x, y| _mm512_sub_ps(x, y)),
+                        Op::RSub => combine!(a, cx, kind, index, bits, |x, y| _mm512_sub_ps(y, x)),
+                        Op::Mul => combine!(a, cx, kind, index, bits, |x, y| _mm512_mul_ps(x, y)),
+                        Op::Div => combine!(a, cx, kind, index, bits, |x, y| _mm512_div_ps(x, y)),
+                        Op::RDiv => combine!(a, cx, kind, index, bits, |x, y| _mm512_div_ps(y, x)),
+                        Op::Max => combine!(a, cx, kind, index, bits, |x, y| minmax(x, y, true)),
+                        Op::RMax => combine!(a, cx, kind, index, bits, |x, y| minmax(y, x, true)),
+                        Op::Min => combine!(a, cx, kind, index, bits, |x, y| minmax(x, y, false)),
+                        Op::RMin => combine!(a, cx, kind, index, bits, |x, y| minmax(y, x, false)),
+                        Op::Cmp => combine!(a, cx, kind, index, bits, |x, y| cmp(x, y, aux)),
+                        Op::MulAdd => {
+                            let c = _mm512_set1_ps(f32::from_bits(aux as u32));
+                            combine!(a, cx, kind, index, bits, |x, y| _mm512_add_ps(
+                                _mm512_mul_ps(x, y),
+                                c
+                            ))
+                        }
                         Op::Neg => {
                             let sign = _mm512_set1_epi32(i32::MIN);
                             for v in a.iter_mut() {
@@ -409,31 +397,25 @@ mod interp {
                         Op::Exp | Op::Tanh | Op::Logistic | Op::Log | Op::Erf => {
                             a = transcendental(a, op)
                         }
-                        Op::Cmp => {
-                            each2(&mut a, &src(&cx, kind, index, bits), |x, y| cmp(x, y, aux))
-                        }
                         Op::SelectKeepTrue | Op::SelectKeepFalse => {
-                            let s = src(&cx, kind, index, bits);
-                            let m = src(&cx, 3, aux as usize, 0);
-                            for k in 0..8 {
-                                let mi = _mm512_castps_si512(m[k]);
-                                let t = _mm512_test_epi32_mask(mi, mi);
-                                a[k] = if op == Op::SelectKeepTrue {
-                                    _mm512_mask_blend_ps(t, s[k], a[k])
+                            // The other value into `t`, then a blend under
+                            // the mask slot's lanes.
+                            let mut t: Acc = a;
+                            combine!(t, cx, kind, index, bits, |_x, y| y);
+                            let m = cx.slots.add(R * aux as usize);
+                            let keep_true = op == Op::SelectKeepTrue;
+                            for k in 0..R {
+                                let mi = _mm512_castps_si512(m.add(k).read());
+                                let on = _mm512_test_epi32_mask(mi, mi);
+                                a[k] = if keep_true {
+                                    _mm512_mask_blend_ps(on, t[k], a[k])
                                 } else {
-                                    _mm512_mask_blend_ps(t, a[k], s[k])
+                                    _mm512_mask_blend_ps(on, a[k], t[k])
                                 };
                             }
                         }
-                        Op::MulAdd => {
-                            let s = src(&cx, kind, index, bits);
-                            let c = _mm512_set1_ps(f32::from_bits(aux as u32));
-                            for k in 0..8 {
-                                a[k] = _mm512_add_ps(_mm512_mul_ps(a[k], s[k]), c);
-                            }
-                        }
                         Op::Store => {
-                            let p = cx.slots.add(8 * index);
+                            let p = cx.slots.add(R * index);
                             for (k, v) in a.iter().enumerate() {
                                 p.add(k).write(*v);
                             }
