@@ -207,12 +207,26 @@ fn touches_complex(comp: &Computation, instr: &Instruction) -> bool {
 
 fn fusible(comp: &Computation, instr: &Instruction, cfg: FusionConfig) -> bool {
     let array = matches!(&instr.shape, Shape::Array(a) if !a.element_type.is_token());
+    if variadic_reduce(instr) {
+        return !touches_complex(comp, instr);
+    }
     array
         && !touches_complex(comp, instr)
         && (is_loop_fusible(&instr.op)
             || matches!(instr.op, Op::Reduce { .. } | Op::ReduceWindow { .. })
                 && instr.operands.len() == 2
             || cfg.fuse_dots && matches!(instr.op, Op::Dot { .. }))
+}
+
+/// A variadic reduce (argmax's value and index): a tuple of arrays, one
+/// per operand. It may root a group (its iota operand is then computed in
+/// the kernel instead of materialized); its users, get-tuple-elements,
+/// never fuse, so it never joins another group.
+fn variadic_reduce(instr: &Instruction) -> bool {
+    matches!(instr.op, Op::Reduce { .. })
+        && instr.operands.len() >= 4
+        && matches!(&instr.shape, Shape::Tuple(t)
+            if t.iter().all(|l| matches!(l, Shape::Array(a) if !a.element_type.is_token())))
 }
 
 /// Per element, ten or more times an add: reductions, products,
@@ -316,7 +330,7 @@ fn read_once(comp: &Computation, user: InstrId, k: usize) -> bool {
         Op::BitcastConvert => comp.get(u.operands[k]).shape.dims() == u.shape.dims(),
         Op::Pad { .. } => k == 0,
         Op::Concatenate { .. } => true,
-        Op::Reduce { .. } => k == 0,
+        Op::Reduce { .. } => k < u.operands.len() / 2,
         op if op.is_elementwise() => {
             let o = comp.get(u.operands[k]);
             o.shape.dims() == u.shape.dims()

@@ -639,6 +639,45 @@ impl Planner<'_> {
         Ok(Some(step))
     }
 
+    /// The kernel of a fused computation whose root is a reshape between
+    /// row-major, unpadded, static arrays of one element type, compiled
+    /// with the reshape's operand as its root (the same bytes: the
+    /// output buffer is written as the operand's shape), when that kernel
+    /// is vectorized; `None` otherwise.
+    fn reshape_root_kernel(
+        &mut self,
+        spec: &KernelSpec,
+    ) -> Result<Option<(KernelMeta, KernelSpec)>> {
+        let fc = self.module.comp(spec.comp);
+        let root = fc.get(spec.root);
+        let (Op::Reshape, [operand]) = (&root.op, root.operands.as_slice()) else {
+            return Ok(None);
+        };
+        let os = &fc.get(*operand).shape;
+        let same_type =
+            os.element_type().is_some() && os.element_type() == root.shape.element_type();
+        let minor = os.as_array().ok().and_then(|a| a.dims.last().copied());
+        if !same_type
+            || !row_major_plain(os)
+            || !row_major_plain(&root.shape)
+            || minor.is_none_or(|m| m < 4)
+            || matches!(fc.get(*operand).op, Op::Parameter { .. })
+        {
+            return Ok(None);
+        }
+        let inner = KernelSpec {
+            comp: spec.comp,
+            root: *operand,
+            inputs: spec.inputs.clone(),
+            name: format!("{}_unreshaped", spec.name),
+        };
+        match self.jit.compile(self.module, &inner, &mut self.stats) {
+            Ok(meta) if meta.vectorized => Ok(Some((meta, inner))),
+            Ok(_) | Err(JitError::Unsupported(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     fn fallback(&mut self, cid: CompId, id: InstrId, why: &str) -> Result<Step> {
         let comp = self.module.comp(cid);
         let instr = comp.get(id);
@@ -1468,10 +1507,32 @@ impl Planner<'_> {
                         self.jit.compile(&m, &spec, &mut self.stats)
                     }
                 });
+                // A scalar kernel whose root reshapes a row-major value (group
+                // norm's `[n,h,w,g,c/g]` back to `[n,h,w,c]`: the lanes cannot
+                // cross the reshape): the reshape's operand computed into the
+                // same bytes, when that kernel vectorizes.
+                let (compiled, spec) = match compiled {
+                    Some(Ok(meta)) if !meta.vectorized && produced == root_shape => {
+                        match self.reshape_root_kernel(&spec)? {
+                            Some((m, s)) => (Some(Ok(m)), s),
+                            None => (Some(Ok(meta)), spec),
+                        }
+                    }
+                    other => (other, spec),
+                };
                 match compiled {
                     Some(Ok(meta)) => {
-                        if let Shape::Array(out) = &produced {
-                            let local = rows::row_local_inputs(self.module, &spec, out);
+                        let out = match fc.get(spec.root).shape.as_array() {
+                            Ok(a) => Some(a.clone()),
+                            Err(_) => None,
+                        };
+                        let same_rows = |a: &ArrayShape| {
+                            produced
+                                .as_array()
+                                .is_ok_and(|p| p.dims.first() == a.dims.first())
+                        };
+                        if let Some(out) = out.filter(same_rows) {
+                            let local = rows::row_local_inputs(self.module, &spec, &out);
                             self.row_local.insert((cid, id), local);
                         }
                         Step::Kernel {

@@ -10,6 +10,7 @@
 pub mod approx;
 pub mod bitcast;
 pub mod blocks;
+pub mod columns;
 pub mod conv;
 pub mod dispatch;
 pub mod dot;
@@ -87,9 +88,9 @@ impl Jit {
 }
 
 /// Builds the kernel of `spec` into `jit.ctx`: a whole-op kernel for
-/// prefix reduce-windows (`scan`), variadic reduce and reduce-window
-/// (`whole`), scatter and select-and-scatter (`scatter`), else the
-/// ordinary loop nest (`kernel`). Returns (outer extent, output elements,
+/// prefix reduce-windows (`scan`), variadic reduce keeping the minor
+/// dimension (`columns`), variadic reduce and reduce-window (`whole`),
+/// scatter and select-and-scatter (`scatter`), else the ordinary loop nest (`kernel`). Returns (outer extent, output elements,
 /// vectorized).
 fn build(
     jit: &mut Jit,
@@ -103,6 +104,7 @@ fn build(
         Op::ReduceWindow { .. } if scan::prefix_dim(module, spec.comp, spec.root).is_some() => {
             scan::scan(jit, module, spec)
         }
+        Op::Reduce { .. } if columns::applies(module, spec) => columns::build(jit, module, spec),
         Op::Reduce { .. } | Op::ReduceWindow { .. } if matches!(root.shape, Shape::Tuple(_)) => {
             whole::variadic(jit, module, spec)
         }

@@ -12,6 +12,13 @@
 //! memory (a TLB miss per row) and was five times slower than XLA.
 //! f32 add/multiply/maximum/minimum reducers only; the planner decides.
 //!
+//! Where the minor dimension is reduced too (group norm over NCHW or
+//! NHWC, batch statistics over NCHW, a max over axes (0, 2)), each row is
+//! the trailing block of reduced dimensions, folded into one value: long
+//! rows by 16 lanes — exact for max/min without NaN, a reassociation
+//! (rounding only) for add/multiply, the evaluator's element-by-element
+//! fold wherever a result is not finite or a row holds a NaN.
+//!
 //! A fused reduction whose operand is computed in the fusion (a variance's
 //! `(x - mean)²`, an L2 norm's `x·x`) has a producer kernel: it computes a
 //! block of operand rows into scratch, which is folded while it is in
@@ -96,20 +103,38 @@ impl ColReduceStep {
     }
 }
 
-/// Walks the operand's minor rows in row-major order and names the output
-/// row each one folds into.
+/// Walks the operand's rows in row-major order and names the output row
+/// each one folds into. A row is the minor dimension when it is kept, else
+/// the trailing block of reduced dimensions (contiguous elements that all
+/// fold into one output value).
 pub struct RowCursor<'a> {
     step: &'a ColReduceStep,
-    /// Index along every dimension but the minor one.
+    /// Index along every dimension before the row's.
     idx: Vec<usize>,
     /// Output row strides of the kept dimensions (0 where reduced).
     kstride: Vec<usize>,
     out_row: usize,
+    /// Elements per row.
+    unit: usize,
+}
+
+impl ColReduceStep {
+    /// Dimensions before the row (`RowCursor`): all but the minor one when
+    /// it is kept, else all but the trailing reduced ones.
+    fn major_dims(&self) -> usize {
+        let rank = self.dims.len();
+        if self.reduced.last() != Some(&true) {
+            return rank.saturating_sub(1);
+        }
+        let trailing = self.reduced.iter().rev().take_while(|&&r| r).count();
+        rank - trailing
+    }
 }
 
 impl<'a> RowCursor<'a> {
     pub fn new(step: &'a ColReduceStep) -> RowCursor<'a> {
-        let major = step.dims.len().saturating_sub(1);
+        let major = step.major_dims();
+        let unit = step.dims[major..].iter().map(|&d| d as usize).product();
         let mut kstride = vec![0usize; major];
         let mut s = 1usize;
         for d in (0..major).rev() {
@@ -123,31 +148,46 @@ impl<'a> RowCursor<'a> {
             idx: vec![0; major],
             kstride,
             out_row: 0,
+            unit,
         }
     }
 
     /// Folds consecutive minor rows (`n` values each, continuing where the
     /// last call stopped) into the accumulator rows `out`.
     pub fn fold(&mut self, out: &mut [f32], rows: &[f32]) -> Result<()> {
-        let n = *self.step.dims.last().unwrap_or(&0) as usize;
+        let n = self.unit;
         if n == 0 {
             return Ok(());
         }
         let w = self.step.out_width();
         let total = rows.len() / n;
-        if w != n {
-            // The minor dimension reduced too: each row's values fold, in
-            // order, into one output value.
-            for row in rows.chunks_exact(n) {
-                let acc = out
-                    .get_mut(self.out_row)
+        let last = self.idx.len().checked_sub(1);
+        if w == 1 {
+            // The minor dimension reduced too: each row's values fold into
+            // one output value. Rows of consecutive output values (the
+            // innermost major dimension kept) are taken together.
+            let mut q = 0;
+            while q < total {
+                let run = match last {
+                    Some(d) if !self.step.reduced[d] => {
+                        (self.step.dims[d] as usize - self.idx[d]).min(total - q)
+                    }
+                    _ => 1,
+                };
+                let accs = out
+                    .get_mut(self.out_row..self.out_row + run)
                     .ok_or_else(|| JitError::input("column reduction: row outside the result"))?;
-                fold_into_one(self.step.op, self.step.acc_first, acc, row);
-                self.advance();
+                for (acc, row) in accs
+                    .iter_mut()
+                    .zip(rows[q * n..(q + run) * n].chunks_exact(n))
+                {
+                    fold_row_into_one(self.step.op, self.step.acc_first, acc, row);
+                }
+                q += run;
+                self.advance_by(run);
             }
             return Ok(());
         }
-        let last = self.idx.len().checked_sub(1);
         // The innermost major dimension reduced: its rows all fold into one
         // output row, taken together (the accumulator stays in registers).
         let inner_reduced = last.is_some_and(|d| self.step.reduced[d]);
@@ -169,14 +209,26 @@ impl<'a> RowCursor<'a> {
                 &rows[q * n..(q + run) * n],
             );
             q += run;
-            for _ in 0..run {
-                self.advance();
-            }
+            self.advance_by(run);
         }
         Ok(())
     }
 
-    /// Moves to the next minor row.
+    /// Moves `k` rows on, `k` no more than the rows left along the
+    /// innermost major dimension.
+    fn advance_by(&mut self, k: usize) {
+        let Some(d) = self.idx.len().checked_sub(1) else {
+            return;
+        };
+        if k == 0 {
+            return;
+        }
+        self.idx[d] += k - 1;
+        self.out_row += self.kstride[d] * (k - 1);
+        self.advance();
+    }
+
+    /// Moves to the next row.
     fn advance(&mut self) {
         for d in (0..self.idx.len()).rev() {
             self.idx[d] += 1;
@@ -188,6 +240,113 @@ impl<'a> RowCursor<'a> {
             self.idx[d] = 0;
         }
     }
+}
+
+/// Rows shorter than this fold element by element (the evaluator's
+/// order exactly); longer ones take the fast paths of `fold_row_into_one`.
+const FAST_ROW_MIN: usize = 64;
+
+/// Folds a row's values into the single value `acc`: the evaluator's
+/// fold, or for long rows an equivalent one. Max/min of a row without NaN
+/// is order-free (the evaluator's `max_f32`/`min_f32` are associative and
+/// commutative there, ±0 included), so 16 lanes reduce it exactly (a
+/// zero result, whose sign `maxps` may get wrong, is folded again).
+/// Add/multiply use 16 partial results (a reassociation: rounding only,
+/// as the JIT's row reductions, docs/SEMANTICS.md), joined to `acc`
+/// last; where the partial or joined result is not finite (overflow
+/// order, NaN payloads), or `acc` already is not, the row is folded
+/// element by element instead, so non-finite results are the
+/// evaluator's.
+fn fold_row_into_one(op: ColOp, acc_first: bool, acc: &mut f32, row: &[f32]) {
+    if row.len() < FAST_ROW_MIN {
+        fold_into_one(op, acc_first, acc, row);
+        return;
+    }
+    let a = *acc;
+    let fast = match op {
+        ColOp::Add | ColOp::Mul if a.is_finite() => {
+            let p = partial(op, row);
+            let r = if op == ColOp::Add { a + p } else { a * p };
+            (p.is_finite() && r.is_finite()).then_some(r)
+        }
+        ColOp::Max | ColOp::Min => lanes_minmax(op == ColOp::Max, row).map(|m| {
+            let f = if op == ColOp::Max {
+                rxla_eval::elementwise::max_f32
+            } else {
+                rxla_eval::elementwise::min_f32
+            };
+            if acc_first { f(a, m) } else { f(m, a) }
+        }),
+        _ => None,
+    };
+    match fast {
+        Some(r) => *acc = r,
+        None => fold_into_one(op, acc_first, acc, row),
+    }
+}
+
+/// The sum or product of `row` through 16 partial results (lane `l`
+/// takes elements `l, l + 16, ...`; then the lanes pairwise).
+fn partial(op: ColOp, row: &[f32]) -> f32 {
+    let id = if op == ColOp::Add { 0.0 } else { 1.0 };
+    let mut p = [id; 16];
+    let chunks = row.chunks_exact(16);
+    let tail = chunks.remainder();
+    if op == ColOp::Add {
+        for c in chunks {
+            for (l, &x) in p.iter_mut().zip(c) {
+                *l += x;
+            }
+        }
+        for (l, &x) in p.iter_mut().zip(tail) {
+            *l += x;
+        }
+    } else {
+        for c in chunks {
+            for (l, &x) in p.iter_mut().zip(c) {
+                *l *= x;
+            }
+        }
+        for (l, &x) in p.iter_mut().zip(tail) {
+            *l *= x;
+        }
+    }
+    let mut w = 16;
+    while w > 1 {
+        w /= 2;
+        for l in 0..w {
+            p[l] = if op == ColOp::Add {
+                p[l] + p[l + w]
+            } else {
+                p[l] * p[l + w]
+            };
+        }
+    }
+    p[0]
+}
+
+/// The maximum (minimum) of a row without NaN by 16 lanes, exactly the
+/// evaluator's fold of it; `None` when the row holds a NaN (or, on the
+/// AVX-512 path, when the result is ±0, whose sign the lanes may lose).
+fn lanes_minmax(max: bool, row: &[f32]) -> Option<f32> {
+    #[cfg(target_arch = "x86_64")]
+    if wide() {
+        // SAFETY: AVX-512F checked.
+        return unsafe { avx512::minmax_row(max, row) };
+    }
+    let f = if max {
+        rxla_eval::elementwise::max_f32
+    } else {
+        rxla_eval::elementwise::min_f32
+    };
+    let mut m = *row.first()?;
+    for &x in row {
+        if x.is_nan() {
+            return None;
+        }
+        m = f(m, x);
+    }
+    Some(m)
 }
 
 /// Folds `row`'s values one after another into the single value `acc`.
@@ -374,6 +533,66 @@ mod avx512 {
                 fold_scalar(op, acc_first, &mut acc[c..n], &row[c..n]);
             }
         }
+    }
+
+    /// The maximum (minimum) of a row without NaN, 16 lanes at a time
+    /// with `maxps`/`minps` (exact for values without NaN but for the sign
+    /// of a zero result); `None` when the row holds a NaN, is empty or
+    /// its result is ±0 (the caller then folds it element by element).
+    ///
+    /// # Safety
+    /// The host has AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn minmax_row(max: bool, row: &[f32]) -> Option<f32> {
+        let first = *row.first()?;
+        let whole = row.len() - row.len() % 16;
+        let quad = row.len() - row.len() % 64;
+        let rp = row.as_ptr();
+        let pick = |a: __m512, b: __m512| {
+            if max {
+                _mm512_max_ps(a, b)
+            } else {
+                _mm512_min_ps(a, b)
+            }
+        };
+        // Four independent accumulators, all starting at an element of
+        // the row (order-free without NaN).
+        let mut m = [_mm512_set1_ps(first); 4];
+        let mut nan: __mmask16 = 0;
+        let mut i = 0;
+        // SAFETY: every load is below `whole` <= row.len().
+        unsafe {
+            while i < quad {
+                for (k, acc) in m.iter_mut().enumerate() {
+                    let x = _mm512_loadu_ps(rp.add(i + 16 * k));
+                    nan |= _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+                    *acc = pick(*acc, x);
+                }
+                i += 64;
+            }
+            while i < whole {
+                let x = _mm512_loadu_ps(rp.add(i));
+                nan |= _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+                m[0] = pick(m[0], x);
+                i += 16;
+            }
+        }
+        if nan != 0 {
+            return None;
+        }
+        let v = pick(pick(m[0], m[1]), pick(m[2], m[3]));
+        let mut r = if max {
+            _mm512_reduce_max_ps(v)
+        } else {
+            _mm512_reduce_min_ps(v)
+        };
+        for &x in &row[whole..] {
+            if x.is_nan() {
+                return None;
+            }
+            r = if max { r.max(x) } else { r.min(x) };
+        }
+        (r != 0.0).then_some(r)
     }
 
     /// # Safety
