@@ -17,7 +17,9 @@
 //! every user reads them at its own index: each user's group computes
 //! its own copy, at most 3 users and 2 levels deep, and the shared
 //! intermediate disappears (softmax's `x - max`, read by `sum(exp(·))`
-//! and by the output; what XLA's fusion duplicates too). A producer that is expensive per element (reduce, dot,
+//! and by the output; what XLA's fusion duplicates too). A producer copied
+//! into a group before all its users joined is moved in once they all
+//! have (`promote_copies`). A producer that is expensive per element (reduce, dot,
 //! transcendental, sqrt, divide, remainder or power/atan2) joins only where its elements
 //! are read at most once per output element: through elementwise ops of
 //! the same dims, reshape, transpose, slice, reverse, copy, convert, pad,
