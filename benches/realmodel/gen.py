@@ -112,6 +112,20 @@ def fori_vecmat(x, w):
     return lax.fori_loop(0, 100, body, jnp.zeros((1, 256)))
 
 
+def groupnorm_nhwc(x):
+    n, h, w, c = x.shape
+    g = x.reshape(n, h, w, 32, c // 32)
+    m = g.mean((1, 2, 4), keepdims=True)
+    v = ((g - m) ** 2).mean((1, 2, 4), keepdims=True)
+    return ((g - m) * lax.rsqrt(v + 1e-5)).reshape(n, h, w, c)
+
+
+def batchnorm_nchw(x):
+    m = x.mean((0, 2, 3), keepdims=True)
+    v = ((x - m) ** 2).mean((0, 2, 3), keepdims=True)
+    return (x - m) * lax.rsqrt(v + 1e-5)
+
+
 def main():
     case("cumsum_1Mi", lambda x: jnp.cumsum(x), spec((1 << 20,)))
     case("cumsum_rows_1024x1024", lambda x: jnp.cumsum(x, axis=1), spec((1024, 1024)))
@@ -155,6 +169,19 @@ def main():
     case("batchnorm_nhwc_32x56x64", batchnorm_nhwc, spec((32, 56, 56, 64)))
     case("var_axis0_4096x1024", lambda x: x.var(0), spec((4096, 1024)))
     case("l2norm_axis0_4096x1024", lambda x: x / jnp.sqrt((x * x).sum(0)), spec((4096, 1024)))
+    # Added after a cliff scan (session 13): exact GELU (erf as JAX's
+    # rational polynomials), reflect padding and roll (slices, reverses and
+    # concatenates), an FFT, arg-reductions and normalizations over
+    # non-contiguous axes.
+    case("gelu_erf_4Mi", lambda x: jax.nn.gelu(x, approximate=False), spec((1 << 22,)))
+    case("reflect_pad_nhwc_8x224x3",
+         lambda x: jnp.pad(x, ((0, 0), (3, 3), (3, 3), (0, 0)), mode="reflect"), spec((8, 224, 224, 3)))
+    case("roll_4096x1024", lambda x: jnp.roll(x, 17, axis=1), spec((4096, 1024)))
+    case("rfft_abs_256x4096", lambda x: jnp.abs(jnp.fft.rfft(x)), spec((256, 4096)))
+    case("argmax_axis0_4096x1024", lambda x: jnp.argmax(x, 0), spec((4096, 1024)))
+    case("groupnorm_nhwc_8x56x128", groupnorm_nhwc, spec((8, 56, 56, 128)))
+    case("batchnorm_nchw_32x64x56", batchnorm_nchw, spec((32, 64, 56, 56)))
+    case("max_axis02_256x512x64", lambda x: jnp.max(x, axis=(0, 2)), spec((256, 512, 64)))
 
 
 if __name__ == "__main__":
