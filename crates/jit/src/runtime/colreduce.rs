@@ -177,9 +177,19 @@ impl<'a> RowCursor<'a> {
                 let accs = out
                     .get_mut(self.out_row..self.out_row + run)
                     .ok_or_else(|| JitError::input("column reduction: row outside the result"))?;
-                for (acc, row) in accs
+                let block = &rows[q * n..(q + run) * n];
+                // Short rows of many consecutive outputs (group norm NHWC:
+                // 4 channels per group, 32 groups side by side): 16
+                // outputs at a time, lane l reading its row's k-th value
+                // by a gather — each output still sees its values in order.
+                let done = if n < FAST_ROW_MIN {
+                    fold_short_rows(self.step.op, self.step.acc_first, accs, block)
+                } else {
+                    0
+                };
+                for (acc, row) in accs[done..]
                     .iter_mut()
-                    .zip(rows[q * n..(q + run) * n].chunks_exact(n))
+                    .zip(block[done * n..].chunks_exact(n))
                 {
                     fold_row_into_one(self.step.op, self.step.acc_first, acc, row);
                 }
@@ -349,6 +359,20 @@ fn lanes_minmax(max: bool, row: &[f32]) -> Option<f32> {
     Some(m)
 }
 
+/// Folds row `g` of `rows` (`rows.len() / accs.len()` values each) into
+/// `accs[g]` for the first multiple of 16 of the outputs, in order (the
+/// evaluator's fold, bit for bit); returns how many it folded (0 without
+/// AVX-512).
+fn fold_short_rows(op: ColOp, acc_first: bool, accs: &mut [f32], rows: &[f32]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if wide() && accs.len() >= 16 {
+        // SAFETY: AVX-512F checked; the routine reads within `rows`.
+        return unsafe { avx512::fold_short_rows(op, acc_first, accs, rows) };
+    }
+    let _ = (op, acc_first, accs, rows);
+    0
+}
+
 /// Folds `row`'s values one after another into the single value `acc`.
 fn fold_into_one(op: ColOp, acc_first: bool, acc: &mut f32, row: &[f32]) {
     let mut a = *acc;
@@ -471,6 +495,47 @@ mod avx512 {
             ColOp::Max => minmax(true, l, r),
             ColOp::Min => minmax(false, l, r),
         }
+    }
+
+    /// See `super::fold_short_rows`: outputs `16j..16j + 16` in one
+    /// register, value `k` of each of their rows gathered (stride: the
+    /// row length) and folded with the evaluator's operation.
+    ///
+    /// # Safety
+    /// The host has AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn fold_short_rows(
+        op: ColOp,
+        acc_first: bool,
+        accs: &mut [f32],
+        rows: &[f32],
+    ) -> usize {
+        let outs = accs.len();
+        let n = rows.len() / outs.max(1);
+        let whole = outs - outs % 16;
+        if n == 0 || n * outs != rows.len() || rows.len() > i32::MAX as usize {
+            return 0;
+        }
+        let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let stride = _mm512_mullo_epi32(lane, _mm512_set1_epi32(n as i32));
+        let mut g = 0;
+        // SAFETY (whole body): outputs g..g+16 <= whole <= outs; the
+        // gathered index (g + l)·n + k < outs·n = rows.len().
+        unsafe {
+            while g < whole {
+                let ap = accs.as_mut_ptr().add(g);
+                let mut a = _mm512_loadu_ps(ap);
+                let base = rows.as_ptr().add(g * n);
+                for k in 0..n {
+                    let idx = _mm512_add_epi32(stride, _mm512_set1_epi32(k as i32));
+                    let x = _mm512_i32gather_ps::<4>(idx, base.cast());
+                    a = apply(op, acc_first, a, x);
+                }
+                _mm512_storeu_ps(ap, a);
+                g += 16;
+            }
+        }
+        whole
     }
 
     /// Columns `c..c + 16W` of every row folded into registers, then stored.
