@@ -141,6 +141,10 @@ pub struct Emitter<'a, 'f> {
     /// by a wide block routine (`kernel.rs`, blocked rows): (scratch base
     /// shifted back by the block's first index, the contiguous dim).
     pub blocked: HashMap<(CompId, InstrId), (Value, usize)>,
+    /// The bf16 bits each f32 made from bf16 bits came from
+    /// (`repr::half_from_bits`), so storing it stores those bits again
+    /// instead of rounding an exact value back (`repr::half_bits_raw`).
+    pub bf16_bits: HashMap<Value, Value>,
     /// Exp/tanh under a vectorized reduction may run in wide block
     /// routines (`crate::wide`; the host has them and the options allow).
     pub wide_reduce: bool,
@@ -220,6 +224,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             allow_strided: false,
             interior: Vec::new(),
             blocked: HashMap::new(),
+            bf16_bits: HashMap::new(),
             wide_reduce: false,
             win_pos: vec![HashMap::new()],
         }

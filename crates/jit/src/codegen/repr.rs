@@ -98,7 +98,47 @@ pub fn half_from_bits(em: &mut Emitter, bits: Value, et: ElementType) -> Result<
     if et.is_f8() {
         return em.call(f8(et)?[0], &[bits]);
     }
+    if et == ElementType::BF16 {
+        // The top half of an f32: a shift, inline.
+        let w = em.b.ins().uextend(I32, bits);
+        let w = em.b.ins().ishl_imm_s(w, 16);
+        let f = em.b.ins().bitcast(F32, MemFlagsData::new(), w);
+        em.bf16_bits.insert(f, bits);
+        return Ok(f);
+    }
     half_call(em, ["rx_bf16_to_f32", "rx_f16_to_f32"], bits, et)
+}
+
+/// The bf16 bits of the f32 `v`, inline (the libcalls' `half::bf16` and
+/// `f32_to_bf16_bits_raw` rules exactly): round to nearest even (round
+/// bit set and a sticky bit or the kept lowest bit set), a NaN's top half
+/// with the quiet bit set — always (`raw == false`, a conversion) or only
+/// where no payload bit would be left (`raw`, a store of a held value).
+fn bf16_bits_inline(em: &mut Emitter, v: Value, raw: bool) -> Value {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    let x = em.b.ins().bitcast(I32, MemFlagsData::new(), v);
+    let hi = em.b.ins().ushr_imm_s(x, 16);
+    let rb = em.b.ins().band_imm_s(x, 0x8000);
+    let rb = em.b.ins().icmp_imm_s(IntCC::NotEqual, rb, 0);
+    let st = em.b.ins().band_imm_s(x, 0x1_7fff);
+    let st = em.b.ins().icmp_imm_s(IntCC::NotEqual, st, 0);
+    let up = em.b.ins().band(rb, st);
+    let up = em.b.ins().uextend(I32, up);
+    let rounded = em.b.ins().iadd(hi, up);
+    let quiet = em.b.ins().bor_imm_s(hi, 0x40);
+    let nan_bits = if raw {
+        let payload = em.b.ins().band_imm_s(hi, 0x7f);
+        let empty = em.b.ins().icmp_imm_s(IntCC::Equal, payload, 0);
+        em.b.ins().select(empty, quiet, hi)
+    } else {
+        quiet
+    };
+    let abs = em.b.ins().band_imm_s(x, 0x7fff_ffff);
+    let nan =
+        em.b.ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThan, abs, 0x7f80_0000);
+    let r = em.b.ins().select(nan, nan_bits, rounded);
+    em.b.ins().ireduce(I16, r)
 }
 
 /// The bits of a held half value (the inverse of [`half_from_bits`]):
@@ -107,12 +147,24 @@ pub fn half_bits_raw(em: &mut Emitter, v: Value, et: ElementType) -> Result<Valu
     if et.is_f8() {
         return em.call(f8(et)?[1], &[v]);
     }
+    if et == ElementType::BF16 {
+        // An f32 widened from bf16 bits stores those bits (exact: a bf16
+        // NaN keeps a payload bit in its top half, other values round to
+        // themselves).
+        if let Some(&bits) = em.bf16_bits.get(&v) {
+            return Ok(bits);
+        }
+        return Ok(bf16_bits_inline(em, v, true));
+    }
     half_call(em, ["rx_bf16_bits_raw", "rx_f16_bits_raw"], v, et)
 }
 
 /// The bits of the half nearest to an f32 (the evaluator's conversion:
 /// NaNs come out quiet).
 pub fn half_to_bits(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
+    if et == ElementType::BF16 {
+        return Ok(bf16_bits_inline(em, v, false));
+    }
     half_call(em, ["rx_f32_to_bf16", "rx_f32_to_f16"], v, et)
 }
 
