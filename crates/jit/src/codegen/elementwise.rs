@@ -88,8 +88,10 @@ pub fn compare(
 ) -> Result<Value> {
     let lanes = at.lanes;
     let ot = at.operand_shape(em, 0)?.element_type;
-    if lanes.is_some() && ot != ElementType::F32 {
-        return Err(JitError::unsupported("vector compare of non-f32"));
+    if let Some(sym) = lanes
+        && ot != ElementType::F32
+    {
+        return per_lane_compare(em, at, sym, direction, kind);
     }
     let a = operand_at(em, at, 0)?;
     let b = operand_at(em, at, 1)?;
@@ -100,6 +102,52 @@ pub fn compare(
     } else {
         scalar::compare(em, direction, kind, ot, a, b)
     }
+}
+
+/// A compare of non-f32 operands in a vector kernel (a causal mask's
+/// `iota >= iota`, an integer index test): each lane's scalar compare at
+/// its own index, packed into an I32X4 lane mask (all ones where true),
+/// so the kernel around it stays vectorized.
+fn per_lane_compare(
+    em: &mut Emitter,
+    at: &At,
+    sym: &super::emit::Sym,
+    direction: ComparisonDirection,
+    kind: Option<ComparisonType>,
+) -> Result<Value> {
+    use cranelift_codegen::ir::types::{I32, I32X4};
+    let unit = sym.dims(at.idx.len())?;
+    let mut mask: Option<Value> = None;
+    for k in 0..4i64 {
+        let idx: Vec<Value> = at
+            .idx
+            .iter()
+            .zip(&unit)
+            .map(|(&i, &u)| {
+                if u == 0 || k == 0 {
+                    i
+                } else {
+                    em.b.ins().iadd_imm_s(i, u * k)
+                }
+            })
+            .collect();
+        let lane = At {
+            c: at.c,
+            id: at.id,
+            instr: at.instr,
+            shape: at.shape.clone(),
+            idx: &idx,
+            lanes: None,
+        };
+        let p = compare(em, &lane, direction, kind)?;
+        let p = em.b.ins().uextend(I32, p);
+        let m = em.b.ins().ineg(p);
+        mask = Some(match mask {
+            None => em.b.ins().splat(I32X4, m),
+            Some(v) => em.b.ins().insertlane(v, m, k as u8),
+        });
+    }
+    mask.ok_or_else(|| JitError::codegen("no lanes"))
 }
 
 /// `convert` and `bitcast-convert` (a width-changing one reads the

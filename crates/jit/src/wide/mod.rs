@@ -401,7 +401,17 @@ pub(super) mod avx512 {
             if bad == 0 {
                 return fast;
             }
-            _mm512_mask_blend_ps(bad, fast, exp_full(x))
+            // Below -104 the complete path clamps to -104, whose result
+            // rounds to +0: give those lanes +0 without it (a causal
+            // mask's -1e9 scores would otherwise send every vector with
+            // one masked lane through it).
+            let tiny = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, c(-104.0));
+            let fast = _mm512_mask_blend_ps(tiny, fast, _mm512_setzero_ps());
+            let rest = bad & !tiny;
+            if rest == 0 {
+                return fast;
+            }
+            _mm512_mask_blend_ps(rest, fast, exp_full(x))
         }
     }
 
