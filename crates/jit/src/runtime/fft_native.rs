@@ -209,16 +209,16 @@ impl<T: Real> Plans<T> {
         if n.is_multiple_of(2) && n >= 2 {
             let m = n / 2;
             for (x, o) in input.chunks_exact(n).zip(out.chunks_exact_mut(half)) {
-                for (j, v) in o[..m].iter_mut().enumerate() {
-                    *v = Complex::new(x[2 * j], x[2 * j + 1]);
-                }
+                o[..m].copy_from_slice(as_complex(x));
             }
             // Every packed line at once, then the twiddle pass per line.
             // The lines are `half` apart, not `m`: transform each.
+            let (mut z, mut r) = (std::mem::take(&mut s.lines), std::mem::take(&mut s.work));
             for o in out.chunks_exact_mut(half) {
                 self.lines(&mut o[..m], m, false, &mut s.fft);
-                self.unpack_forward(o);
+                self.unpack_forward(o, &mut z, &mut r);
             }
+            (s.lines, s.work) = (z, r);
         } else {
             s.work.resize(n, zero);
             for (x, o) in input.chunks_exact(n.max(1)).zip(out.chunks_exact_mut(half)) {
@@ -238,29 +238,27 @@ impl<T: Real> Plans<T> {
     /// `o[..m]` holds Z = FFT_m(x[2j] + i·x[2j+1]); rewrites `o[..=m]` as
     /// X = FFT_n(x), n = 2m:
     /// X[k] = ½(Z[k] + conj Z[m−k]) − ½i·w^k·(Z[k] − conj Z[m−k]).
-    fn unpack_forward(&self, o: &mut [Complex<T>]) {
+    /// `z` and `r` are scratch (Z and Z reversed, so the pass is three
+    /// forward streams that vectorize).
+    fn unpack_forward(
+        &self,
+        o: &mut [Complex<T>],
+        z: &mut Vec<Complex<T>>,
+        r: &mut Vec<Complex<T>>,
+    ) {
         let m = o.len() - 1;
-        let half = to_t::<T>(0.5);
-        let w = &self.half_twiddles;
-        let z0 = o[0];
+        let zero = Complex::new(T::zero(), T::zero());
+        z.clear();
+        z.extend_from_slice(&o[..m]);
+        r.resize(m, zero);
+        // r[k] = Z[m−k] for k in 1..m.
+        for (r, &v) in r[1..].iter_mut().zip(z[1..].iter().rev()) {
+            *r = v;
+        }
+        let z0 = z[0];
         o[0] = Complex::new(z0.re + z0.im, T::zero());
         o[m] = Complex::new(z0.re - z0.im, T::zero());
-        let mut k = 1;
-        while k <= m - k {
-            let (a, b) = (o[k], o[m - k]);
-            let x = |a: Complex<T>, b: Complex<T>, w: Complex<T>| {
-                let e = Complex::new(a.re + b.re, a.im - b.im);
-                let d = Complex::new(a.re - b.re, a.im + b.im);
-                // −i·w·d
-                let wd = w * d;
-                Complex::new((e.re + wd.im) * half, (e.im - wd.re) * half)
-            };
-            let xk = x(a, b, w[k]);
-            let xmk = x(b, a, w[m - k]);
-            o[k] = xk;
-            o[m - k] = xmk;
-            k += 1;
-        }
+        unpack_pass(&mut o[1..m], &z[1..], &r[1..], &self.half_twiddles[1..m]);
     }
 
     /// IRFFT of the spectrum `input` (last dim n/2+1) into the real `out`
@@ -293,15 +291,23 @@ impl<T: Real> Plans<T> {
                 // i·conj(w^k)·(X[k] − conj X[m−k]), imaginary parts of X[0]
                 // and X[m] ignored.
                 let z = as_complex_mut(o);
-                let x0 = Complex::new(x[0].re, T::zero());
-                let xm = Complex::new(x[m].re, T::zero());
-                for k in 0..m {
-                    let a = if k == 0 { x0 } else { x[k] };
-                    let b = if k == 0 { xm } else { x[m - k] };
+                let zk = |a: Complex<T>, b: Complex<T>, w: Complex<T>| {
                     let e = Complex::new(a.re + b.re, a.im - b.im);
                     let d = Complex::new(a.re - b.re, a.im + b.im);
-                    let wd = w[k].conj() * d;
-                    z[k] = Complex::new(e.re - wd.im, e.im + wd.re);
+                    let wd = w.conj() * d;
+                    Complex::new(e.re - wd.im, e.im + wd.re)
+                };
+                let x0 = Complex::new(x[0].re, T::zero());
+                let xm = Complex::new(x[m].re, T::zero());
+                z[0] = zk(x0, xm, w[0]);
+                let mid = &x[1..m];
+                for (((z, &a), &b), &w) in z[1..]
+                    .iter_mut()
+                    .zip(mid)
+                    .zip(mid.iter().rev())
+                    .zip(&w[1..])
+                {
+                    *z = zk(a, b, w);
                 }
                 self.lines(z, m, true, &mut s.fft);
                 for v in o.iter_mut() {
@@ -326,6 +332,28 @@ impl<T: Real> Plans<T> {
     }
 }
 
+/// X[k] = ½(a + conj b) − ½i·w·(a − conj b) over equal-length streams
+/// (a = Z[k], b = Z[m−k]).
+#[inline(never)]
+fn unpack_pass<T: Real>(
+    o: &mut [Complex<T>],
+    a: &[Complex<T>],
+    b: &[Complex<T>],
+    w: &[Complex<T>],
+) {
+    let half = to_t::<T>(0.5);
+    let n = o.len().min(a.len()).min(b.len()).min(w.len());
+    let (o, a, b, w) = (&mut o[..n], &a[..n], &b[..n], &w[..n]);
+    for k in 0..n {
+        let (a, b, w) = (a[k], b[k], w[k]);
+        let (er, ei) = (a.re + b.re, a.im - b.im);
+        let (dr, di) = (a.re - b.re, a.im + b.im);
+        // −i·w·d
+        let (pr, pi) = (w.re * dr - w.im * di, w.re * di + w.im * dr);
+        o[k] = Complex::new((er + pi) * half, (ei - pr) * half);
+    }
+}
+
 /// Multiplies every value by 1/n.
 fn scale<T: Real>(data: &mut [Complex<T>], n: usize) {
     if n > 1 {
@@ -334,6 +362,13 @@ fn scale<T: Real>(data: &mut [Complex<T>], n: usize) {
             *v = Complex::new(v.re * sc, v.im * sc);
         }
     }
+}
+
+/// A real slice as complex pairs (an odd trailing value is left out).
+fn as_complex<T: Real>(o: &[T]) -> &[Complex<T>] {
+    // SAFETY: Complex<T> is repr(C) {re, im} with T's alignment; the
+    // length is halved.
+    unsafe { std::slice::from_raw_parts(o.as_ptr() as *const Complex<T>, o.len() / 2) }
 }
 
 /// An even-length real slice as complex pairs.
