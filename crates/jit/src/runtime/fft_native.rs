@@ -220,13 +220,39 @@ impl<T: Real> Plans<T> {
             }
             (s.lines, s.work) = (z, r);
         } else {
+            // Two real lines per complex transform: z = x1 + i·x2, then
+            // X1[k] = ½(Z[k] + conj Z[n−k]), X2[k] = −½i(Z[k] − conj Z[n−k]).
             s.work.resize(n, zero);
-            for (x, o) in input.chunks_exact(n.max(1)).zip(out.chunks_exact_mut(half)) {
-                for (w, &v) in s.work.iter_mut().zip(x) {
-                    *w = Complex::new(v, T::zero());
+            let mut rows = input.chunks_exact(n).zip(out.chunks_exact_mut(half));
+            loop {
+                let Some((x1, o1)) = rows.next() else { break };
+                let Some((x2, o2)) = rows.next() else {
+                    for (w, &v) in s.work.iter_mut().zip(x1) {
+                        *w = Complex::new(v, T::zero());
+                    }
+                    self.lines(&mut s.work, n, false, &mut s.fft);
+                    o1.copy_from_slice(&s.work[..half]);
+                    break;
+                };
+                for ((w, &a), &b) in s.work.iter_mut().zip(x1).zip(x2) {
+                    *w = Complex::new(a, b);
                 }
                 self.lines(&mut s.work, n, false, &mut s.fft);
-                o.copy_from_slice(&s.work[..half]);
+                let hf = to_t::<T>(0.5);
+                let z0 = s.work[0];
+                o1[0] = Complex::new(z0.re, T::zero());
+                o2[0] = Complex::new(z0.im, T::zero());
+                let (zs, rs) = (&s.work[1..half], &s.work[half..]);
+                for (((o1, o2), &a), &b) in o1[1..]
+                    .iter_mut()
+                    .zip(o2[1..].iter_mut())
+                    .zip(zs)
+                    .zip(rs.iter().rev())
+                {
+                    // b = Z[n−k]
+                    *o1 = Complex::new((a.re + b.re) * hf, (a.im - b.im) * hf);
+                    *o2 = Complex::new((a.im + b.im) * hf, (b.re - a.re) * hf);
+                }
             }
         }
         let spec = g.spectrum(true);
@@ -286,34 +312,28 @@ impl<T: Real> Plans<T> {
         if n.is_multiple_of(2) && n >= 2 {
             let m = n / 2;
             let w = &self.half_twiddles;
+            let mut rev = std::mem::take(&mut s.lines);
             for (x, o) in lines.chunks_exact(half).zip(out.chunks_exact_mut(n)) {
                 // o as m complex values: Z'[k] = (X[k] + conj X[m−k]) +
                 // i·conj(w^k)·(X[k] − conj X[m−k]), imaginary parts of X[0]
                 // and X[m] ignored.
                 let z = as_complex_mut(o);
+                // Scaled by 1/N here: the inverse transform is linear.
                 let zk = |a: Complex<T>, b: Complex<T>, w: Complex<T>| {
                     let e = Complex::new(a.re + b.re, a.im - b.im);
                     let d = Complex::new(a.re - b.re, a.im + b.im);
                     let wd = w.conj() * d;
-                    Complex::new(e.re - wd.im, e.im + wd.re)
+                    Complex::new((e.re - wd.im) * sc, (e.im + wd.re) * sc)
                 };
                 let x0 = Complex::new(x[0].re, T::zero());
                 let xm = Complex::new(x[m].re, T::zero());
                 z[0] = zk(x0, xm, w[0]);
-                let mid = &x[1..m];
-                for (((z, &a), &b), &w) in z[1..]
-                    .iter_mut()
-                    .zip(mid)
-                    .zip(mid.iter().rev())
-                    .zip(&w[1..])
-                {
-                    *z = zk(a, b, w);
-                }
+                rev.clear();
+                rev.extend(x[1..m].iter().rev());
+                repack_pass(&mut z[1..], &x[1..m], &rev, &w[1..], sc);
                 self.lines(z, m, true, &mut s.fft);
-                for v in o.iter_mut() {
-                    *v = *v * sc;
-                }
             }
+            s.lines = rev;
         } else {
             let mut line = std::mem::take(&mut s.lines);
             line.resize(n, zero);
@@ -351,6 +371,28 @@ fn unpack_pass<T: Real>(
         // −i·w·d
         let (pr, pi) = (w.re * dr - w.im * di, w.re * di + w.im * dr);
         o[k] = Complex::new((er + pi) * half, (ei - pr) * half);
+    }
+}
+
+/// Z'[k]·sc = ((a + conj b) + i·conj(w)·(a − conj b))·sc over
+/// equal-length streams (a = X[k], b = X[m−k]).
+#[inline(never)]
+fn repack_pass<T: Real>(
+    z: &mut [Complex<T>],
+    a: &[Complex<T>],
+    b: &[Complex<T>],
+    w: &[Complex<T>],
+    sc: T,
+) {
+    let n = z.len().min(a.len()).min(b.len()).min(w.len());
+    let (z, a, b, w) = (&mut z[..n], &a[..n], &b[..n], &w[..n]);
+    for k in 0..n {
+        let (a, b, w) = (a[k], b[k], w[k]);
+        let (er, ei) = (a.re + b.re, a.im - b.im);
+        let (dr, di) = (a.re - b.re, a.im + b.im);
+        // conj(w)·d
+        let (pr, pi) = (w.re * dr + w.im * di, w.re * di - w.im * dr);
+        z[k] = Complex::new((er - pi) * sc, (ei + pr) * sc);
     }
 }
 
