@@ -224,8 +224,7 @@ impl<T: Real> Plans<T> {
             // X1[k] = ½(Z[k] + conj Z[n−k]), X2[k] = −½i(Z[k] − conj Z[n−k]).
             s.work.resize(n, zero);
             let mut rows = input.chunks_exact(n).zip(out.chunks_exact_mut(half));
-            loop {
-                let Some((x1, o1)) = rows.next() else { break };
+            while let Some((x1, o1)) = rows.next() {
                 let Some((x2, o2)) = rows.next() else {
                     for (w, &v) in s.work.iter_mut().zip(x1) {
                         *w = Complex::new(v, T::zero());
