@@ -346,6 +346,14 @@ mod tests {
             Complex64::new(1.0, 0.0)
         );
         assert_eq!(abs(Complex32::new(3.0, 4.0)), 5.0);
+        let a = |re: f32, im: f32| abs_c64(Complex32::new(re, im));
+        assert_eq!(a(3.0, -4.0), 5.0);
+        assert_eq!(a(f32::INFINITY, f32::NAN), f32::INFINITY);
+        assert_eq!(a(f32::NAN, f32::NEG_INFINITY), f32::INFINITY);
+        assert!(a(f32::NAN, 1.0).is_nan() && a(1.0, f32::NAN).is_nan());
+        assert_eq!(a(1e30, 1e30), 1.4142135e30);
+        assert_eq!(a(-0.0, 0.0).to_bits(), 0);
+        assert_eq!(a(1e-45, 0.0), 1e-45);
         assert_eq!(sign(Complex64::new(0.0, 0.0)), Complex64::new(0.0, 0.0));
         let e = expm1(Complex64::new(1e-10, 0.0));
         assert!((e.re - 1.00000000005e-10).abs() < 1e-24);
