@@ -48,6 +48,23 @@ pub fn abs<T: Part>(z: Complex<T>) -> T {
     z.re.hypot(z.im)
 }
 
+/// |z| of a c64: the f64 square root of the exact f64 sum of squares,
+/// rounded to f32 (glibc's `hypotf`, spelled out so every platform and
+/// the JIT's vector loop agree bit for bit): +inf when a part is
+/// infinite, else `re + im` (a NaN) when a part is NaN.
+#[inline]
+pub fn abs_c64(z: Complex<f32>) -> f32 {
+    let (x, y) = (z.re, z.im);
+    let (a, b) = (x as f64, y as f64);
+    let r = (a * a + b * b).sqrt() as f32;
+    let r = if x.is_nan() || y.is_nan() { x + y } else { r };
+    if x.is_infinite() || y.is_infinite() {
+        f32::INFINITY
+    } else {
+        r
+    }
+}
+
 /// z^w: 1 for w = 0 (any z, as XLA and numpy), 0 for z = 0 with
 /// Re(w) > 0, else exp(w·ln z).
 pub fn pow<T: Part>(z: Complex<T>, w: Complex<T>) -> Complex<T> {
@@ -96,7 +113,7 @@ fn sign<T: Part>(z: Complex<T>) -> Complex<T> {
 
 /// The complex-valued unary ops (real, imag and abs are handled by the
 /// caller because they change the type).
-fn unary_fn<T: Part>(op: UnaryOp) -> Option<fn(Complex<T>) -> Complex<T>> {
+pub fn unary_fn<T: Part>(op: UnaryOp) -> Option<fn(Complex<T>) -> Complex<T>> {
     Some(match op {
         UnaryOp::Negate => |z: Complex<T>| -z,
         UnaryOp::Sign => sign,
@@ -164,7 +181,7 @@ pub fn unary(op: UnaryOp, x: &ArrayData) -> Result<ArrayData> {
         (UnaryOp::Real, ArrayData::C128(v)) => ArrayData::F64(map1(v, |z| z.re)),
         (UnaryOp::Imag, ArrayData::C64(v)) => ArrayData::F32(map1(v, |z| z.im)),
         (UnaryOp::Imag, ArrayData::C128(v)) => ArrayData::F64(map1(v, |z| z.im)),
-        (UnaryOp::Abs, ArrayData::C64(v)) => ArrayData::F32(map1(v, abs)),
+        (UnaryOp::Abs, ArrayData::C64(v)) => ArrayData::F32(map1(v, abs_c64)),
         (UnaryOp::Abs, ArrayData::C128(v)) => ArrayData::F64(map1(v, abs)),
         (UnaryOp::Real, d) if ty.is_float() => d.clone(),
         (UnaryOp::Imag, d) if ty.is_float() => ArrayData::zeros(ty, d.len()),
@@ -329,6 +346,14 @@ mod tests {
             Complex64::new(1.0, 0.0)
         );
         assert_eq!(abs(Complex32::new(3.0, 4.0)), 5.0);
+        let a = |re: f32, im: f32| abs_c64(Complex32::new(re, im));
+        assert_eq!(a(3.0, -4.0), 5.0);
+        assert_eq!(a(f32::INFINITY, f32::NAN), f32::INFINITY);
+        assert_eq!(a(f32::NAN, f32::NEG_INFINITY), f32::INFINITY);
+        assert!(a(f32::NAN, 1.0).is_nan() && a(1.0, f32::NAN).is_nan());
+        assert_eq!(a(1e30, 1e30), 1.4142135e30);
+        assert_eq!(a(-0.0, 0.0).to_bits(), 0);
+        assert_eq!(a(1e-45, 0.0), 1e-45);
         assert_eq!(sign(Complex64::new(0.0, 0.0)), Complex64::new(0.0, 0.0));
         let e = expm1(Complex64::new(1e-10, 0.0));
         assert!((e.re - 1.00000000005e-10).abs() < 1e-24);

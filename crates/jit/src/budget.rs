@@ -74,6 +74,7 @@ fn step_bytes(step: &Step, sizes: &[usize], writes_output: bool) -> u64 {
         Step::Fallback(_)
         | Step::ColReduce(_)
         | Step::Fft(_)
+        | Step::Complex(_)
         | Step::Sort(_)
         | Step::TopK(_)
         | Step::Rng(_)

@@ -70,6 +70,9 @@ pub enum Step {
     Fallback(Box<FallbackCall>),
     /// `fft` with rustfft plans (`runtime::fft`).
     Fft(Box<crate::runtime::fft::FftStep>),
+    /// A complex elementwise instruction on the buffers
+    /// (`runtime::complex`).
+    Complex(Box<crate::runtime::complex::ComplexStep>),
     /// `sort` (`runtime::sort`): merge sort with a compiled comparator.
     Sort(Box<SortStep>),
     /// `topk`, builtin (`runtime::sort`).
@@ -676,6 +679,89 @@ impl Planner<'_> {
             Ok(_) | Err(JitError::Unsupported(_)) => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    /// An instruction with a complex operand or result: the elementwise
+    /// host step (`runtime::complex`), a c64 data movement compiled as a
+    /// kernel moving u64 bit patterns (bit-exact), else the evaluator.
+    fn complex(
+        &mut self,
+        cid: CompId,
+        id: InstrId,
+        spec: KernelSpec,
+        inputs: Vec<InstrId>,
+    ) -> Result<Step> {
+        let comp = self.module.comp(cid);
+        let instr = comp.get(id);
+        let operands: Option<Vec<&ArrayShape>> = instr
+            .operands
+            .iter()
+            .map(|&o| comp.get(o).shape.as_array().ok())
+            .collect();
+        if let (Some(ops), Ok(out)) = (&operands, instr.shape.as_array())
+            && let Some(step) = crate::runtime::complex::ComplexStep::plan(&instr.op, ops, out)
+        {
+            self.stats.runtime_calls.push(format!(
+                "{}/{} ({}): complex elementwise",
+                comp.name,
+                instr.name,
+                instr.opcode()
+            ));
+            return Ok(Step::Complex(Box::new(step)));
+        }
+        let movement = matches!(
+            instr.op,
+            Op::Broadcast { .. }
+                | Op::Reshape
+                | Op::Transpose { .. }
+                | Op::Copy
+                | Op::Slice { .. }
+                | Op::DynamicSlice { .. }
+                | Op::DynamicUpdateSlice
+                | Op::Concatenate { .. }
+                | Op::Pad { .. }
+                | Op::Reverse { .. }
+                | Op::Select
+                | Op::Gather { .. }
+        );
+        let c128 = std::iter::once(&instr.shape)
+            .chain(instr.operands.iter().map(|&o| &comp.get(o).shape))
+            .flat_map(|s| s.leaves())
+            .any(|l| l.element_type == ElementType::C128 || l.layout.is_padded());
+        if movement && !c128 && instr.shape.as_array().is_ok() {
+            let mut m = self.module.clone();
+            {
+                let mc = &mut m.computations[cid.index()];
+                for &o in instr.operands.iter().chain(std::iter::once(&id)) {
+                    as_u64(&mut mc.instructions[o.index()].shape);
+                }
+            }
+            let spec = KernelSpec {
+                inputs: spec
+                    .inputs
+                    .into_iter()
+                    .map(|(o, mut a)| {
+                        if a.element_type == ElementType::C64 {
+                            a.element_type = ElementType::U64;
+                        }
+                        (o, a)
+                    })
+                    .collect(),
+                ..spec
+            };
+            match self.jit.compile(&m, &spec, &mut self.stats) {
+                Ok(meta) => {
+                    return Ok(Step::Kernel {
+                        meta,
+                        inputs,
+                        post: None,
+                    });
+                }
+                Err(JitError::Unsupported(why)) => return self.fallback(cid, id, &why),
+                Err(e) => return Err(e),
+            }
+        }
+        self.fallback(cid, id, "complex (no native code for this op or type)")
     }
 
     fn fallback(&mut self, cid: CompId, id: InstrId, why: &str) -> Result<Step> {
@@ -1621,6 +1707,9 @@ impl Planner<'_> {
                     inputs: spec_inputs,
                     name: instr.name.clone(),
                 };
+                if arrays && involves_complex(comp, id) {
+                    return self.complex(cid, id, spec, inputs);
+                }
                 // Kernels never write padded layouts: a padded result is
                 // computed into unpadded scratch buffers (the kernel compiled
                 // against a copy of the module whose instruction is
@@ -1650,5 +1739,24 @@ impl Planner<'_> {
                 }
             }
         })
+    }
+}
+
+/// True when instruction `id` has a complex (c64/c128) operand or result
+/// leaf.
+fn involves_complex(comp: &rxla_ir::Computation, id: InstrId) -> bool {
+    let instr = comp.get(id);
+    std::iter::once(&instr.shape)
+        .chain(instr.operands.iter().map(|&o| &comp.get(o).shape))
+        .flat_map(|s| s.leaves())
+        .any(|l| l.element_type.is_complex())
+}
+
+/// Retypes a c64 array shape as u64 (same size: its bit patterns).
+fn as_u64(s: &mut Shape) {
+    if let Shape::Array(a) = s
+        && a.element_type == ElementType::C64
+    {
+        a.element_type = ElementType::U64;
     }
 }

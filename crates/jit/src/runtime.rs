@@ -9,8 +9,10 @@
 pub mod calls;
 pub mod collective;
 pub mod colreduce;
+pub mod complex;
 pub mod dus;
 pub mod fft;
+pub mod fft_native;
 pub mod relayout;
 pub mod rng;
 pub mod rows;
@@ -609,6 +611,7 @@ pub fn run_program(
             Step::Fallback(_)
             | Step::ColReduce(_)
             | Step::Fft(_)
+            | Step::Complex(_)
             | Step::Sort(_)
             | Step::TopK(_)
             | Step::Rng(_)
@@ -830,6 +833,13 @@ fn host_step(ctx: &Ctx, step: &Step, ops: &[Vec<&[u8]>], outs: &mut [&mut [u8]])
                 return Err(JitError::input("fft needs one operand and one result"));
             };
             fft::fft(f, input, out)
+        }
+        Step::Complex(c) => {
+            let a = arrays(ops, "complex")?;
+            let out = outs
+                .first_mut()
+                .ok_or_else(|| JitError::input("complex step result"))?;
+            complex::run(c, &a, out)
         }
         Step::Sort(s) => sort::sort(s, kernel(ctx, s.comparator)?, &arrays(ops, "sort")?, outs),
         Step::TopK(t) => {

@@ -1,4 +1,6 @@
-//! Complex (c64/c128) modules on the JIT: complex instructions run as
+//! Complex (c64/c128) modules on the JIT: complex elementwise
+//! instructions whose operands share the result's layout run as the
+//! complex host step (named in `CompileStats::runtime_calls`), others as
 //! interpreter-fallback steps (named in `CompileStats::fallbacks`), `fft`
 //! as a rustfft runtime step (named in `CompileStats::runtime_calls`);
 //! real instructions around them stay native. Results are compared with
@@ -63,7 +65,7 @@ fn check(text: &str, args: &[Literal], atol: f64) -> rxla_jit::CompileStats {
 }
 
 #[test]
-fn complex_elementwise_runs_as_named_fallback_steps() {
+fn complex_elementwise_runs_as_named_host_or_fallback_steps() {
     let text = r#"
 HloModule c
 ENTRY main {
@@ -80,8 +82,12 @@ ENTRY main {
     let args = [c128(&[3, 4], 7), c128(&[3, 4], 11)];
     let stats = check(text, &args, 0.0);
     let fb = stats.fallbacks.join("\n");
-    for name in ["main/m (multiply)", "main/e (exponential)", "main/r (real)"] {
-        assert!(fb.contains(name), "{name} not in fallbacks:\n{fb}");
+    // Operands in different layouts: the evaluator.
+    assert!(fb.contains("main/m (multiply)"), "{fb}");
+    let rc = stats.runtime_calls.join("\n");
+    for name in ["main/e (exponential)", "main/r (real)", "main/i (imag)"] {
+        assert!(rc.contains(name), "{name} not in runtime calls:\n{rc}");
+        assert!(!fb.contains(name), "{name} in fallbacks:\n{fb}");
     }
     // The real add stays native.
     assert!(!fb.contains("main/s (add)"), "{fb}");

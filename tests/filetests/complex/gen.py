@@ -239,4 +239,118 @@ ENTRY main {{
   ROOT t = (c64[2,3,4]{{2,1,0}}, c64[2,3,4]{{2,1,0}}, c128[2,3,3]{{2,1,0}}, f64[2,3,4]{{2,1,0}}) tuple(f, i, r, ir)
 }}
 """)
+
+# ------------------------------------------- native fft and complex steps
+# (the JIT's fft step in the element type and its complex host step: `jit`
+# without the interpreter fallback; odd lengths, length 1, batch dims,
+# leading transformed dims gathered as strided lines, c128).
+def shp(ty, a):
+    return "%s[%s]{%s}" % (ty, ",".join(map(str, a.shape)), ",".join(map(str, range(a.ndim - 1, -1, -1))))
+
+
+cases = []
+for n in (1, 2, 5, 12):
+    x = c64(2, 3, n)
+    cases.append(("FFT", (n,), x, np.fft.fft(x.astype(np.complex128)).astype(np.complex64)))
+    cases.append(("IFFT", (n,), x, np.fft.ifft(x.astype(np.complex128)).astype(np.complex64)))
+    xr = f32(3, n)
+    cases.append(("RFFT", (n,), xr, np.fft.rfft(xr.astype(np.float64)).astype(np.complex64)))
+    sp = c64(3, n // 2 + 1)
+    cases.append(("IRFFT", (n,), sp, np.fft.irfft(sp.astype(np.complex128), n).astype(np.float32)))
+x = c64(2, 5, 6)
+cases.append(("FFT", (5, 6), x, np.fft.fftn(x.astype(np.complex128), axes=(1, 2)).astype(np.complex64)))
+cases.append(("IFFT", (2, 5, 6), x, np.fft.ifftn(x.astype(np.complex128)).astype(np.complex64)))
+xr = f32(2, 3, 4, 7)
+cases.append(("RFFT", (3, 4, 7), xr, np.fft.rfftn(xr.astype(np.float64), axes=(1, 2, 3)).astype(np.complex64)))
+xr = f32(2, 17, 8)
+cases.append(("RFFT", (17, 8), xr, np.fft.rfftn(xr.astype(np.float64), axes=(1, 2)).astype(np.complex64)))
+sp = c64(2, 5, 4)
+cases.append(("IRFFT", (5, 6), sp, np.fft.irfftn(sp.astype(np.complex128), s=(5, 6), axes=(1, 2)).astype(np.float32)))
+sp = c64(2, 3, 5, 4)
+cases.append(("IRFFT", (3, 5, 7), sp, np.fft.irfftn(sp.astype(np.complex128), s=(3, 5, 7), axes=(1, 2, 3)).astype(np.float32)))
+
+
+def fft_module(name, cases, comment, tol=""):
+    params = "\n".join(f"  p{i} = {shp(ty(a), a)} parameter({i})" for i, (_, _, a, _) in enumerate(cases))
+    body = "\n".join(
+        f"  f{i} = {shp(ty(o), o)} fft(p{i}), fft_type={t}, fft_length={{{','.join(map(str, ln))}}}"
+        for i, (t, ln, _, o) in enumerate(cases)
+    )
+    outs = ", ".join(shp(ty(o), o) for (_, _, _, o) in cases)
+    names = ", ".join(f"f{i}" for i in range(len(cases)))
+    args = ", ".join(lit(a) for (_, _, a, _) in cases)
+    want = ", ".join(lit(o) for (_, _, _, o) in cases)
+    write(name, f"""{comment}
+// test: interp, jit, roundtrip
+{tol}// run: ({args}) ~= ({want})
+HloModule {name[:-4]}
+
+ENTRY main {{
+{params}
+{body}
+  ROOT t = ({outs}) tuple({names})
+}}
+""")
+
+
+def ty(a):
+    return {np.complex64: "c64", np.complex128: "c128", np.float32: "f32", np.float64: "f64"}[a.dtype.type]
+
+
+fft_module("fft_native_c64.hlo", cases, """// The JIT's native fft step in f32 (c64/f32) against numpy.fft (f64,
+// rounded): every type, lengths 1, 2, odd and even, batch dims, 2-D and
+// 3-D transforms (leading dims transformed as gathered strided lines),
+// even real lengths through the half-length packing.""")
+cases128 = [(t, ln, a.astype(np.complex128 if np.iscomplexobj(a) else np.float64),
+             o.astype(np.complex128 if np.iscomplexobj(o) else np.float64)) for (t, ln, a, o) in cases]
+cases128 = [(t, ln, a, {"FFT": lambda a: np.fft.fftn(a, axes=tuple(range(-len(ln), 0))),
+                        "IFFT": lambda a: np.fft.ifftn(a, axes=tuple(range(-len(ln), 0))),
+                        "RFFT": lambda a: np.fft.rfftn(a, axes=tuple(range(-len(ln), 0))),
+                        "IRFFT": lambda a: np.fft.irfftn(a, s=ln, axes=tuple(range(-len(ln), 0)))}[t](a))
+            for (t, ln, a, o) in cases128]
+fft_module("fft_native_c128.hlo", cases128, """// The JIT's native fft step in f64 (c128/f64) against numpy.fft: the
+// cases of fft_native_c64.hlo in double precision.""", "// tolerance: rtol=1e-12 atol=1e-13\n")
+
+inf, nan = np.inf, np.nan
+zr = np.array([3, -0.0, inf, nan, 1e30, 1e-40, -5, 0, inf, -inf, 2, 1e-45], np.float32)
+zi = np.array([4, -0.0, nan, 1, 1e30, 1e-40, 0, -0.0, -inf, 3, nan, 1e-45], np.float32)
+with np.errstate(all="ignore"):
+    z = zr.astype(np.complex64) + 1j * zi.astype(np.complex64)
+    z = np.array([complex(a, b) for a, b in zip(zr, zi)], np.complex64)
+    w = z[::-1].copy()
+    absz = np.hypot(zr.astype(np.float64), zi.astype(np.float64)).astype(np.float32)
+write("complex_steps_jit.hlo", f"""// Complex elementwise ops on the JIT's complex host step and c64 data
+// movement as u64 kernels (no interpreter fallback), bit for bit: abs
+// (inf beats NaN, subnormals, 1e30 parts without overflow), real, imag,
+// negate (signed zeros), add, multiply, complex, convert f32 -> c64 ->
+// c128 -> c64, broadcast, transpose, slice, concatenate, pad, reverse,
+// select. The second run line checks the evaluator's own values (the
+// first its special cases).
+// test: interp, jit, roundtrip
+// run: ({lit(zr)}, {lit(zi)}) == ({lit(absz)}, {lit(zr)}, {lit(zi)}, {lit(-z)}, {lit(z + w)}, {lit(np.array([1,2,3], np.float32).astype(np.complex64))}, {lit(np.broadcast_to(z[:3], (2, 3)).T)}, {lit(np.concatenate([z[4:6], z[:1]]))})
+HloModule complex_steps_jit
+
+ENTRY main {{
+  zr = f32[12]{{0}} parameter(0)
+  zi = f32[12]{{0}} parameter(1)
+  z = c64[12]{{0}} complex(zr, zi)
+  a = f32[12]{{0}} abs(z)
+  re = f32[12]{{0}} real(z)
+  im = f32[12]{{0}} imag(z)
+  n = c64[12]{{0}} negate(z)
+  w = c64[12]{{0}} reverse(z), dimensions={{0}}
+  s = c64[12]{{0}} add(z, w)
+  one = f32[3]{{0}} constant({{1, 2, 3}})
+  oc = c64[3]{{0}} convert(one)
+  ow = c128[3]{{0}} convert(oc)
+  on = c64[3]{{0}} convert(ow)
+  z3 = c64[3]{{0}} slice(z), slice={{[0:3]}}
+  b = c64[2,3]{{1,0}} broadcast(z3), dimensions={{1}}
+  t = c64[3,2]{{1,0}} transpose(b), dimensions={{1,0}}
+  z2 = c64[2]{{0}} slice(z), slice={{[4:6]}}
+  z1 = c64[1]{{0}} slice(z), slice={{[0:1]}}
+  c = c64[3]{{0}} concatenate(z2, z1), dimensions={{0}}
+  ROOT r = (f32[12]{{0}}, f32[12]{{0}}, f32[12]{{0}}, c64[12]{{0}}, c64[12]{{0}}, c64[3]{{0}}, c64[3,2]{{1,0}}, c64[3]{{0}}) tuple(a, re, im, n, s, on, t, c)
+}}
+""")
 print("ok")
