@@ -177,6 +177,11 @@ mod regressions {
     }
 
     #[test]
+    fn jit_dot_fma_overflow_nan() {
+        regression_seeded("jit_dot_fma_overflow_nan.hlo", Oracle::Jit, 37156);
+    }
+
+    #[test]
     fn jit_in_place_update_empty() {
         regression("jit_in_place_update_empty.hlo", Oracle::Jit);
     }

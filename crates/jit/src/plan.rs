@@ -207,8 +207,9 @@ impl PostRelayout {
     }
 }
 
-/// What a guarded GEMM convolution runs when its kernel holds inf/NaN:
-/// the exact loop kernel (inputs lhs, rhs), or the evaluator.
+/// What a guarded GEMM step runs instead — a convolution whose kernel
+/// holds inf/NaN, an f32 dot whose result does: the exact loop kernel
+/// (inputs lhs, rhs), or the evaluator.
 pub enum GemmGuard {
     Kernel(KernelMeta),
     Eval(Box<FallbackCall>),
@@ -1510,7 +1511,18 @@ impl Planner<'_> {
                     .collect::<Result<_>>()?,
             ),
             Op::Dot { .. } | Op::Convolution { .. } if gemm_plan(comp, id).is_some() => {
+                let f32_dot = matches!(instr.op, Op::Dot { .. })
+                    && gemm_types(comp, id)
+                        .is_some_and(|t| t.iter().all(|&t| t == ElementType::F32));
                 let guard = match &instr.op {
+                    // An f32 dot: the evaluator reruns it when the GEMM's
+                    // result holds inf/NaN (fused multiply-adds and blocked
+                    // sums overflow differently from the evaluator's
+                    // rounded products added in order). Rare, so not a
+                    // compiled kernel per dot (compile time).
+                    Op::Dot { .. } if f32_dot => Some(GemmGuard::Eval(Box::new(
+                        FallbackCall::new(self.module, cid, id)?,
+                    ))),
                     Op::Convolution { window, .. }
                         if window
                             .dims

@@ -437,7 +437,8 @@ pub fn run_program(
                         .chunks_exact(4)
                         .all(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]).is_finite())
                 };
-                let guarded = guard.is_some() && !finite();
+                let is_dot = matches!(plan.as_ref(), GemmPlan::Dot(_));
+                let guarded = guard.is_some() && !is_dot && !finite();
                 if let (true, Some(GemmGuard::Kernel(meta))) = (guarded, guard) {
                     let f = kernel(ctx, meta.index)?;
                     let (ins, outs) = ([l.ptr as *const u8, r.ptr as *const u8], [o.ptr]);
@@ -526,6 +527,36 @@ pub fn run_program(
                     }
                 };
                 res.map_err(|e| JitError::input(format!("gemm: {e}")))?;
+                // An f32 dot whose result holds inf/NaN is redone exactly
+                // (the evaluator's rounded products in order).
+                // SAFETY: `o` is the live f32 result just written.
+                let non_finite = || {
+                    unsafe { bytes(o) }
+                        .chunks_exact(4)
+                        .any(|c| !f32::from_le_bytes([c[0], c[1], c[2], c[3]]).is_finite())
+                };
+                if is_dot && guard.is_some() && non_finite() {
+                    match guard {
+                        Some(GemmGuard::Kernel(meta)) => {
+                            let f = kernel(ctx, meta.index)?;
+                            let (ins, outs) = ([l.ptr as *const u8, r.ptr as *const u8], [o.ptr]);
+                            call_kernel(ctx, f, &ins, &outs, meta.outer, meta.elements);
+                        }
+                        Some(GemmGuard::Eval(call)) => {
+                            let ops = operands(prog, i, &vals);
+                            // SAFETY: every leaf points at a live buffer of its length.
+                            let slices: Vec<Vec<&[u8]>> = ops
+                                .iter()
+                                .map(|ls| ls.iter().map(|&l| unsafe { bytes(l) }).collect())
+                                .collect();
+                            // SAFETY: `o` is this step's own (or the caller's output) buffer.
+                            let mut om: Vec<&mut [u8]> =
+                                vec![unsafe { std::slice::from_raw_parts_mut(o.ptr, o.len) }];
+                            call.run(&slices, &mut om, ctx.opts)?;
+                        }
+                        None => {}
+                    }
+                }
                 smallvec::smallvec![o]
             }
             Step::DusInPlace(d) => {
