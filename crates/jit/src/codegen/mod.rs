@@ -8,6 +8,7 @@
 //! family). See docs/ARCHITECTURE.md for the layering.
 
 pub mod approx;
+pub mod assemble;
 pub mod bitcast;
 pub mod blocks;
 pub mod conv;
@@ -22,6 +23,7 @@ pub mod libcalls;
 pub mod movement;
 pub mod reduce;
 pub mod reduce_precision;
+pub mod regions;
 pub mod repr;
 pub mod rowcheck;
 pub mod scalar;
@@ -87,8 +89,9 @@ impl Jit {
 
 /// Builds the kernel of `spec` into `jit.ctx`: a whole-op kernel for
 /// prefix reduce-windows (`scan`), variadic reduce and reduce-window
-/// (`whole`), scatter and select-and-scatter (`scatter`), else the
-/// ordinary loop nest (`kernel`). Returns (outer extent, output elements,
+/// (`whole`), scatter and select-and-scatter (`scatter`), data-movement
+/// roots cut into regions (`assemble`), else the ordinary loop nest
+/// (`kernel`). Returns (outer extent, output elements,
 /// vectorized).
 fn build(
     jit: &mut Jit,
@@ -107,6 +110,30 @@ fn build(
         }
         Op::Scatter { .. } => scatter::scatter(jit, module, spec),
         Op::SelectAndScatter { .. } => scatter::select_and_scatter(jit, module, spec),
-        _ => kernel::build(jit, module, spec, vec_outer, vec_reduce),
+        _ => {
+            if let Some(dec) = region_plan(jit, module, spec) {
+                match assemble::build(jit, module, spec, &dec, vec_outer, vec_reduce) {
+                    Err(JitError::Unsupported(_)) => {
+                        jit.fctx = FunctionBuilderContext::new();
+                        jit.jm.clear_context(&mut jit.ctx);
+                    }
+                    r => return r,
+                }
+            }
+            kernel::build(jit, module, spec, vec_outer, vec_reduce)
+        }
     }
+}
+
+/// The regions of a data-movement root worth a region kernel
+/// (`assemble.rs`), if the options allow it.
+fn region_plan(jit: &Jit, module: &Module, spec: &KernelSpec) -> Option<regions::Decomposition> {
+    if !jit.opts.region_copies {
+        return None;
+    }
+    let comp = module.comp(spec.comp);
+    let out = comp.get(spec.root).shape.as_array().ok()?;
+    let is_input = |id| spec.inputs.iter().any(|(i, _)| *i == id);
+    let dec = regions::decompose(comp, spec.root, &out.dims, &is_input)?;
+    assemble::worth_it(&dec, spec, module).then_some(dec)
 }
