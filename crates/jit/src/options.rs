@@ -109,6 +109,9 @@ pub struct CompileStats {
     /// `dynamic-update-slice`s written into a while loop's own carry
     /// buffer instead of a copy of it (`runtime::dus`).
     pub in_place_updates: usize,
+    /// Kernels built region by region (`codegen/assemble.rs`: a
+    /// concatenate, pad or reversed copy as wide moves and fills).
+    pub region_kernels: usize,
     /// `(kernel name, text)` of each kernel when `keep_clif` was set.
     pub clif: Vec<(String, String)>,
     /// `(kernel name, text)` of each kernel when `keep_asm` was set.

@@ -57,10 +57,14 @@ impl Jit {
         };
         let mut why = String::new();
         for &(vo, vr) in attempts {
-            match build(self, module, spec, vo, vr) {
+            let mut regions = false;
+            match build(self, module, spec, vo, vr, &mut regions) {
                 Ok((outer, elements, vectorized)) => {
                     let index = self.define(spec, stats)?;
                     stats.kernels += 1;
+                    if regions {
+                        stats.region_kernels += 1;
+                    }
                     if vectorized {
                         stats.vectorized_kernels += 1;
                     }
@@ -92,13 +96,14 @@ impl Jit {
 /// (`whole`), scatter and select-and-scatter (`scatter`), data-movement
 /// roots cut into regions (`assemble`), else the ordinary loop nest
 /// (`kernel`). Returns (outer extent, output elements,
-/// vectorized).
+/// vectorized); `regions` says whether the region kernel was built.
 fn build(
     jit: &mut Jit,
     module: &Module,
     spec: &KernelSpec,
     vec_outer: bool,
     vec_reduce: bool,
+    regions: &mut bool,
 ) -> Result<(i64, usize, bool)> {
     let root = module.comp(spec.comp).get(spec.root);
     match &root.op {
@@ -117,7 +122,10 @@ fn build(
                         jit.fctx = FunctionBuilderContext::new();
                         jit.jm.clear_context(&mut jit.ctx);
                     }
-                    r => return r,
+                    r => {
+                        *regions = r.is_ok();
+                        return r;
+                    }
                 }
             }
             kernel::build(jit, module, spec, vec_outer, vec_reduce)
