@@ -37,32 +37,48 @@ const INNER_MIN: i64 = 256;
 
 /// Whether the regions of `dec` are worth their own kernel: a cut
 /// concatenate or pad, or one region copied from an input whose rows run
-/// forward or backward (a slice of a reverse).
+/// forward or backward (a slice of a reverse) — unless a region copies a
+/// large transposed block, which the loop nest's tiles do better.
 pub fn worth_it(dec: &Decomposition, spec: &KernelSpec, module: &Module) -> bool {
-    if dec.regions.is_empty() {
+    let root = module.comp(spec.comp).get(spec.root);
+    let Ok(out) = root.shape.as_array() else {
+        return false;
+    };
+    let mtm = &out.layout.minor_to_major;
+    let Some(&minor) = mtm.first() else {
+        return false;
+    };
+    let minor = minor as usize;
+    let second = mtm.get(1).map(|&d| d as usize);
+    // Per buffer region, the input's element stride along the output's
+    // contiguous dim.
+    let strides = dec.regions.iter().filter_map(|r| {
+        let (_, shape) = spec.inputs.iter().find(|(i, _)| *i == r.leaf)?;
+        let pst = physical_strides(shape);
+        let l: i64 = r
+            .map
+            .iter()
+            .zip(&pst)
+            .filter(|(a, _)| a.p == Some(minor))
+            .map(|(a, &p)| a.s * p as i64)
+            .sum();
+        Some((r, l))
+    });
+    let mut strides = strides.peekable();
+    let transposed = strides.clone().any(|(r, l)| {
+        l.abs() > 1 && r.count[minor] >= 64 && second.is_some_and(|d| r.count[d] >= 64)
+    });
+    if dec.regions.is_empty() || transposed {
         return false;
     }
     if dec.split {
         return true;
     }
-    let [r] = dec.regions.as_slice() else {
-        return false;
-    };
-    let Some((_, shape)) = spec.inputs.iter().find(|(i, _)| *i == r.leaf) else {
-        return false;
-    };
-    let root = module.comp(spec.comp).get(spec.root);
-    let Ok(out) = root.shape.as_array() else {
-        return false;
-    };
-    let Some(&minor) = out.layout.minor_to_major.first() else {
-        return false;
-    };
-    // The leaf dim the output's contiguous dim walks, reversed.
-    let pst = physical_strides(shape);
-    r.map.iter().enumerate().any(|(j, a)| {
-        a.p == Some(minor as usize) && a.s == -1 && pst[j] == 1 && out.dims[minor as usize] >= 4
-    })
+    // One region: worth it for a reversed copy only.
+    dec.regions.len() == 1
+        && strides
+            .peek()
+            .is_some_and(|&(_, l)| l == -1 && out.dims[minor] >= 4)
 }
 
 /// How a region's values are produced.
@@ -434,36 +450,47 @@ impl Assembler<'_> {
                 self.fill_nest(em, &dims, dst, *scalar, *vector)
             }
             Source::Emit => {
-                let mut kv: Vec<Option<Value>> = k.to_vec();
-                self.emit_nest(em, r, inner, &mut kv, dst, vectorized)
+                // Constant axes and the fused counters' axes now.
+                let zero = em.iconst(0);
+                let mut idx = vec![zero; r.map.len()];
+                for (j, a) in r.map.iter().enumerate() {
+                    idx[j] = match a.p {
+                        None => em.iconst(a.c),
+                        Some(p) => match k[p] {
+                            Some(kp) => {
+                                let m = em.b.ins().imul_imm_s(kp, a.s);
+                                em.b.ins().iadd_imm_s(m, a.c)
+                            }
+                            None => zero,
+                        },
+                    };
+                }
+                self.emit_nest(em, r, inner, &mut idx, dst, vectorized)
             }
         }
     }
 
-    /// Loops over all but the innermost collapsed dim, then one run copy.
+    /// Loops over all but the innermost collapsed dim, then one run copy
+    /// (large transposed blocks never get here: `worth_it`).
     fn copy_nest(&self, em: &mut Emitter, dims: &[Dim], dst: Value, src: Value) -> Result<()> {
         let e = self.esize;
-        let Some((run, outer)) = dims.split_last() else {
-            return copy_bytes(em, dst, src, e);
-        };
-        if let Some((first, rest)) = outer.split_first() {
-            let (lo, hi) = (em.iconst(0), em.iconst(first.n));
-            return em.for_range(lo, hi, 1, |em, i| {
-                let a = em.b.ins().imul_imm_s(i, first.o);
-                let d2 = em.b.ins().iadd(dst, a);
-                let b = em.b.ins().imul_imm_s(i, first.l);
-                let s2 = em.b.ins().iadd(src, b);
-                let mut sub = rest.to_vec();
-                sub.push(*run);
-                self.copy_nest(em, &sub, d2, s2)
-            });
-        }
-        if run.o == e && run.l == e {
-            copy_bytes(em, dst, src, run.n * e)
-        } else if run.o == e && run.l == -e && e <= 8 && run.n * e >= 16 {
-            copy_reversed(em, dst, src, run.n, e)
-        } else {
-            copy_strided(em, *run, dst, src, e)
+        match dims {
+            [] => copy_bytes(em, dst, src, e),
+            [run] if run.o == e && run.l == e => copy_bytes(em, dst, src, run.n * e),
+            [run] if run.o == e && run.l == -e && e <= 8 && run.n * e >= 16 => {
+                copy_reversed(em, dst, src, run.n, e)
+            }
+            [run] => copy_strided(em, *run, dst, src, e),
+            [first, rest @ ..] => {
+                let (lo, hi) = (em.iconst(0), em.iconst(first.n));
+                em.for_range(lo, hi, 1, |em, i| {
+                    let a = em.b.ins().imul_imm_s(i, first.o);
+                    let d2 = em.b.ins().iadd(dst, a);
+                    let b = em.b.ins().imul_imm_s(i, first.l);
+                    let s2 = em.b.ins().iadd(src, b);
+                    self.copy_nest(em, rest, d2, s2)
+                })
+            }
         }
     }
 
@@ -504,36 +531,37 @@ impl Assembler<'_> {
         }
     }
 
-    /// The leaf computed by the emitter over the region's inner dims,
-    /// `kv[d]` the counters known so far.
+    /// The leaf computed by the emitter over the region's inner dims
+    /// (`inner`, major to minor), `idx` the leaf index so far: each axis
+    /// is computed once, in the loop of its counter, so the innermost
+    /// loop moves one index and reuses the row's address prefix.
     fn emit_nest(
         &self,
         em: &mut Emitter,
         r: &Region,
         inner: &[usize],
-        kv: &mut Vec<Option<Value>>,
+        idx: &mut Vec<Value>,
         dst: Value,
         vectorized: &mut bool,
     ) -> Result<()> {
         let comp = self.spec.comp;
         let et = self.out.element_type;
-        let leaf_index = |em: &mut Emitter, kv: &[Option<Value>]| -> Result<Vec<Value>> {
-            r.map
-                .iter()
-                .map(|a| match a.p {
-                    None => Ok(em.iconst(a.c)),
-                    Some(p) => {
-                        let k = kv[p].ok_or_else(|| JitError::codegen("regions: counter"))?;
-                        let m = em.b.ins().imul_imm_s(k, a.s);
-                        Ok(em.b.ins().iadd_imm_s(m, a.c))
-                    }
-                })
-                .collect()
-        };
         let Some((&d, rest)) = inner.split_first() else {
-            let idx = leaf_index(em, kv)?;
-            let v = em.emit(comp, r.leaf, &idx, None)?;
+            let v = em.emit(comp, r.leaf, idx, None)?;
             return em.store_elem(v, dst, et);
+        };
+        // Sets the axes that move with counter `d` to counter `k`.
+        let set = |em: &mut Emitter, idx: &mut Vec<Value>, k: Value| {
+            for (j, a) in r.map.iter().enumerate() {
+                if a.p == Some(d) {
+                    idx[j] = if a.s == 1 && a.c == 0 {
+                        k
+                    } else {
+                        let m = em.b.ins().imul_imm_s(k, a.s);
+                        em.b.ins().iadd_imm_s(m, a.c)
+                    };
+                }
+            }
         };
         let o = r.step[d] * self.pst_out[d];
         let n = r.count[d];
@@ -552,29 +580,29 @@ impl Assembler<'_> {
                 .map(|a| if a.p == Some(d) { a.s } else { 0 })
                 .collect();
             let sym = Sym::Dims(coef);
+            // Row-invariant values and the row's address prefixes first.
+            set(em, idx, zero);
+            em.hoist(comp, r.leaf, idx, &sym);
             vhi = em.iconst(n & !3);
             em.for_range(zero, vhi, 4, |em, i| {
-                kv[d] = Some(i);
-                let idx = leaf_index(em, kv)?;
-                let v = em.emit(comp, r.leaf, &idx, Some(&sym))?;
+                set(em, idx, i);
+                let v = em.emit(comp, r.leaf, idx, Some(&sym))?;
                 if em.b.func.dfg.value_type(v) != F32X4 {
                     return Err(JitError::unsupported(
                         "regions: vector leaf of another type",
                     ));
                 }
-                let a = em.b.ins().imul_imm_s(i, o);
+                let a = em.b.ins().ishl_imm_s(i, 2);
                 let p = em.b.ins().iadd(dst, a);
                 em.store_elem(v, p, et)
             })?;
         }
         em.for_range(vhi, nn, 1, |em, i| {
-            kv[d] = Some(i);
+            set(em, idx, i);
             let a = em.b.ins().imul_imm_s(i, o);
             let p = em.b.ins().iadd(dst, a);
-            self.emit_nest(em, r, rest, kv, p, vectorized)
-        })?;
-        kv[d] = None;
-        Ok(())
+            self.emit_nest(em, r, rest, idx, p, vectorized)
+        })
     }
 }
 
