@@ -147,7 +147,7 @@ ENTRY e {{
 ENTRY e {
   x = u8[6,3] parameter(0)
   z = u8[] constant(7)
-  ROOT out = u8[9,70] pad(x, z), padding=1_2x17_50
+  ROOT out = u8[9,170] pad(x, z), padding=1_2x17_150
 }
 ";
     assert_eq!(check("fill", text), 1);

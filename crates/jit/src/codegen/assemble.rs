@@ -672,18 +672,22 @@ fn copy_reversed(em: &mut Emitter, dst: Value, src: Value, n: i64, e: i64) -> Re
         let d = em.b.ins().iadd(dst, off);
         store(em, w, d, 0);
     };
+    // Four moves per loop step, the rest unrolled.
     let chunks = bytes / 16;
-    if chunks <= 8 {
-        for c in 0..chunks {
-            let off = em.iconst(16 * c);
-            mv(em, off);
-        }
-    } else {
-        let (lo, hi) = (em.iconst(0), em.iconst(16 * chunks));
-        em.for_range(lo, hi, 16, |em, off| {
-            mv(em, off);
+    let looped = if chunks > 8 { chunks / 4 * 4 } else { 0 };
+    if looped > 0 {
+        let (lo, hi) = (em.iconst(0), em.iconst(16 * looped));
+        em.for_range(lo, hi, 64, |em, off| {
+            for u in 0..4 {
+                let o = em.b.ins().iadd_imm_s(off, 16 * u);
+                mv(em, o);
+            }
             Ok(())
         })?;
+    }
+    for c in looped..chunks {
+        let off = em.iconst(16 * c);
+        mv(em, off);
     }
     if bytes % 16 != 0 {
         let off = em.iconst(bytes - 16);
@@ -720,18 +724,21 @@ fn copy_strided(em: &mut Emitter, run: Dim, dst: Value, src: Value, e: i64) -> R
 /// `n >= 16` bytes at `dst` filled with the 16-byte pattern `vector`
 /// (whole elements: `n` is a multiple of the element size, which divides 16).
 fn fill_bytes(em: &mut Emitter, dst: Value, n: i64, vector: Value) -> Result<()> {
+    // Four stores per loop step, the rest unrolled.
     let chunks = n / 16;
-    if chunks <= 8 {
-        for c in 0..chunks {
-            store(em, vector, dst, 16 * c);
-        }
-    } else {
-        let (lo, hi) = (em.iconst(0), em.iconst(16 * chunks));
-        em.for_range(lo, hi, 16, |em, off| {
+    let looped = if chunks > 8 { chunks / 4 * 4 } else { 0 };
+    if looped > 0 {
+        let (lo, hi) = (em.iconst(0), em.iconst(16 * looped));
+        em.for_range(lo, hi, 64, |em, off| {
             let d = em.b.ins().iadd(dst, off);
-            store(em, vector, d, 0);
+            for u in 0..4 {
+                store(em, vector, d, 16 * u);
+            }
             Ok(())
         })?;
+    }
+    for c in looped..chunks {
+        store(em, vector, dst, 16 * c);
     }
     if n % 16 != 0 {
         store(em, vector, dst, n - 16);
