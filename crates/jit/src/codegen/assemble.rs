@@ -156,11 +156,12 @@ pub fn build(
             *id == r.leaf && !s.layout.is_padded() && s.element_type == out.element_type
         });
         sources.push(match buffer {
-            Some((_, base, shape)) => Source::Buffer(*base, shape.clone()),
-            None if r.map.is_empty() => {
+            // A scalar (a pad value, even one read from an input) is a fill.
+            _ if r.map.is_empty() && esize <= 8 => {
                 let (s, v) = fill_pattern(&mut em, spec, r.leaf, out.element_type, esize)?;
                 Source::Fill(s, v)
             }
+            Some((_, base, shape)) => Source::Buffer(*base, shape.clone()),
             None => Source::Emit,
         });
     }
@@ -606,14 +607,23 @@ impl Assembler<'_> {
     }
 }
 
+/// `p + off` as an address and an `i32` displacement.
+fn displaced(em: &mut Emitter, p: Value, off: i64) -> (Value, i32) {
+    match i32::try_from(off) {
+        Ok(o) => (p, o),
+        Err(_) => (em.b.ins().iadd_imm_s(p, off), 0),
+    }
+}
+
 fn load(em: &mut Emitter, ty: Type, p: Value, off: i64) -> Value {
     let flags = MemFlagsData::new().with_notrap().with_readonly();
-    em.b.ins().load(ty, flags, p, off as i32)
+    let (p, o) = displaced(em, p, off);
+    em.b.ins().load(ty, flags, p, o)
 }
 
 fn store(em: &mut Emitter, v: Value, p: Value, off: i64) {
-    em.b.ins()
-        .store(MemFlagsData::new().with_notrap(), v, p, off as i32);
+    let (p, o) = displaced(em, p, off);
+    em.b.ins().store(MemFlagsData::new().with_notrap(), v, p, o);
 }
 
 /// `n` bytes from `src` to `dst` (non-overlapping buffers).
