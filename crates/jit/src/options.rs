@@ -36,6 +36,11 @@ pub struct CompileOptions {
     /// routines (`crate::wide`, AVX-512) when the host has them; results
     /// are bit-identical either way. Off only for testing.
     pub wide_math: bool,
+    /// Lower data-movement roots that concatenate or pad (and slices of
+    /// a reverse) region by region as wide copies and fills
+    /// (`codegen/regions.rs`, `codegen/assemble.rs`) instead of one
+    /// select per element. Off only for testing.
+    pub region_copies: bool,
 }
 
 impl Default for CompileOptions {
@@ -51,6 +56,7 @@ impl Default for CompileOptions {
             row_group_min_bytes: 4 << 20,
             verify_clif: cfg!(debug_assertions),
             wide_math: true,
+            region_copies: true,
         }
     }
 }
@@ -103,6 +109,9 @@ pub struct CompileStats {
     /// `dynamic-update-slice`s written into a while loop's own carry
     /// buffer instead of a copy of it (`runtime::dus`).
     pub in_place_updates: usize,
+    /// Kernels built region by region (`codegen/assemble.rs`: a
+    /// concatenate, pad or reversed copy as wide moves and fills).
+    pub region_kernels: usize,
     /// `(kernel name, text)` of each kernel when `keep_clif` was set.
     pub clif: Vec<(String, String)>,
     /// `(kernel name, text)` of each kernel when `keep_asm` was set.

@@ -388,7 +388,7 @@ impl Nest<'_> {
 /// Whether the kernel's expression (from its root down to its inputs)
 /// contains a reduction-like op, whose vector forms rely on strided loads
 /// failing (reduce-window is not one: its lanes are whole windows).
-fn reads_through_reductions(module: &Module, spec: &KernelSpec) -> bool {
+pub(super) fn reads_through_reductions(module: &Module, spec: &KernelSpec) -> bool {
     let comp = module.comp(spec.comp);
     let is_input = |id: InstrId| spec.inputs.iter().any(|(i, _)| *i == id);
     let (ids, _) = kernel_users(comp, spec.root, &is_input);

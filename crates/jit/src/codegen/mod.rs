@@ -8,6 +8,7 @@
 //! family). See docs/ARCHITECTURE.md for the layering.
 
 pub mod approx;
+pub mod assemble;
 pub mod bitcast;
 pub mod blocks;
 pub mod columns;
@@ -24,6 +25,7 @@ pub mod movement;
 pub mod program;
 pub mod reduce;
 pub mod reduce_precision;
+pub mod regions;
 pub mod repr;
 pub mod rowcheck;
 pub mod scalar;
@@ -57,10 +59,14 @@ impl Jit {
         };
         let mut why = String::new();
         for &(vo, vr) in attempts {
-            match build(self, module, spec, vo, vr) {
+            let mut regions = false;
+            match build(self, module, spec, vo, vr, &mut regions) {
                 Ok((outer, elements, vectorized)) => {
                     let index = self.define(spec, stats)?;
                     stats.kernels += 1;
+                    if regions {
+                        stats.region_kernels += 1;
+                    }
                     if vectorized {
                         stats.vectorized_kernels += 1;
                     }
@@ -90,14 +96,17 @@ impl Jit {
 /// Builds the kernel of `spec` into `jit.ctx`: a whole-op kernel for
 /// prefix reduce-windows (`scan`), variadic reduce keeping the minor
 /// dimension (`columns`), variadic reduce and reduce-window (`whole`),
-/// scatter and select-and-scatter (`scatter`), else the ordinary loop nest (`kernel`). Returns (outer extent, output elements,
-/// vectorized).
+/// scatter and select-and-scatter (`scatter`), data-movement roots cut
+/// into regions (`assemble`), else the ordinary loop nest (`kernel`).
+/// Returns (outer extent, output elements, vectorized); `regions` says
+/// whether the region kernel was built.
 fn build(
     jit: &mut Jit,
     module: &Module,
     spec: &KernelSpec,
     vec_outer: bool,
     vec_reduce: bool,
+    regions: &mut bool,
 ) -> Result<(i64, usize, bool)> {
     let root = module.comp(spec.comp).get(spec.root);
     match &root.op {
@@ -110,6 +119,33 @@ fn build(
         }
         Op::Scatter { .. } => scatter::scatter(jit, module, spec),
         Op::SelectAndScatter { .. } => scatter::select_and_scatter(jit, module, spec),
-        _ => kernel::build(jit, module, spec, vec_outer, vec_reduce),
+        _ => {
+            if let Some(dec) = region_plan(jit, module, spec) {
+                match assemble::build(jit, module, spec, &dec, vec_outer, vec_reduce) {
+                    Err(JitError::Unsupported(_)) => {
+                        jit.fctx = FunctionBuilderContext::new();
+                        jit.jm.clear_context(&mut jit.ctx);
+                    }
+                    r => {
+                        *regions = r.is_ok();
+                        return r;
+                    }
+                }
+            }
+            kernel::build(jit, module, spec, vec_outer, vec_reduce)
+        }
     }
+}
+
+/// The regions of a data-movement root worth a region kernel
+/// (`assemble.rs`), if the options allow it.
+fn region_plan(jit: &Jit, module: &Module, spec: &KernelSpec) -> Option<regions::Decomposition> {
+    if !jit.opts.region_copies {
+        return None;
+    }
+    let comp = module.comp(spec.comp);
+    let out = comp.get(spec.root).shape.as_array().ok()?;
+    let is_input = |id| spec.inputs.iter().any(|(i, _)| *i == id);
+    let dec = regions::decompose(comp, spec.root, &out.dims, &is_input)?;
+    assemble::worth_it(&dec, spec, module).then_some(dec)
 }
