@@ -762,6 +762,19 @@ impl Planner<'_> {
                 Err(e) => return Err(e),
             }
         }
+        if movement && instr.shape.as_array().is_ok() {
+            // c128 (or padded) movement: a region kernel copies its bytes
+            // where the root cuts into regions; else the evaluator.
+            return match self.jit.compile(self.module, &spec, &mut self.stats) {
+                Ok(meta) => Ok(Step::Kernel {
+                    meta,
+                    inputs,
+                    post: None,
+                }),
+                Err(JitError::Unsupported(why)) => self.fallback(cid, id, &why),
+                Err(e) => Err(e),
+            };
+        }
         self.fallback(cid, id, "complex (no native code for this op or type)")
     }
 
