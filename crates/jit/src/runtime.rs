@@ -531,9 +531,9 @@ pub fn run_program(
                 // (the evaluator's rounded products in order).
                 // SAFETY: `o` is the live f32 result just written.
                 let non_finite = || {
-                    unsafe { bytes(o) }
-                        .chunks_exact(4)
-                        .any(|c| !f32::from_le_bytes([c[0], c[1], c[2], c[3]]).is_finite())
+                    dot_may_differ_non_finite(unsafe { bytes(l) }, unsafe { bytes(r) }, unsafe {
+                        bytes(o)
+                    })
                 };
                 if is_dot && guard.is_some() && non_finite() {
                     match guard {
@@ -929,6 +929,72 @@ pub fn leaf_count(s: &Shape) -> usize {
     s.leaves().len()
 }
 
+/// Whether some f32 value in `b` has an exponent field of at least
+/// `at_least` (the field's bits in place: `0x7f80_0000` finds inf/NaN):
+/// 16 values per AVX-512 compare where the host has it, else counted over
+/// blocks of 1024 values with no early exit inside a block (so the loop
+/// vectorizes). Costs about one read of `b`.
+fn any_exponent_at_least(b: &[u8], at_least: u32) -> bool {
+    const EXP: u32 = 0x7f80_0000;
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx512f") {
+        // SAFETY: AVX-512F checked; the routine reads within `b`.
+        return unsafe { exponent_scan_avx512(b, at_least) };
+    }
+    b.chunks(4096).any(|block| {
+        block
+            .chunks_exact(4)
+            .map(|c| (u32::from_le_bytes([c[0], c[1], c[2], c[3]]) & EXP >= at_least) as u32)
+            .sum::<u32>()
+            != 0
+    })
+}
+
+/// [`any_exponent_at_least`] in 512-bit vectors (unaligned loads, the
+/// tail by value).
+///
+/// # Safety
+/// The host has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn exponent_scan_avx512(b: &[u8], at_least: u32) -> bool {
+    use std::arch::x86_64::*;
+    let exp = _mm512_set1_epi32(0x7f80_0000);
+    let limit = _mm512_set1_epi32(at_least as i32);
+    let whole = b.len() / 64;
+    let mut hit: __mmask16 = 0;
+    for i in 0..whole {
+        // SAFETY: bytes 64i..64i+64 are inside `b`.
+        let v = unsafe { _mm512_loadu_si512(b.as_ptr().add(64 * i).cast()) };
+        hit |= _mm512_cmpge_epu32_mask(_mm512_and_si512(v, exp), limit);
+        if i % 256 == 255 && hit != 0 {
+            return true;
+        }
+    }
+    hit != 0
+        || b[64 * whole..]
+            .chunks_exact(4)
+            .any(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) & 0x7f80_0000 >= at_least)
+}
+
+/// Whether an f32 dot of `lhs` and `rhs` into `out` may hold an inf or
+/// NaN the GEMM got differently from the evaluator: never when every
+/// operand value is finite and below 2^40 in magnitude (products below
+/// 2^80, any sum of them far below f32::MAX, in either order) — checked on
+/// the operands when they are smaller than the result; else the result
+/// is scanned for inf/NaN.
+fn dot_may_differ_non_finite(lhs: &[u8], rhs: &[u8], out: &[u8]) -> bool {
+    const INF: u32 = 0x7f80_0000;
+    const BIG: u32 = (127 + 40) << 23;
+    if lhs.len() + rhs.len() < out.len()
+        && !any_exponent_at_least(lhs, BIG)
+        && !any_exponent_at_least(rhs, BIG)
+    {
+        return false;
+    }
+    any_exponent_at_least(out, INF)
+}
+
 /// An f16/bf16/f32 buffer as f32 values (exact: every half is an f32).
 ///
 /// # Safety
@@ -976,5 +1042,60 @@ unsafe fn narrow(acc: &[f32], leaf: Leaf, ty: ElementType) {
                 c.copy_from_slice(&v.to_le_bytes());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod dot_guard_tests {
+    use super::{any_exponent_at_least, dot_may_differ_non_finite};
+
+    fn bytes(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn exponent_scan_finds_inf_nan_and_large_values_anywhere() {
+        const INF: u32 = 0x7f80_0000;
+        const BIG: u32 = (127 + 40) << 23;
+        // Lengths around the 16-value vectors and the 256-vector early exit.
+        for n in [0usize, 1, 15, 16, 17, 4095, 4096, 4097, 5000] {
+            let mut v = vec![1.5f32; n];
+            assert!(!any_exponent_at_least(&bytes(&v), INF), "{n}");
+            for pos in [0, n / 2, n.saturating_sub(1)] {
+                if n == 0 {
+                    continue;
+                }
+                for special in [f32::INFINITY, f32::NEG_INFINITY, f32::NAN] {
+                    v[pos] = special;
+                    assert!(
+                        any_exponent_at_least(&bytes(&v), INF),
+                        "{n} {pos} {special}"
+                    );
+                    v[pos] = 1.5;
+                }
+                v[pos] = -2e12; // 2^40.9: large, finite
+                assert!(!any_exponent_at_least(&bytes(&v), INF), "{n} {pos}");
+                assert!(any_exponent_at_least(&bytes(&v), BIG), "{n} {pos}");
+                v[pos] = 1e12; // below 2^40
+                assert!(!any_exponent_at_least(&bytes(&v), BIG), "{n} {pos}");
+                v[pos] = 1.5;
+            }
+        }
+    }
+
+    #[test]
+    fn small_finite_operands_skip_the_result_scan() {
+        let small = bytes(&[1.0, -3.0]);
+        let inf_out = bytes(&[f32::INFINITY; 8]);
+        // Operands smaller than the result, all small and finite: no scan.
+        assert!(!dot_may_differ_non_finite(&small, &small, &inf_out));
+        // A large operand: the result is scanned.
+        let big = bytes(&[3e38, 1.0]);
+        assert!(dot_may_differ_non_finite(&big, &small, &inf_out));
+        assert!(!dot_may_differ_non_finite(&big, &small, &bytes(&[0.5; 8])));
+        // Operands larger than the result: the result is scanned.
+        let long = bytes(&[1.0; 16]);
+        assert!(dot_may_differ_non_finite(&long, &long, &bytes(&[f32::NAN])));
+        assert!(!dot_may_differ_non_finite(&long, &long, &bytes(&[2.0])));
     }
 }
