@@ -371,16 +371,7 @@ fn promote_copies(
         if !all_in {
             continue;
         }
-        let once = us.iter().all(|&u| {
-            g.members[&u]
-                && comp
-                    .get(u)
-                    .operands
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, o)| **o == c)
-                    .all(|(j, _)| read_once(comp, u, j))
-        });
+        let once = read_once_by_all(comp, us, g, c);
         if expensive(&comp.get(c).op) && !once {
             continue;
         }
@@ -389,6 +380,22 @@ fn promote_copies(
         moved = true;
     }
     moved
+}
+
+/// Whether `p` is read once per output element of `g`: every user (all
+/// members of `g` by now, so their flags are final) is computed once per
+/// output element and reads `p` once per element of its own.
+fn read_once_by_all(comp: &Computation, users: &[InstrId], g: &Group, p: InstrId) -> bool {
+    users.iter().all(|&u| {
+        g.members.get(&u).copied().unwrap_or(false)
+            && comp
+                .get(u)
+                .operands
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| **o == p)
+                .all(|(j, _)| read_once(comp, u, j))
+    })
 }
 
 struct Group {
@@ -532,16 +539,7 @@ fn fuse_computation(
                     // Read once per output element only if every user reads it once
                     // and is itself computed once per output element (all users are
                     // members by now, so their flags are final).
-                    let p_once = users[p.index()].iter().all(|&u| {
-                        g.members[&u]
-                            && comp
-                                .get(u)
-                                .operands
-                                .iter()
-                                .enumerate()
-                                .filter(|(_, o)| **o == p)
-                                .all(|(j, _)| read_once(&comp, u, j))
-                    });
+                    let p_once = read_once_by_all(&comp, &users[p.index()], &g, p);
                     // How many index expressions compute `p` in the group's loop
                     // nest: the sum over users reading it at another index
                     // (slice, pad, transpose, ...) of their own counts, plus the

@@ -439,24 +439,8 @@ pub fn run_program(
                 };
                 let is_dot = matches!(plan.as_ref(), GemmPlan::Dot(_));
                 let guarded = guard.is_some() && !is_dot && !finite();
-                if let (true, Some(GemmGuard::Kernel(meta))) = (guarded, guard) {
-                    let f = kernel(ctx, meta.index)?;
-                    let (ins, outs) = ([l.ptr as *const u8, r.ptr as *const u8], [o.ptr]);
-                    call_kernel(ctx, f, &ins, &outs, meta.outer, meta.elements);
-                    vals[i] = smallvec::smallvec![o];
-                    continue;
-                }
-                if let (true, Some(GemmGuard::Eval(call))) = (guarded, guard) {
-                    let ops = operands(prog, i, &vals);
-                    // SAFETY: every leaf points at a live buffer of its length.
-                    let slices: Vec<Vec<&[u8]>> = ops
-                        .iter()
-                        .map(|ls| ls.iter().map(|&l| unsafe { bytes(l) }).collect())
-                        .collect();
-                    // SAFETY: `o` is this step's own (or the caller's output) buffer.
-                    let mut om: Vec<&mut [u8]> =
-                        vec![unsafe { std::slice::from_raw_parts_mut(o.ptr, o.len) }];
-                    call.run(&slices, &mut om, ctx.opts)?;
+                if let (true, Some(g)) = (guarded, guard) {
+                    run_gemm_guard(ctx, g, &operands(prog, i, &vals), [l, r], o)?;
                     vals[i] = smallvec::smallvec![o];
                     continue;
                 }
@@ -535,27 +519,10 @@ pub fn run_program(
                         bytes(o)
                     })
                 };
-                if is_dot && guard.is_some() && non_finite() {
-                    match guard {
-                        Some(GemmGuard::Kernel(meta)) => {
-                            let f = kernel(ctx, meta.index)?;
-                            let (ins, outs) = ([l.ptr as *const u8, r.ptr as *const u8], [o.ptr]);
-                            call_kernel(ctx, f, &ins, &outs, meta.outer, meta.elements);
-                        }
-                        Some(GemmGuard::Eval(call)) => {
-                            let ops = operands(prog, i, &vals);
-                            // SAFETY: every leaf points at a live buffer of its length.
-                            let slices: Vec<Vec<&[u8]>> = ops
-                                .iter()
-                                .map(|ls| ls.iter().map(|&l| unsafe { bytes(l) }).collect())
-                                .collect();
-                            // SAFETY: `o` is this step's own (or the caller's output) buffer.
-                            let mut om: Vec<&mut [u8]> =
-                                vec![unsafe { std::slice::from_raw_parts_mut(o.ptr, o.len) }];
-                            call.run(&slices, &mut om, ctx.opts)?;
-                        }
-                        None => {}
-                    }
+                if let (true, Some(g)) = (is_dot, guard)
+                    && non_finite()
+                {
+                    run_gemm_guard(ctx, g, &operands(prog, i, &vals), [l, r], o)?;
                 }
                 smallvec::smallvec![o]
             }
@@ -827,6 +794,37 @@ fn kernel_input(prog: &Program, vals: &[Leaves], id: InstrId) -> Result<*const u
         )));
     }
     Ok(l.ptr as *const u8)
+}
+
+/// Runs a GEMM step's guard into its output `o`: the exact loop kernel
+/// on the operands `lr`, or the evaluator on the step's operand leaves
+/// `ops`.
+fn run_gemm_guard(
+    ctx: &Ctx,
+    guard: &GemmGuard,
+    ops: &[Leaves],
+    lr: [Leaf; 2],
+    o: Leaf,
+) -> Result<()> {
+    match guard {
+        GemmGuard::Kernel(meta) => {
+            let f = kernel(ctx, meta.index)?;
+            let (ins, outs) = ([lr[0].ptr as *const u8, lr[1].ptr as *const u8], [o.ptr]);
+            call_kernel(ctx, f, &ins, &outs, meta.outer, meta.elements);
+        }
+        GemmGuard::Eval(call) => {
+            // SAFETY: every leaf points at a live buffer of its length.
+            let slices: Vec<Vec<&[u8]>> = ops
+                .iter()
+                .map(|ls| ls.iter().map(|&l| unsafe { bytes(l) }).collect())
+                .collect();
+            // SAFETY: `o` is the step's own (or the caller's output) buffer.
+            let mut om: Vec<&mut [u8]> =
+                vec![unsafe { std::slice::from_raw_parts_mut(o.ptr, o.len) }];
+            call.run(&slices, &mut om, ctx.opts)?;
+        }
+    }
+    Ok(())
 }
 
 fn kernel(ctx: &Ctx, index: usize) -> Result<KernelFn> {
