@@ -8,11 +8,13 @@ use super::libcalls;
 use crate::error::{JitError, Result};
 use crate::options::{CompileOptions, CompileStats};
 use cranelift_codegen::Context;
+use cranelift_codegen::ir::types::I64;
+use cranelift_codegen::ir::{AbiParam, Value};
 use cranelift_codegen::settings::{self, Configurable};
-use cranelift_frontend::FunctionBuilderContext;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Module as _};
-use rxla_ir::{ArrayShape, CompId, InstrId};
+use rxla_ir::{ArrayShape, CompId, InstrId, Module};
 
 /// `fn(inputs, outputs, lo, hi)`: computes the output rows `lo..hi` of
 /// the outermost (physically major) dimension.
@@ -159,5 +161,32 @@ impl Jit {
             fns,
             _consts: self.consts,
         })
+    }
+}
+
+impl Jit {
+    /// Starts a kernel function `(ins, outs, lo, hi)` (the signature every
+    /// kernel has, in the ISA's default calling convention) and returns its
+    /// emitter, positioned in the sealed entry block, with the four
+    /// parameters.
+    pub(super) fn kernel_emitter<'a>(
+        &'a mut self,
+        module: &'a Module,
+    ) -> (super::emit::Emitter<'a, 'a>, [Value; 4]) {
+        let cc = self.jm.isa().default_call_conv();
+        self.jm.clear_context(&mut self.ctx);
+        let sig = &mut self.ctx.func.signature;
+        sig.call_conv = cc;
+        for _ in 0..4 {
+            sig.params.push(AbiParam::new(I64));
+        }
+        let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let p = b.block_params(entry).to_vec();
+        let em = super::emit::Emitter::new(b, &mut self.jm, module, &mut self.consts);
+        (em, [p[0], p[1], p[2], p[3]])
     }
 }

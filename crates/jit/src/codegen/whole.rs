@@ -17,8 +17,7 @@ use super::jit::{Jit, KernelSpec};
 use super::repr;
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::types::I64;
-use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, Value};
-use cranelift_frontend::FunctionBuilder;
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};
 use cranelift_module::Module as _;
 use rxla_ir::{ArrayShape, CompId, InstrId, Module, Op, Shape};
 
@@ -46,21 +45,7 @@ pub fn with_kernel(
     body: impl FnOnce(&mut Emitter, &[Value], Value, Value) -> Result<()>,
 ) -> Result<()> {
     let frontend = jit.jm.isa().frontend_config();
-    let cc = jit.jm.isa().default_call_conv();
-    jit.jm.clear_context(&mut jit.ctx);
-    let sig = &mut jit.ctx.func.signature;
-    sig.call_conv = cc;
-    for _ in 0..4 {
-        sig.params.push(AbiParam::new(I64));
-    }
-    let mut b = FunctionBuilder::new(&mut jit.ctx.func, &mut jit.fctx);
-    let entry = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    b.seal_block(entry);
-    let params = b.block_params(entry).to_vec();
-    let (ins, outs, lo, hi) = (params[0], params[1], params[2], params[3]);
-    let mut em = Emitter::new(b, &mut jit.jm, module, &mut jit.consts);
+    let (mut em, [ins, outs, lo, hi]) = jit.kernel_emitter(module);
     em.vec_reduce = false;
     let flags = MemFlagsData::trusted();
     for (k, (id, shape)) in spec.inputs.iter().enumerate() {
