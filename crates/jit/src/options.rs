@@ -103,6 +103,10 @@ pub struct CompileStats {
     /// `dynamic-update-slice`s written into a while loop's own carry
     /// buffer instead of a copy of it (`runtime::dus`).
     pub in_place_updates: usize,
+    /// Scatter operands (index arithmetic, broadcast zeros, computed
+    /// updates) computed inside the scatter's kernel instead of their own
+    /// (`scatter_inputs`).
+    pub fused_scatter_inputs: usize,
     /// `(kernel name, text)` of each kernel when `keep_clif` was set.
     pub clif: Vec<(String, String)>,
     /// `(kernel name, text)` of each kernel when `keep_asm` was set.

@@ -13,6 +13,7 @@ pub mod blocks;
 pub mod columns;
 pub mod conv;
 pub mod dispatch;
+pub mod divconst;
 pub mod dot;
 pub mod elementwise;
 pub mod emit;

@@ -322,6 +322,14 @@ pub fn binary(
             em.b.ins().ireduce(ty, r)
         });
     }
+    if matches!(op, BinaryOp::Divide | BinaryOp::Remainder)
+        && !et.is_int_n()
+        && let Some(d) = super::divconst::known_int(em, y)
+        && let Some(v) =
+            super::divconst::div_rem_const(em, ty, signed, op == BinaryOp::Remainder, x, d)
+    {
+        return Ok(v);
+    }
     let b = &mut em.b;
     Ok(match op {
         BinaryOp::Add => b.ins().iadd(x, y),

@@ -25,7 +25,7 @@ use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I8, I64};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};
-use rxla_ir::{ArrayShape, InstrId, Module, Op, ScatterDims};
+use rxla_ir::{ArrayShape, CompId, InstrId, Module, Op, ScatterDims};
 
 /// A value of a result buffer (read back while the kernel writes it).
 fn load_out(em: &mut Emitter, base: Value, shape: &ArrayShape, idx: &[Value]) -> Result<Value> {
@@ -116,6 +116,9 @@ pub fn scatter(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64
     let c = spec.comp;
     let reducer = *to_apply;
     with_kernel(jit, module, spec, n, |em, outs, _lo, _hi| {
+        for &o in root.operands.iter() {
+            bind_fusion_inputs(em, module, c, o)?;
+        }
         // The result starts as a copy of the operands.
         for k in 0..n {
             if leaves[k].element_count()? == 0 {
@@ -125,7 +128,7 @@ pub fn scatter(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64
             let base = outs[k];
             let o = operands[k];
             for_each_index(em, &leaf, None, &mut |em, idx| {
-                let v = em.emit(c, o, idx, None)?;
+                let v = operand_value(em, module, c, o, idx)?;
                 let a = em.address(base, &leaf, idx)?;
                 em.store_elem(v, a, leaf.element_type)
             })?;
@@ -154,7 +157,7 @@ pub fn scatter(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64
                 if plan.ivd < is.rank() {
                     ii[plan.ivd] = em.iconst(k as i64);
                 }
-                let v = em.emit(c, indices, &ii, None)?;
+                let v = operand_value(em, module, c, indices, &ii)?;
                 start[d] = index_i64(em, v, is.element_type)?;
             }
             for &(od, j) in &plan.batching {
@@ -192,7 +195,7 @@ pub fn scatter(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64
                         args.push(load_out(em, outs[k], &leaves[k], &oi)?);
                     }
                     for &u in &updates {
-                        args.push(em.emit(c, u, &ui, None)?);
+                        args.push(operand_value(em, module, c, u, &ui)?);
                     }
                     let rs = em.inline_multi(reducer, &args)?;
                     if rs.len() != n {
@@ -211,6 +214,55 @@ pub fn scatter(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64
         })
     })?;
     Ok((1, elements, false))
+}
+
+/// When operand `id` of the scatter is a fusion the planner did not
+/// materialize (`scatter_inputs`): its fused computation's parameters read
+/// the fusion's operands' buffers (kernel inputs).
+fn bind_fusion_inputs(em: &mut Emitter, module: &Module, c: CompId, id: InstrId) -> Result<()> {
+    let instr = module.comp(c).get(id);
+    let Op::Fusion { calls, .. } = &instr.op else {
+        return Ok(());
+    };
+    if em.inputs.contains_key(&(c, id)) {
+        return Ok(());
+    }
+    let fc = module.comp(*calls);
+    for p in fc.parameters() {
+        let Op::Parameter { number } = fc.get(p).op else {
+            return Err(JitError::codegen("fusion parameter"));
+        };
+        let src = usize::try_from(number)
+            .ok()
+            .and_then(|k| instr.operands.get(k))
+            .ok_or_else(|| JitError::unsupported("fusion parameter number"))?;
+        let bound = em
+            .inputs
+            .get(&(c, *src))
+            .cloned()
+            .ok_or_else(|| JitError::unsupported("fused scatter input not a kernel input"))?;
+        em.inputs.insert((*calls, p), bound);
+    }
+    Ok(())
+}
+
+/// The value of scatter operand `id` at `idx`: its buffer, or computed
+/// inline (a fusion through its fused computation, see
+/// [`bind_fusion_inputs`]; a broadcast or iota by the emitter).
+fn operand_value(
+    em: &mut Emitter,
+    module: &Module,
+    c: CompId,
+    id: InstrId,
+    idx: &[Value],
+) -> Result<Value> {
+    if !em.inputs.contains_key(&(c, id))
+        && let Op::Fusion { calls, .. } = &module.comp(c).get(id).op
+    {
+        let fc = module.comp(*calls);
+        return em.emit(*calls, fc.root, idx, None);
+    }
+    em.emit(c, id, idx, None)
 }
 
 /// A scatter index as the evaluator reads it: signed types sign-extend,
