@@ -83,7 +83,7 @@ pub fn div_rem_const(
         });
     }
     // m = ceil(2^64 / ud), ud in 3..2^32 and not a power of two.
-    let m = (((1u128 << 64) + ud as u128 - 1) / ud as u128) as u64;
+    let m = (1u128 << 64).div_ceil(ud as u128) as u64;
     let b = &mut em.b;
     let wide = if signed {
         b.ins().sextend(I64, x)

@@ -109,7 +109,7 @@ fn build(
         Op::Reduce { .. } | Op::ReduceWindow { .. } if matches!(root.shape, Shape::Tuple(_)) => {
             whole::variadic(jit, module, spec)
         }
-        Op::Scatter { .. } => scatter::scatter(jit, module, spec),
+        Op::Scatter { .. } => scatter::scatter(jit, module, spec, vec_outer),
         Op::SelectAndScatter { .. } => scatter::select_and_scatter(jit, module, spec),
         _ => kernel::build(jit, module, spec, vec_outer, vec_reduce),
     }

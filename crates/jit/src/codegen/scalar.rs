@@ -543,12 +543,13 @@ pub fn convert(em: &mut Emitter, x: Value, from: ElementType, to: ElementType) -
         });
     }
     if from.is_float() {
-        // Saturating, NaN → 0.
-        if tty == I64 {
+        // Saturating, NaN → 0 (Cranelift's own semantics for 32 and 64
+        // bits).
+        if tty == I64 || tty == I32 {
             return Ok(if to.is_signed_int() {
-                b.ins().fcvt_to_sint_sat(I64, x)
+                b.ins().fcvt_to_sint_sat(tty, x)
             } else {
-                b.ins().fcvt_to_uint_sat(I64, x)
+                b.ins().fcvt_to_uint_sat(tty, x)
             });
         }
         let wide = if to.is_signed_int() {
