@@ -17,29 +17,7 @@
 use super::emit::Emitter;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::I64;
-use cranelift_codegen::ir::{InstBuilder, InstructionData, Opcode, Type, Value, ValueDef};
-
-/// The value of `v` when it is an `iconst`, sign-extended from its type.
-pub fn known_int(em: &Emitter, v: Value) -> Option<i64> {
-    let dfg = &em.b.func.dfg;
-    let ValueDef::Result(inst, 0) = dfg.value_def(v) else {
-        return None;
-    };
-    let InstructionData::UnaryImm {
-        opcode: Opcode::Iconst,
-        imm,
-    } = dfg.insts[inst]
-    else {
-        return None;
-    };
-    let bits = dfg.value_type(v).bits();
-    let raw = imm.bits();
-    Some(if bits >= 64 {
-        raw
-    } else {
-        (raw << (64 - bits)) >> (64 - bits)
-    })
-}
+use cranelift_codegen::ir::{InstBuilder, Type, Value};
 
 /// `x / d` (`rem == false`) or `x % d` of type `ty` (signed when `signed`)
 /// for the constant `d`; `None` when `d` is not handled here.
@@ -54,6 +32,19 @@ pub fn div_rem_const(
     let bits = ty.bits();
     if d == 0 || (signed && d == -1) || bits > 64 {
         return None;
+    }
+    if d > 0
+        && let Some((lo, hi)) = super::ranges::range(em, x)
+        && lo >= 0
+    {
+        // A non-negative dividend: below d it is its own remainder; else
+        // the unsigned forms (masks, shifts, no sign fix-ups) are exact.
+        if hi < d {
+            return Some(if rem { x } else { em.b.ins().iconst(ty, 0) });
+        }
+        if signed {
+            return div_rem_const(em, ty, false, rem, x, d);
+        }
     }
     // The divisor as the type's unsigned value for unsigned types.
     let ud: u64 = if signed {

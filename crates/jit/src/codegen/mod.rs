@@ -23,6 +23,7 @@ pub mod kernel;
 pub mod libcalls;
 pub mod movement;
 pub mod program;
+pub mod ranges;
 pub mod reduce;
 pub mod reduce_precision;
 pub mod repr;

@@ -302,6 +302,19 @@ pub fn binary(
         });
     }
     if et.is_pred() {
+        // A known operand decides or drops out (`ranges`' folds reach here).
+        let (kx, ky) = (em.known_int(x), em.known_int(y));
+        for (k, other) in [(kx, y), (ky, x)] {
+            match (op, k) {
+                (BinaryOp::And | BinaryOp::Minimum, Some(0))
+                | (BinaryOp::Or | BinaryOp::Maximum, Some(1)) => {
+                    return Ok(em.b.ins().iconst(I8, k.unwrap_or(0)));
+                }
+                (BinaryOp::And | BinaryOp::Minimum, Some(1))
+                | (BinaryOp::Or | BinaryOp::Maximum | BinaryOp::Xor, Some(0)) => return Ok(other),
+                _ => {}
+            }
+        }
         let b = &mut em.b;
         return Ok(match op {
             BinaryOp::And | BinaryOp::Minimum => b.ins().band(x, y),
@@ -324,7 +337,7 @@ pub fn binary(
     }
     if matches!(op, BinaryOp::Divide | BinaryOp::Remainder)
         && !et.is_int_n()
-        && let Some(d) = super::divconst::known_int(em, y)
+        && let Some(d) = em.known_int(y)
         && let Some(v) =
             super::divconst::div_rem_const(em, ty, signed, op == BinaryOp::Remainder, x, d)
     {
@@ -436,7 +449,49 @@ pub fn compare(
         };
         return Ok(em.b.ins().fcmp(cc, a, b));
     }
+    if let Some(r) = decided(em, dir, et.is_signed_int(), a, b) {
+        return Ok(em.b.ins().iconst(I8, i64::from(r)));
+    }
     Ok(em.b.ins().icmp(int_cc(dir, et.is_signed_int()), a, b))
+}
+
+/// An integer comparison that the operands' known bounds decide
+/// (`ranges`); unsigned ones only between non-negative bounds.
+fn decided(
+    em: &Emitter,
+    dir: ComparisonDirection,
+    signed: bool,
+    a: Value,
+    b: Value,
+) -> Option<bool> {
+    let (x, y) = (super::ranges::range(em, a)?, super::ranges::range(em, b)?);
+    if !signed && (x.0 < 0 || y.0 < 0) {
+        return None;
+    }
+    let lt = |x: (i64, i64), y: (i64, i64)| {
+        if x.1 < y.0 {
+            Some(true)
+        } else if x.0 >= y.1 {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    let eq = if x.0 == x.1 && y.0 == y.1 && x.0 == y.0 {
+        Some(true)
+    } else if x.1 < y.0 || y.1 < x.0 {
+        Some(false)
+    } else {
+        None
+    };
+    match dir {
+        ComparisonDirection::Eq => eq,
+        ComparisonDirection::Ne => eq.map(|e| !e),
+        ComparisonDirection::Lt => lt(x, y),
+        ComparisonDirection::Ge => lt(x, y).map(|l| !l),
+        ComparisonDirection::Gt => lt(y, x),
+        ComparisonDirection::Le => lt(y, x).map(|l| !l),
+    }
 }
 
 pub fn int_cc(dir: ComparisonDirection, signed: bool) -> IntCC {

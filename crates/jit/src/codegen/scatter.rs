@@ -204,7 +204,7 @@ pub fn scatter(
             let mut ok: Option<Value> = None;
             for d in 0..os.rank() {
                 let max = os.dims[d] - plan.window_extent[d];
-                if !computed[d] && max >= 0 {
+                if max >= 0 && (!computed[d] || super::ranges::within(em, start[d], 0, max)) {
                     continue;
                 }
                 let in_d = if max < 0 {
@@ -479,6 +479,7 @@ fn rotated_nest(
     em.b.ins().jump(looped, &[zero.into()]);
     em.b.switch_to_block(looped);
     let i = em.b.block_params(looped)[0];
+    em.counters.insert(i, (0, n - 1));
     em.push_scope();
     vars.push(i);
     let r = rotated_nest(em, extents, vars, body);
