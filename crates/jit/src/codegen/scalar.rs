@@ -21,7 +21,7 @@ use super::emit::Emitter;
 use super::repr::{f8, half_from_bits, is_half, round_half, storage, wrap_int_n};
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32, F64, I8, I16, I32, I64};
+use cranelift_codegen::ir::types::{F32, F32X4, F64, I8, I16, I32, I64};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value};
 use rxla_ir::{ArrayData, BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
 
@@ -286,6 +286,15 @@ pub fn binary(
             BinaryOp::Remainder => float_call(em, ty, "rx_fmodf", "rx_fmod", &[x, y])?,
             BinaryOp::Power => float_call(em, ty, "rx_powf", "rx_pow", &[x, y])?,
             BinaryOp::Atan2 => float_call(em, ty, "rx_atan2f", "rx_atan2", &[x, y])?,
+            BinaryOp::Maximum | BinaryOp::Minimum if ty == F32 => {
+                // Lane 0 of the vector form: compares and masks, no
+                // branches (Cranelift's scalar fmax/fmin sequences branch
+                // on ties and NaN).
+                let a = b.ins().splat(F32X4, x);
+                let c = b.ins().splat(F32X4, y);
+                let r = super::vector::binary(em, op, a, c)?;
+                em.b.ins().extractlane(r, 0)
+            }
             BinaryOp::Maximum | BinaryOp::Minimum => {
                 // NaN in x → x, NaN in y → y, else fmax/fmin (-0 < +0).
                 let m = if op == BinaryOp::Maximum {
