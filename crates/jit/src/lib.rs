@@ -17,6 +17,7 @@ pub mod options;
 pub mod plan;
 pub mod rows;
 pub mod runtime;
+pub mod scatter_inputs;
 pub mod wide;
 
 pub use error::{JitError, Result};

@@ -112,6 +112,10 @@ pub struct CompileStats {
     /// Kernels built region by region (`codegen/assemble.rs`: a
     /// concatenate, pad or reversed copy as wide moves and fills).
     pub region_kernels: usize,
+    /// Scatter operands (index arithmetic, broadcast zeros, computed
+    /// updates) computed inside the scatter's kernel instead of their own
+    /// (`scatter_inputs`).
+    pub fused_scatter_inputs: usize,
     /// `(kernel name, text)` of each kernel when `keep_clif` was set.
     pub clif: Vec<(String, String)>,
     /// `(kernel name, text)` of each kernel when `keep_asm` was set.

@@ -1268,19 +1268,98 @@ impl Planner<'_> {
             && comp.root != op0
     }
 
+    /// The kernel of scatter `id` computing `producers` (some of its
+    /// operands, see `scatter_inputs`) inline from their operands' buffers;
+    /// `None` when it does not compile that way (or the result is padded:
+    /// the ordinary step relayouts it).
+    fn fused_scatter(
+        &mut self,
+        cid: CompId,
+        id: InstrId,
+        producers: &[InstrId],
+    ) -> Result<Option<Step>> {
+        let comp = self.module.comp(cid);
+        let instr = comp.get(id);
+        if instr.shape.leaves().iter().any(|l| l.layout.is_padded()) {
+            return Ok(None);
+        }
+        let mut inputs: Vec<InstrId> = Vec::new();
+        for &o in &instr.operands {
+            let from: &[InstrId] = if producers.contains(&o) {
+                &comp.get(o).operands
+            } else {
+                std::slice::from_ref(&o)
+            };
+            for &i in from {
+                if !inputs.contains(&i) {
+                    inputs.push(i);
+                }
+            }
+        }
+        let mut spec_inputs = Vec::with_capacity(inputs.len());
+        for &i in &inputs {
+            match &comp.get(i).shape {
+                Shape::Array(a) => spec_inputs.push((i, a.clone())),
+                Shape::Tuple(_) => return Ok(None),
+            }
+        }
+        let spec = KernelSpec {
+            comp: cid,
+            root: id,
+            inputs: spec_inputs,
+            name: instr.name.clone(),
+        };
+        match self.jit.compile(self.module, &spec, &mut self.stats) {
+            Ok(meta) => {
+                self.stats.fused_scatter_inputs += producers.len();
+                Ok(Some(Step::Kernel {
+                    meta,
+                    inputs,
+                    post: None,
+                }))
+            }
+            Err(JitError::Unsupported(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     pub fn program(&mut self, cid: CompId) -> Result<Program> {
         let comp = self.module.comp(cid);
         let live = comp.live_mask();
+        // Producers a scatter kernel computes inline (`scatter_inputs`):
+        // dead unless that kernel does not compile.
+        let absorbed = crate::scatter_inputs::absorbed(self.module, comp, &live);
+        let inline: std::collections::HashSet<InstrId> =
+            absorbed.values().flatten().copied().collect();
         let mut steps = Vec::with_capacity(comp.len());
         let mut sizes = Vec::with_capacity(comp.len());
         for id in comp.ids() {
             let instr = comp.get(id);
             sizes.push(leaf_bytes(&instr.shape)?);
-            if !live[id.index()] {
+            if !live[id.index()] || inline.contains(&id) {
                 steps.push(Step::Dead);
                 continue;
             }
-            let step = self.step(cid, id)?;
+            let fused = match absorbed.get(&id) {
+                Some(producers) => match self.fused_scatter(cid, id, producers)? {
+                    Some(step) => Some(step),
+                    None => {
+                        for &p in producers {
+                            let step = self.step(cid, p)?;
+                            if !matches!(step, Step::Kernel { .. } | Step::Fallback(_)) {
+                                self.stats.host_steps += 1;
+                            }
+                            steps[p.index()] = step;
+                        }
+                        None
+                    }
+                },
+                None => None,
+            };
+            let step = match fused {
+                Some(step) => step,
+                None => self.step(cid, id)?,
+            };
             if !matches!(
                 step,
                 Step::Kernel { .. } | Step::Gemm { .. } | Step::Fallback(_)

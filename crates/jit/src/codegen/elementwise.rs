@@ -60,6 +60,12 @@ pub fn select(em: &mut Emitter, at: &At) -> Result<Value> {
         None => None,
     };
     let p = em.emit(c, ops[0], &pi, psym.as_ref())?;
+    if lanes.is_none()
+        && let Some(k) = em.known_int(p)
+    {
+        // A predicate known at compile time (`ranges` folds compares).
+        return em.emit(c, ops[if k != 0 { 1 } else { 2 }], idx, None);
+    }
     let t = em.emit(c, ops[1], idx, lanes)?;
     let f = em.emit(c, ops[2], idx, lanes)?;
     if lanes.is_some() && psym.is_some() {

@@ -18,7 +18,9 @@ use super::rowcheck::RowCheck;
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{F32X4, I64};
-use cranelift_codegen::ir::{Endianness, FuncRef, InstBuilder, MemFlagsData, Type, Value};
+use cranelift_codegen::ir::{
+    Endianness, FuncRef, InstBuilder, InstructionData, MemFlagsData, Opcode, Type, Value, ValueDef,
+};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module as _};
@@ -152,6 +154,9 @@ pub struct Emitter<'a, 'f> {
     /// in-bounds flag), so a row's window steps, hoisted before its loop,
     /// are computed once per row and not per element.
     pub(super) win_pos: Vec<HashMap<WinKey, (Value, Option<Value>)>>,
+    /// Known bounds `[lo, hi]` of loop counters (`for_range` with constant
+    /// bounds), the roots of `ranges::range`.
+    pub counters: HashMap<Value, (i64, i64)>,
 }
 
 /// A window position along one dim at a constant offset: (index value,
@@ -227,6 +232,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             bf16_bits: HashMap::new(),
             wide_reduce: false,
             win_pos: vec![HashMap::new()],
+            counters: HashMap::new(),
         }
     }
 
@@ -425,6 +431,12 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.b.ins().jump(header, &[lo.into()]);
         self.b.switch_to_block(header);
         let i = self.b.block_params(header)[0];
+        if let (Some(l), Some(h)) = (self.known_int(lo), self.known_int(hi))
+            && l < h
+        {
+            // Inside the body (the only place values are computed at i).
+            self.counters.insert(i, (l, h - 1));
+        }
         let c = self.b.ins().icmp(IntCC::SignedLessThan, i, hi);
         self.b.ins().brif(c, bodyb, &[], exit, &[]);
         self.b.switch_to_block(bodyb);
@@ -439,6 +451,29 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.b.switch_to_block(exit);
         self.b.seal_block(exit);
         Ok(())
+    }
+
+    /// The value of `v` when it is an `iconst`, sign-extended from its
+    /// type.
+    pub fn known_int(&self, v: Value) -> Option<i64> {
+        let dfg = &self.b.func.dfg;
+        let ValueDef::Result(inst, 0) = dfg.value_def(v) else {
+            return None;
+        };
+        let InstructionData::UnaryImm {
+            opcode: Opcode::Iconst,
+            imm,
+        } = dfg.insts[inst]
+        else {
+            return None;
+        };
+        let bits = dfg.value_type(v).bits();
+        let raw = imm.bits();
+        Some(if bits >= 64 {
+            raw
+        } else {
+            (raw << (64 - bits)) >> (64 - bits)
+        })
     }
 
     /// `v` clamped into `[lo, max(hi, lo)]`.

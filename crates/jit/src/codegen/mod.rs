@@ -14,6 +14,7 @@ pub mod blocks;
 pub mod columns;
 pub mod conv;
 pub mod dispatch;
+pub mod divconst;
 pub mod dot;
 pub mod elementwise;
 pub mod emit;
@@ -23,6 +24,7 @@ pub mod kernel;
 pub mod libcalls;
 pub mod movement;
 pub mod program;
+pub mod ranges;
 pub mod reduce;
 pub mod reduce_precision;
 pub mod regions;
@@ -117,7 +119,7 @@ fn build(
         Op::Reduce { .. } | Op::ReduceWindow { .. } if matches!(root.shape, Shape::Tuple(_)) => {
             whole::variadic(jit, module, spec)
         }
-        Op::Scatter { .. } => scatter::scatter(jit, module, spec),
+        Op::Scatter { .. } => scatter::scatter(jit, module, spec, vec_outer),
         Op::SelectAndScatter { .. } => scatter::select_and_scatter(jit, module, spec),
         _ => {
             if let Some(dec) = region_plan(jit, module, spec) {

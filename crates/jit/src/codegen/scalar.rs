@@ -21,7 +21,7 @@ use super::emit::Emitter;
 use super::repr::{f8, half_from_bits, is_half, round_half, storage, wrap_int_n};
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32, F64, I8, I16, I32, I64};
+use cranelift_codegen::ir::types::{F32, F32X4, F64, I8, I16, I32, I64};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value};
 use rxla_ir::{ArrayData, BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
 
@@ -286,6 +286,15 @@ pub fn binary(
             BinaryOp::Remainder => float_call(em, ty, "rx_fmodf", "rx_fmod", &[x, y])?,
             BinaryOp::Power => float_call(em, ty, "rx_powf", "rx_pow", &[x, y])?,
             BinaryOp::Atan2 => float_call(em, ty, "rx_atan2f", "rx_atan2", &[x, y])?,
+            BinaryOp::Maximum | BinaryOp::Minimum if ty == F32 => {
+                // Lane 0 of the vector form: compares and masks, no
+                // branches (Cranelift's scalar fmax/fmin sequences branch
+                // on ties and NaN).
+                let a = b.ins().splat(F32X4, x);
+                let c = b.ins().splat(F32X4, y);
+                let r = super::vector::binary(em, op, a, c)?;
+                em.b.ins().extractlane(r, 0)
+            }
             BinaryOp::Maximum | BinaryOp::Minimum => {
                 // NaN in x → x, NaN in y → y, else fmax/fmin (-0 < +0).
                 let m = if op == BinaryOp::Maximum {
@@ -302,6 +311,19 @@ pub fn binary(
         });
     }
     if et.is_pred() {
+        // A known operand decides or drops out (`ranges`' folds reach here).
+        let (kx, ky) = (em.known_int(x), em.known_int(y));
+        for (k, other) in [(kx, y), (ky, x)] {
+            match (op, k) {
+                (BinaryOp::And | BinaryOp::Minimum, Some(0))
+                | (BinaryOp::Or | BinaryOp::Maximum, Some(1)) => {
+                    return Ok(em.b.ins().iconst(I8, k.unwrap_or(0)));
+                }
+                (BinaryOp::And | BinaryOp::Minimum, Some(1))
+                | (BinaryOp::Or | BinaryOp::Maximum | BinaryOp::Xor, Some(0)) => return Ok(other),
+                _ => {}
+            }
+        }
         let b = &mut em.b;
         return Ok(match op {
             BinaryOp::And | BinaryOp::Minimum => b.ins().band(x, y),
@@ -321,6 +343,14 @@ pub fn binary(
         } else {
             em.b.ins().ireduce(ty, r)
         });
+    }
+    if matches!(op, BinaryOp::Divide | BinaryOp::Remainder)
+        && !et.is_int_n()
+        && let Some(d) = em.known_int(y)
+        && let Some(v) =
+            super::divconst::div_rem_const(em, ty, signed, op == BinaryOp::Remainder, x, d)
+    {
+        return Ok(v);
     }
     let b = &mut em.b;
     Ok(match op {
@@ -428,7 +458,49 @@ pub fn compare(
         };
         return Ok(em.b.ins().fcmp(cc, a, b));
     }
+    if let Some(r) = decided(em, dir, et.is_signed_int(), a, b) {
+        return Ok(em.b.ins().iconst(I8, i64::from(r)));
+    }
     Ok(em.b.ins().icmp(int_cc(dir, et.is_signed_int()), a, b))
+}
+
+/// An integer comparison that the operands' known bounds decide
+/// (`ranges`); unsigned ones only between non-negative bounds.
+fn decided(
+    em: &Emitter,
+    dir: ComparisonDirection,
+    signed: bool,
+    a: Value,
+    b: Value,
+) -> Option<bool> {
+    let (x, y) = (super::ranges::range(em, a)?, super::ranges::range(em, b)?);
+    if !signed && (x.0 < 0 || y.0 < 0) {
+        return None;
+    }
+    let lt = |x: (i64, i64), y: (i64, i64)| {
+        if x.1 < y.0 {
+            Some(true)
+        } else if x.0 >= y.1 {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    let eq = if x.0 == x.1 && y.0 == y.1 && x.0 == y.0 {
+        Some(true)
+    } else if x.1 < y.0 || y.1 < x.0 {
+        Some(false)
+    } else {
+        None
+    };
+    match dir {
+        ComparisonDirection::Eq => eq,
+        ComparisonDirection::Ne => eq.map(|e| !e),
+        ComparisonDirection::Lt => lt(x, y),
+        ComparisonDirection::Ge => lt(x, y).map(|l| !l),
+        ComparisonDirection::Gt => lt(y, x),
+        ComparisonDirection::Le => lt(y, x).map(|l| !l),
+    }
 }
 
 pub fn int_cc(dir: ComparisonDirection, signed: bool) -> IntCC {
@@ -535,12 +607,13 @@ pub fn convert(em: &mut Emitter, x: Value, from: ElementType, to: ElementType) -
         });
     }
     if from.is_float() {
-        // Saturating, NaN → 0.
-        if tty == I64 {
+        // Saturating, NaN → 0 (Cranelift's own semantics for 32 and 64
+        // bits).
+        if tty == I64 || tty == I32 {
             return Ok(if to.is_signed_int() {
-                b.ins().fcvt_to_sint_sat(I64, x)
+                b.ins().fcvt_to_sint_sat(tty, x)
             } else {
-                b.ins().fcvt_to_uint_sat(I64, x)
+                b.ins().fcvt_to_uint_sat(tty, x)
             });
         }
         let wide = if to.is_signed_int() {

@@ -17,15 +17,17 @@
 //! checked or clamped into its buffer. No other ops here.
 
 use super::emit::Emitter;
+use super::emit::Sym;
 use super::jit::{Jit, KernelSpec};
 use super::repr;
 use super::scalar;
 use super::whole::{for_each_index, out_leaves, with_kernel};
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I8, I64};
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};
-use rxla_ir::{ArrayShape, InstrId, Module, Op, ScatterDims};
+use cranelift_codegen::ir::types::{F32X4, I8, I64};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value};
+use rxla_ir::index::physical_strides;
+use rxla_ir::{ArrayShape, CompId, ElementType, InstrId, Module, Op, ScatterDims};
 
 /// A value of a result buffer (read back while the kernel writes it).
 fn load_out(em: &mut Emitter, base: Value, shape: &ArrayShape, idx: &[Value]) -> Result<Value> {
@@ -70,8 +72,16 @@ fn plan(od: &[i64], id: &[i64], ud: &[i64], dims: &ScatterDims) -> Option<Plan> 
     rxla_ir::geometry::scatter_geometry(od, id, ud, dims).ok()
 }
 
-/// `scatter(operands..., indices, updates...)`.
-pub fn scatter(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64, usize, bool)> {
+/// `scatter(operands..., indices, updates...)`; with `vector`, f32 windows
+/// run four elements at a time along their unit-stride dimension (each
+/// element still receives its updates in scatter-index order: lanes are
+/// distinct elements).
+pub fn scatter(
+    jit: &mut Jit,
+    module: &Module,
+    spec: &KernelSpec,
+    vector: bool,
+) -> Result<(i64, usize, bool)> {
     let comp = module.comp(spec.comp);
     let root = comp.get(spec.root);
     let Op::Scatter { dims, to_apply, .. } = &root.op else {
@@ -115,37 +125,64 @@ pub fn scatter(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64
         .sum::<rxla_ir::Result<usize>>()?;
     let c = spec.comp;
     let reducer = *to_apply;
+    let scatter_sizes: Vec<i64> = plan
+        .update_scatter_dims
+        .iter()
+        .map(|&d| us.dims[d])
+        .collect();
+    let window_sizes: Vec<i64> = plan
+        .update_window_dims
+        .iter()
+        .map(|&d| us.dims[d])
+        .collect();
+    let f32_lanes = vector && n == 1 && os.element_type == ElementType::F32;
+    // The window dimension run in lanes: its operand dimension has unit
+    // stride in the result, at least 4 long.
+    let lane_w = f32_lanes
+        .then(|| {
+            let pst = physical_strides(&leaves[0]);
+            (0..window_sizes.len())
+                .find(|&w| window_sizes[w] >= 4 && pst[plan.operand_window_dims[w]] == 1)
+        })
+        .flatten();
+    let mut vectorized = false;
     with_kernel(jit, module, spec, n, |em, outs, _lo, _hi| {
+        for &o in root.operands.iter() {
+            bind_fusion_inputs(em, module, c, o)?;
+        }
         // The result starts as a copy of the operands.
         for k in 0..n {
             if leaves[k].element_count()? == 0 {
                 continue;
             }
-            let leaf = leaves[k].clone();
-            let base = outs[k];
-            let o = operands[k];
-            for_each_index(em, &leaf, None, &mut |em, idx| {
-                let v = em.emit(c, o, idx, None)?;
-                let a = em.address(base, &leaf, idx)?;
-                em.store_elem(v, a, leaf.element_type)
-            })?;
+            vectorized |= copy_operand(em, module, c, operands[k], &leaves[k], outs[k], f32_lanes)?;
         }
-        let scatter_sizes: Vec<i64> = plan
-            .update_scatter_dims
-            .iter()
-            .map(|&d| us.dims[d])
-            .collect();
-        let window_sizes: Vec<i64> = plan
-            .update_window_dims
-            .iter()
-            .map(|&d| us.dims[d])
-            .collect();
         if scatter_sizes.contains(&0) || window_sizes.contains(&0) {
             return Ok(());
         }
-        em.nest(&scatter_sizes, &mut Vec::new(), &mut |em, sidx| {
+        let single = window_sizes.iter().all(|&w| w == 1);
+        // Where a skipped single-element update goes instead (branch-free:
+        // random out-of-bounds indices would mispredict a branch).
+        let scratch: Vec<Value> = if single {
+            leaves
+                .iter()
+                .map(|l| {
+                    let bytes = repr::memory(l.element_type)?.bytes().max(8);
+                    let slot = em.b.create_sized_stack_slot(StackSlotData::new(
+                        StackSlotKind::ExplicitSlot,
+                        bytes,
+                        4,
+                    ));
+                    Ok(em.b.ins().stack_addr(I64, slot, 0))
+                })
+                .collect::<Result<_>>()?
+        } else {
+            Vec::new()
+        };
+        rotated_nest(em, &scatter_sizes, &mut Vec::new(), &mut |em, sidx| {
             let zero = em.iconst(0);
             let mut start = vec![zero; os.rank()];
+            let mut computed = vec![false; os.rank()];
             for (k, &d) in plan.to_operand.iter().enumerate() {
                 let mut ii = vec![zero; is.rank()];
                 for (j, &id) in plan.idx_dims.iter().enumerate() {
@@ -154,63 +191,357 @@ pub fn scatter(jit: &mut Jit, module: &Module, spec: &KernelSpec) -> Result<(i64
                 if plan.ivd < is.rank() {
                     ii[plan.ivd] = em.iconst(k as i64);
                 }
-                let v = em.emit(c, indices, &ii, None)?;
+                let v = operand_value(em, module, c, indices, &ii)?;
                 start[d] = index_i64(em, v, is.element_type)?;
+                computed[d] = true;
             }
             for &(od, j) in &plan.batching {
                 start[od] = sidx[j];
+                computed[od] = true;
             }
-            let mut ok = em.b.ins().iconst(I8, 1);
-            for (d, &s) in start.iter().enumerate() {
-                let ge = em.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, s, 0);
-                let le = em.b.ins().icmp_imm_s(
-                    IntCC::SignedLessThanOrEqual,
-                    s,
-                    os.dims[d] - plan.window_extent[d],
-                );
-                let both = em.b.ins().band(ge, le);
-                ok = em.b.ins().band(ok, both);
+            // In bounds: 0 <= start[d] <= dims[d] - window extent, as one
+            // unsigned compare (a negative start is a huge unsigned one).
+            let mut ok: Option<Value> = None;
+            for d in 0..os.rank() {
+                let max = os.dims[d] - plan.window_extent[d];
+                if max >= 0 && (!computed[d] || super::ranges::within(em, start[d], 0, max)) {
+                    continue;
+                }
+                let in_d = if max < 0 {
+                    em.b.ins().iconst(I8, 0)
+                } else {
+                    em.b.ins()
+                        .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, start[d], max)
+                };
+                ok = Some(match ok {
+                    Some(o) => em.b.ins().band(o, in_d),
+                    None => in_d,
+                });
             }
-            when(em, ok, |em| {
-                em.nest(&window_sizes, &mut Vec::new(), &mut |em, widx| {
-                    let mut ui = vec![zero; us.rank()];
-                    for (j, &d) in plan.update_scatter_dims.iter().enumerate() {
-                        ui[d] = sidx[j];
-                    }
+            let mut ui = vec![zero; us.rank()];
+            for (j, &d) in plan.update_scatter_dims.iter().enumerate() {
+                ui[d] = sidx[j];
+            }
+            if single {
+                let mut addrs = Vec::with_capacity(n);
+                for k in 0..n {
+                    let a = em.address(outs[k], &leaves[k], &start)?;
+                    addrs.push(match ok {
+                        Some(ok) => em.b.ins().select(ok, a, scratch[k]),
+                        None => a,
+                    });
+                }
+                return combine(em, module, c, reducer, &leaves, &updates, &addrs, &ui, None);
+            }
+            let body = |em: &mut Emitter| {
+                window_loop(em, &window_sizes, lane_w, &mut |em, widx, lanes| {
+                    let mut ui = ui.clone();
                     let mut oi = start.clone();
                     for (w, &wi) in widx.iter().enumerate() {
                         ui[plan.update_window_dims[w]] = wi;
                         let d = plan.operand_window_dims[w];
-                        let p = em.b.ins().iadd(start[d], wi);
-                        oi[d] = p;
+                        oi[d] = em.b.ins().iadd(start[d], wi);
                     }
-                    for (d, v) in oi.iter_mut().enumerate() {
-                        *v = em.clamp_idx(*v, 0, os.dims[d] - 1);
-                    }
-                    let mut args = Vec::with_capacity(2 * n);
-                    for k in 0..n {
-                        args.push(load_out(em, outs[k], &leaves[k], &oi)?);
-                    }
-                    for &u in &updates {
-                        args.push(em.emit(c, u, &ui, None)?);
-                    }
-                    let rs = em.inline_multi(reducer, &args)?;
-                    if rs.len() != n {
-                        return Err(JitError::unsupported("scatter computation arity"));
-                    }
-                    for (k, r) in rs.into_iter().enumerate() {
-                        if em.b.func.dfg.value_type(r) != em.b.func.dfg.value_type(args[k]) {
-                            return Err(JitError::unsupported("scatter computation type"));
-                        }
-                        let a = em.address(outs[k], &leaves[k], &oi)?;
-                        em.store_elem(r, a, leaves[k].element_type)?;
-                    }
-                    Ok(())
+                    let addrs = (0..n)
+                        .map(|k| em.address(outs[k], &leaves[k], &oi))
+                        .collect::<Result<Vec<_>>>()?;
+                    let sym = lanes.map(|w| {
+                        let mut coef = vec![0; us.rank()];
+                        coef[plan.update_window_dims[w]] = 1;
+                        Sym::Dims(coef)
+                    });
+                    combine(
+                        em,
+                        module,
+                        c,
+                        reducer,
+                        &leaves,
+                        &updates,
+                        &addrs,
+                        &ui,
+                        sym.as_ref(),
+                    )
                 })
-            })
+            };
+            match ok {
+                Some(ok) => when(em, ok, body),
+                None => body(em),
+            }
+        })?;
+        vectorized |= lane_w.is_some();
+        Ok(())
+    })?;
+    Ok((1, elements, vectorized))
+}
+
+/// `result[addr] = reducer(result[addr], updates[ui])` for every leaf
+/// (F32X4 lanes along `lanes` for one f32 leaf).
+#[allow(clippy::too_many_arguments)]
+fn combine(
+    em: &mut Emitter,
+    module: &Module,
+    c: CompId,
+    reducer: CompId,
+    leaves: &[ArrayShape],
+    updates: &[InstrId],
+    addrs: &[Value],
+    ui: &[Value],
+    lanes: Option<&Sym>,
+) -> Result<()> {
+    let n = leaves.len();
+    let flags = MemFlagsData::new().with_notrap();
+    let mut args = Vec::with_capacity(2 * n);
+    for k in 0..n {
+        args.push(match lanes {
+            Some(_) => em.b.ins().load(F32X4, flags, addrs[k], 0),
+            None => load_at(em, addrs[k], leaves[k].element_type)?,
+        });
+    }
+    for &u in updates {
+        args.push(match lanes {
+            Some(sym) => em.emit(c, u, ui, Some(sym))?,
+            None => operand_value(em, module, c, u, ui)?,
+        });
+    }
+    let rs = match lanes {
+        Some(_) => vec![em.inline(reducer, &args, true)?],
+        None => em.inline_multi(reducer, &args)?,
+    };
+    if rs.len() != n {
+        return Err(JitError::unsupported("scatter computation arity"));
+    }
+    for (k, r) in rs.into_iter().enumerate() {
+        if em.b.func.dfg.value_type(r) != em.b.func.dfg.value_type(args[k]) {
+            return Err(JitError::unsupported("scatter computation type"));
+        }
+        match lanes {
+            Some(_) => {
+                em.b.ins().store(flags, r, addrs[k], 0);
+            }
+            None => em.store_elem(r, addrs[k], leaves[k].element_type)?,
+        }
+    }
+    Ok(())
+}
+
+/// A value of a result buffer at a byte address.
+fn load_at(em: &mut Emitter, addr: Value, et: ElementType) -> Result<Value> {
+    let v = em.b.ins().load(
+        repr::memory(et)?,
+        MemFlagsData::new().with_notrap(),
+        addr,
+        0,
+    );
+    repr::from_memory(em, v, et)
+}
+
+/// A window element's update: window index, lane dimension.
+type WindowBody<'a> = dyn FnMut(&mut Emitter, &[Value], Option<usize>) -> Result<()> + 'a;
+
+/// The window of one scatter index: nested loops over `sizes`, window
+/// dimension `lane_w` (when given) innermost and four at a time, its tail
+/// one at a time; the body gets the window index and the lane dimension
+/// (`None` for scalar steps).
+fn window_loop(
+    em: &mut Emitter,
+    sizes: &[i64],
+    lane_w: Option<usize>,
+    body: &mut WindowBody,
+) -> Result<()> {
+    let Some(w) = lane_w else {
+        return em.nest(sizes, &mut Vec::new(), &mut |em, widx| body(em, widx, None));
+    };
+    let outer: Vec<usize> = (0..sizes.len()).filter(|&k| k != w).collect();
+    let outer_sizes: Vec<i64> = outer.iter().map(|&k| sizes[k]).collect();
+    let full = sizes[w] / 4 * 4;
+    em.nest(&outer_sizes, &mut Vec::new(), &mut |em, o| {
+        let zero = em.iconst(0);
+        let mut widx = vec![zero; sizes.len()];
+        for (&k, &v) in outer.iter().zip(o) {
+            widx[k] = v;
+        }
+        let lo = em.iconst(0);
+        let mid = em.iconst(full);
+        let hi = em.iconst(sizes[w]);
+        em.for_range(lo, mid, 4, |em, j| {
+            let mut widx = widx.clone();
+            widx[w] = j;
+            body(em, &widx, Some(w))
+        })?;
+        if full < sizes[w] {
+            em.for_range(mid, hi, 1, |em, j| {
+                let mut widx = widx.clone();
+                widx[w] = j;
+                body(em, &widx, None)
+            })?;
+        }
+        Ok(())
+    })
+}
+
+/// Copies scatter operand `o` into the result leaf at `base` (f32 rows
+/// four at a time along the leaf's minor dimension when `lanes`); returns
+/// whether it ran in lanes.
+fn copy_operand(
+    em: &mut Emitter,
+    module: &Module,
+    c: CompId,
+    o: InstrId,
+    leaf: &ArrayShape,
+    base: Value,
+    lanes: bool,
+) -> Result<bool> {
+    let minor = leaf.layout.minor_to_major.first().map(|&d| d as usize);
+    let minor = minor.filter(|&m| lanes && leaf.dims[m] >= 4);
+    let Some(m) = minor else {
+        for_each_index(em, leaf, None, &mut |em, idx| {
+            let v = operand_value(em, module, c, o, idx)?;
+            let a = em.address(base, leaf, idx)?;
+            em.store_elem(v, a, leaf.element_type)
+        })?;
+        return Ok(false);
+    };
+    let outer: Vec<usize> = leaf
+        .layout
+        .minor_to_major
+        .iter()
+        .rev()
+        .map(|&d| d as usize)
+        .filter(|&d| d != m)
+        .collect();
+    let outer_sizes: Vec<i64> = outer.iter().map(|&d| leaf.dims[d]).collect();
+    let full = leaf.dims[m] / 4 * 4;
+    let mut coef = vec![0; leaf.rank()];
+    coef[m] = 1;
+    let sym = Sym::Dims(coef);
+    em.nest(&outer_sizes, &mut Vec::new(), &mut |em, ov| {
+        let zero = em.iconst(0);
+        let mut idx = vec![zero; leaf.rank()];
+        for (&d, &v) in outer.iter().zip(ov) {
+            idx[d] = v;
+        }
+        let lo = em.iconst(0);
+        let mid = em.iconst(full);
+        let hi = em.iconst(leaf.dims[m]);
+        em.for_range(lo, mid, 4, |em, j| {
+            let mut idx = idx.clone();
+            idx[m] = j;
+            let v = vector_operand(em, module, c, o, &idx, &sym)?;
+            let a = em.address(base, leaf, &idx)?;
+            em.b.ins().store(MemFlagsData::new().with_notrap(), v, a, 0);
+            Ok(())
+        })?;
+        em.for_range(mid, hi, 1, |em, j| {
+            let mut idx = idx.clone();
+            idx[m] = j;
+            let v = operand_value(em, module, c, o, &idx)?;
+            let a = em.address(base, leaf, &idx)?;
+            em.store_elem(v, a, leaf.element_type)
         })
     })?;
-    Ok((1, elements, false))
+    Ok(true)
+}
+
+/// [`operand_value`] in F32X4 lanes.
+fn vector_operand(
+    em: &mut Emitter,
+    module: &Module,
+    c: CompId,
+    id: InstrId,
+    idx: &[Value],
+    sym: &Sym,
+) -> Result<Value> {
+    if !em.inputs.contains_key(&(c, id))
+        && let Op::Fusion { calls, .. } = &module.comp(c).get(id).op
+    {
+        let fc = module.comp(*calls);
+        return em.emit(*calls, fc.root, idx, Some(sym));
+    }
+    em.emit(c, id, idx, Some(sym))
+}
+
+/// Nested loops `0..extents[k]` (every extent at least 1) tested at the
+/// bottom: one compare and branch per iteration.
+fn rotated_nest(
+    em: &mut Emitter,
+    extents: &[i64],
+    vars: &mut Vec<Value>,
+    body: &mut dyn FnMut(&mut Emitter, &[Value]) -> Result<()>,
+) -> Result<()> {
+    if vars.len() == extents.len() {
+        return body(em, vars);
+    }
+    let n = extents[vars.len()];
+    let looped = em.b.create_block();
+    let exit = em.b.create_block();
+    em.b.append_block_param(looped, I64);
+    let zero = em.iconst(0);
+    em.b.ins().jump(looped, &[zero.into()]);
+    em.b.switch_to_block(looped);
+    let i = em.b.block_params(looped)[0];
+    em.counters.insert(i, (0, n - 1));
+    em.push_scope();
+    vars.push(i);
+    let r = rotated_nest(em, extents, vars, body);
+    vars.pop();
+    em.pop_scope();
+    r?;
+    let next = em.b.ins().iadd_imm_s(i, 1);
+    let more = em.b.ins().icmp_imm_s(IntCC::SignedLessThan, next, n);
+    em.b.ins().brif(more, looped, &[next.into()], exit, &[]);
+    em.b.seal_block(looped);
+    em.b.switch_to_block(exit);
+    em.b.seal_block(exit);
+    Ok(())
+}
+
+/// When operand `id` of the scatter is a fusion the planner did not
+/// materialize (`scatter_inputs`): its fused computation's parameters read
+/// the fusion's operands' buffers (kernel inputs).
+fn bind_fusion_inputs(em: &mut Emitter, module: &Module, c: CompId, id: InstrId) -> Result<()> {
+    let instr = module.comp(c).get(id);
+    let Op::Fusion { calls, .. } = &instr.op else {
+        return Ok(());
+    };
+    if em.inputs.contains_key(&(c, id)) {
+        return Ok(());
+    }
+    let fc = module.comp(*calls);
+    for p in fc.parameters() {
+        let Op::Parameter { number } = fc.get(p).op else {
+            return Err(JitError::codegen("fusion parameter"));
+        };
+        let src = usize::try_from(number)
+            .ok()
+            .and_then(|k| instr.operands.get(k))
+            .ok_or_else(|| JitError::unsupported("fusion parameter number"))?;
+        let bound = em
+            .inputs
+            .get(&(c, *src))
+            .cloned()
+            .ok_or_else(|| JitError::unsupported("fused scatter input not a kernel input"))?;
+        em.inputs.insert((*calls, p), bound);
+    }
+    Ok(())
+}
+
+/// The value of scatter operand `id` at `idx`: its buffer, or computed
+/// inline (a fusion through its fused computation, see
+/// [`bind_fusion_inputs`]; a broadcast or iota by the emitter).
+fn operand_value(
+    em: &mut Emitter,
+    module: &Module,
+    c: CompId,
+    id: InstrId,
+    idx: &[Value],
+) -> Result<Value> {
+    if !em.inputs.contains_key(&(c, id))
+        && let Op::Fusion { calls, .. } = &module.comp(c).get(id).op
+    {
+        let fc = module.comp(*calls);
+        return em.emit(*calls, fc.root, idx, None);
+    }
+    em.emit(c, id, idx, None)
 }
 
 /// A scatter index as the evaluator reads it: signed types sign-extend,
