@@ -234,13 +234,26 @@ pub fn scatter(
                 return combine(em, module, c, reducer, &leaves, &updates, &addrs, &ui, None);
             }
             let body = |em: &mut Emitter| {
+                // The rows' address prefixes once per window, not per
+                // element (`Emitter::address` caches them per scope).
+                for k in 0..n {
+                    em.address(outs[k], &leaves[k], &start)?;
+                }
+                for &u in &updates {
+                    if let Some((base, shape)) = em.inputs.get(&(c, u)).cloned() {
+                        em.address(base, &shape, &ui)?;
+                    }
+                }
                 window_loop(em, &window_sizes, lane_w, &mut |em, widx, lanes| {
                     let mut ui = ui.clone();
                     let mut oi = start.clone();
                     for (w, &wi) in widx.iter().enumerate() {
                         ui[plan.update_window_dims[w]] = wi;
                         let d = plan.operand_window_dims[w];
-                        oi[d] = em.b.ins().iadd(start[d], wi);
+                        oi[d] = match em.known_int(start[d]) {
+                            Some(0) => wi,
+                            _ => em.b.ins().iadd(start[d], wi),
+                        };
                     }
                     let addrs = (0..n)
                         .map(|k| em.address(outs[k], &leaves[k], &oi))

@@ -164,26 +164,25 @@ pub fn binary(em: &mut Emitter, op: BinaryOp, x: Value, y: Value) -> Result<Valu
             }
         }
         BinaryOp::Maximum | BinaryOp::Minimum => {
-            // Compare+select: x if it wins, else y (a NaN y comes out);
-            // a NaN x is kept; equal values combine their bits so that
-            // max(-0,+0) = +0 and min(-0,+0) = -0.
+            // maxps/minps(x, y): x if it wins, else y (ties and a NaN y
+            // give y); equal values then combine their bits so that
+            // max(-0,+0) = +0 (and) and min(-0,+0) = -0 (or); a NaN x is
+            // put back. One blend.
             let max = op == BinaryOp::Maximum;
-            let cc = if max {
-                FloatCC::GreaterThan
+            let m = minmax(em, max, x, y);
+            let m = if max {
+                // m & (x != y ? all ones : x); NaN compares unequal.
+                let ne = em.b.ins().fcmp(FloatCC::NotEqual, x, y);
+                let ne = em.b.ins().bitcast(F32X4, le(), ne);
+                let keep = em.b.ins().bor(ne, x);
+                em.b.ins().band(m, keep)
             } else {
-                FloatCC::LessThan
+                // m | (x == y ? x : 0).
+                let eq = em.b.ins().fcmp(FloatCC::Equal, x, y);
+                let eq = em.b.ins().bitcast(F32X4, le(), eq);
+                let add = em.b.ins().band(eq, x);
+                em.b.ins().bor(m, add)
             };
-            let wins = em.b.ins().fcmp(cc, x, y);
-            let wins = em.b.ins().bitcast(F32X4, le(), wins);
-            let m = em.b.ins().bitselect(wins, x, y);
-            let eq = em.b.ins().fcmp(FloatCC::Equal, x, y);
-            let eq = em.b.ins().bitcast(F32X4, le(), eq);
-            let both = if max {
-                em.b.ins().band(x, y)
-            } else {
-                em.b.ins().bor(x, y)
-            };
-            let m = em.b.ins().bitselect(eq, both, m);
             let xn = nan_mask(em, x);
             em.b.ins().bitselect(xn, x, m)
         }
