@@ -24,7 +24,13 @@ impl FallbackCall {
         let comp = module.comp(cid);
         let instr = comp.get(id);
         let mut m = Module::new(format!("{}_fallback", module.name));
-        m.computations = module.computations.clone();
+        // Only an instruction that calls computations needs the module's
+        // (their ids stay valid); one that calls none (a dot's guard) gets
+        // none, so a fallback per instruction costs its own size, not the
+        // module's.
+        if !instr.op.called_computations().is_empty() {
+            m.computations = module.computations.clone();
+        }
         m.attrs = module
             .attrs
             .iter()
