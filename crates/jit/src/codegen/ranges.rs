@@ -13,7 +13,7 @@
 //! instruction.
 
 use super::emit::Emitter;
-use cranelift_codegen::ir::{Opcode, Value, ValueDef};
+use cranelift_codegen::ir::{InstructionData, Opcode, Value, ValueDef};
 
 /// How deep an expression is followed.
 const DEPTH: u32 = 12;
@@ -106,11 +106,41 @@ fn walk(em: &Emitter, v: Value, depth: u32) -> Option<(i64, i64)> {
             wide(a.0.min(b.0) as i128, a.1.max(b.1) as i128)
         }
         Opcode::Icmp | Opcode::Fcmp => wide(0, 1),
+        // A saturating float → int convert of a value that is never below
+        // -0 (NaN converts to 0): jax's `(abs(p) * k).astype(int)`.
+        Opcode::FcvtToSintSat if not_negative(em, args[0], depth - 1) => {
+            wide(0, (1i128 << (bits - 1)) - 1)
+        }
         _ => None,
     };
     let (lo, hi) = r?;
     let (min, max) = (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1);
     (lo <= hi && lo >= min && hi <= max).then_some((lo as i64, hi as i64))
+}
+
+/// Whether float `v` is never below -0 (NaN allowed): `fabs`, non-negative
+/// constants (-0 included: it converts to 0), and sums, products, minima
+/// and maxima of such values.
+fn not_negative(em: &Emitter, v: Value, depth: u32) -> bool {
+    let dfg = &em.b.func.dfg;
+    if depth == 0 {
+        return false;
+    }
+    let ValueDef::Result(inst, 0) = dfg.value_def(v) else {
+        return false;
+    };
+    let args = dfg.inst_args(inst);
+    let all = |em: &Emitter| args.iter().all(|&a| not_negative(em, a, depth - 1));
+    match dfg.insts[inst] {
+        InstructionData::UnaryIeee32 { imm, .. } => f32::from_bits(imm.bits()) >= 0.0,
+        InstructionData::UnaryIeee64 { imm, .. } => f64::from_bits(imm.bits()) >= 0.0,
+        _ => match dfg.insts[inst].opcode() {
+            Opcode::Fabs => true,
+            // Not fdiv: x / -0 is -inf.
+            Opcode::Fadd | Opcode::Fmul | Opcode::Fmin | Opcode::Fmax => all(em),
+            _ => false,
+        },
+    }
 }
 
 /// The bounds of `a · b` over both ranges' corners.
