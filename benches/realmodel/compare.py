@@ -10,7 +10,7 @@ usage: compare.py --rxla PATH [--xla-python PY] [--runs N] [--timeout S]
 XLA is timed by ../shared/bench/xla_time.py (needs jax==0.10.2 in the
 python given by --xla-python); when it cannot run, the XLA column says so
 and the rxla figures are still reported."""
-import argparse, datetime, glob, json, os, subprocess, sys
+import argparse, datetime, glob, json, os, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -56,7 +56,14 @@ def main():
     rows = []
     for f in files:
         name = os.path.basename(f)[:-4]
-        r, rerr = run_json(["taskset", "-c", a.core, a.rxla, "run", f, "--random-args=1",
+        # The same arguments XLA gets (data-dependent work such as scatter
+        # indices must match); --random-args when the XLA python cannot
+        # write them.
+        npz = os.path.join(tempfile.gettempdir(), f"rxla_compare_{os.getpid()}.npz")
+        same = subprocess.run([a.xla_python, os.path.join(HERE, "xla_args.py"), f, npz],
+                              capture_output=True).returncode == 0
+        args = ["--args-npz", npz] if same else ["--random-args=1"]
+        r, rerr = run_json(["taskset", "-c", a.core, a.rxla, "run", f, *args,
                             f"--time={a.runs}", "--threads=1", "--output=json"], env, a.timeout)
         x, xerr = run_json(["taskset", "-c", a.core, a.xla_python, a.xla_time, "--runs", str(a.runs), f],
                            env, a.timeout)

@@ -23,11 +23,11 @@ use super::repr;
 use super::scalar;
 use super::whole::{for_each_index, out_leaves, with_kernel};
 use crate::error::{JitError, Result};
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32X4, I8, I64};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value};
 use rxla_ir::index::physical_strides;
-use rxla_ir::{ArrayShape, CompId, ElementType, InstrId, Module, Op, ScatterDims};
+use rxla_ir::{ArrayShape, BinaryOp, CompId, ElementType, InstrId, Module, Op, ScatterDims};
 
 /// A value of a result buffer (read back while the kernel writes it).
 fn load_out(em: &mut Emitter, base: Value, shape: &ArrayShape, idx: &[Value]) -> Result<Value> {
@@ -316,6 +316,19 @@ fn combine(
             None => operand_value(em, module, c, u, ui)?,
         });
     }
+    if lanes.is_none() && n == 1 {
+        if let Some(max) = float_min_max(module, reducer) {
+            return combine_min_max(
+                em,
+                reducer,
+                max,
+                args[0],
+                args[1],
+                addrs[0],
+                leaves[0].element_type,
+            );
+        }
+    }
     let rs = match lanes {
         Some(_) => vec![em.inline(reducer, &args, true)?],
         None => em.inline_multi(reducer, &args)?,
@@ -334,6 +347,59 @@ fn combine(
             None => em.store_elem(r, addrs[k], leaves[k].element_type)?,
         }
     }
+    Ok(())
+}
+
+/// `Some(is_max)` when `reducer` is `maximum`/`minimum` of its two float
+/// parameters (either order).
+fn float_min_max(module: &Module, reducer: CompId) -> Option<bool> {
+    let cc = module.comp(reducer);
+    let root = cc.root_instruction();
+    let mut ops = root.operands.clone();
+    ops.sort();
+    if ops != cc.parameters() || !root.shape.element_type().is_some_and(|t| t.is_float()) {
+        return None;
+    }
+    match root.op {
+        Op::Binary(BinaryOp::Maximum) => Some(true),
+        Op::Binary(BinaryOp::Minimum) => Some(false),
+        _ => None,
+    }
+}
+
+/// `result[addr] = min/max(current, update)` by one ordered compare: an
+/// element that already beats the update stays as it is (no store, one
+/// predictable branch: in a segment max/min most updates lose); the rest
+/// (the update wins, ties, NaN) runs the reducer itself on a cold path,
+/// so the sign of zero and NaN payloads are exactly the evaluator's.
+fn combine_min_max(
+    em: &mut Emitter,
+    reducer: CompId,
+    max: bool,
+    cur: Value,
+    upd: Value,
+    addr: Value,
+    et: ElementType,
+) -> Result<()> {
+    let beats = if max {
+        FloatCC::GreaterThan
+    } else {
+        FloatCC::LessThan
+    };
+    let other = em.b.create_block();
+    let done = em.b.create_block();
+    em.b.set_cold_block(other);
+    let keep = em.b.ins().fcmp(beats, cur, upd);
+    em.b.ins().brif(keep, done, &[], other, &[]);
+    em.b.switch_to_block(other);
+    em.b.seal_block(other);
+    em.push_scope();
+    let r = em.inline(reducer, &[cur, upd], false)?;
+    em.store_elem(r, addr, et)?;
+    em.pop_scope();
+    em.b.ins().jump(done, &[]);
+    em.b.switch_to_block(done);
+    em.b.seal_block(done);
     Ok(())
 }
 
