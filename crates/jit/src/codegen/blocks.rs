@@ -17,7 +17,9 @@
 use super::emit::{Emitter, Sym};
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::types::I64;
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value};
+use cranelift_codegen::ir::{
+    FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+};
 use rxla_ir::{CompId, ElementType, InstrId};
 
 /// An instruction a wide block routine computes a block at a time.
@@ -156,7 +158,9 @@ pub(super) struct BlockSlots {
 struct NodeSlots {
     own: Option<Value>,
     fills: Vec<Option<Value>>,
-    program: Option<(Value, Value)>,
+    /// The words' address, the leaf table, and the compiled program
+    /// (`None`: the interpreter runs it).
+    program: Option<(Value, Value, Option<FuncRef>)>,
 }
 
 impl BlockSlots {
@@ -177,12 +181,14 @@ impl BlockSlots {
             .enumerate()
             .map(|(k, node)| {
                 let own = (!(root_direct && k == last)).then(|| slot(em, block * 4));
-                let program = node.program.as_ref().map(|words| {
-                    let words: Box<[u64]> = words.clone().into_boxed_slice();
+                let program = node.program.as_ref().map(|program| {
+                    let compiled =
+                        super::program::define_compiled(em, program, node.operands.len());
+                    let words: Box<[u64]> = program.clone().into_boxed_slice();
                     let addr = words.as_ptr() as i64;
                     em.consts.push(words);
                     let table = slot(em, 8 * node.operands.len().max(1) as i64);
-                    (em.iconst(addr), table)
+                    (em.iconst(addr), table, compiled)
                 });
                 let fills = (0..node.operands.len())
                     .map(|i| (program.is_some() || i == 1).then(|| slot(em, block * 4)))
@@ -291,12 +297,19 @@ pub(super) fn run_blocks(
             ptrs.push((em.b.ins().iadd(fill, shift), 1));
         }
         let dst = em.b.ins().iadd(base, shift);
-        if let Some((prog, table)) = ns.program {
+        if let Some((prog, table, compiled)) = ns.program {
             let flags = MemFlagsData::new().with_notrap();
             for (k, &(p, _)) in ptrs.iter().enumerate() {
                 em.b.ins().store(flags, p, table, 8 * k as i32);
             }
-            em.call(node.routine, &[prog, dst, table, len])?;
+            match compiled {
+                Some(f) => {
+                    em.b.ins().call(f, &[prog, dst, table, len]);
+                }
+                None => {
+                    em.call(node.routine, &[prog, dst, table, len])?;
+                }
+            }
             em.blocked.insert((c, node.id), (base, d));
             continue;
         }

@@ -35,6 +35,37 @@ pub fn enabled() -> bool {
     *ON.get_or_init(|| std::env::var("RXLA_WIDE_PROGRAM").as_deref() != Ok("0"))
 }
 
+/// Whether programs run as machine code (`crate::wide::compile`) rather
+/// than through the interpreter (`RXLA_WIDE_PROGRAM_COMPILE=0`, to
+/// compare; read once).
+pub fn compiled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("RXLA_WIDE_PROGRAM_COMPILE").as_deref() != Ok("0"))
+}
+
+/// The machine code of a program (`words`, reading `leaves` leaves)
+/// defined as a function of `em`'s module with `rxla_block_program`'s
+/// signature, or `None` (compilation off, or the code cannot be made):
+/// the caller then calls the interpreter.
+pub fn define_compiled(
+    em: &mut super::emit::Emitter,
+    words: &[u64],
+    leaves: usize,
+) -> Option<cranelift_codegen::ir::FuncRef> {
+    use cranelift_codegen::ir::{AbiParam, types::I64};
+    use cranelift_module::Module;
+    if !compiled() {
+        return None;
+    }
+    let bytes = crate::wide::compile::compile_words(words, leaves)?;
+    let mut sig = em.jm.make_signature();
+    sig.params = vec![AbiParam::new(I64); 4];
+    sig.returns = vec![AbiParam::new(I64)];
+    let id = em.jm.declare_anonymous_function(&sig).ok()?;
+    em.jm.define_function_bytes(id, 64, &bytes, &[]).ok()?;
+    Some(em.jm.declare_func_in_func(id, em.b.func))
+}
+
 /// [`MIN_COST`], or `RXLA_WIDE_PROGRAM_MIN_COST` (1 makes every eligible
 /// kernel a program: the fuzzer's way to exercise them; read once).
 fn min_cost() -> usize {
@@ -140,6 +171,12 @@ pub fn wide_program(
     let slots = b.slots as usize;
     if !wp::validate(&b.code, slots, b.leaves.len()) {
         return None;
+    }
+    if std::env::var("RXLA_DUMP_PROG").is_ok() {
+        for ins in &b.code {
+            eprintln!("{:?} {:?} {}", ins.op, ins.src, ins.aux);
+        }
+        eprintln!("-- {} instructions, {} slots", b.code.len(), slots);
     }
     Some(WideProgram {
         words: wp::encode(&b.code, slots),

@@ -10,6 +10,7 @@
 //! its error bounds against the evaluator. Must not be called unless
 //! [`available`] said so; reads and writes exactly `n` values.
 
+pub mod compile;
 pub mod program;
 
 /// Whether this host runs the wide routines (AVX-512 F); `RXLA_ISA=avx2`

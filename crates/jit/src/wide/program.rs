@@ -137,6 +137,38 @@ pub fn encode(code: &[Ins], slots: usize) -> Vec<u64> {
     words
 }
 
+/// The instructions and slot count of [`encode`]'s words (`None` for
+/// words it cannot have made).
+pub fn decode(words: &[u64]) -> Option<(Vec<Ins>, usize)> {
+    let (&count, rest) = words.split_first()?;
+    let (&slots, body) = rest.split_first()?;
+    if body.len() != 2 * usize::try_from(count).ok()? {
+        return None;
+    }
+    let code = body
+        .chunks_exact(2)
+        .map(|w| {
+            let op = *OPS.get(w[0] as u8 as usize)?;
+            let index = (w[0] >> 32) as u32;
+            let bits = (w[1] >> 32) as u32;
+            let src = match (w[0] >> 8) & 0xff {
+                0 => Src::Const(f32::from_bits(bits)),
+                1 => Src::Row(index),
+                2 => Src::Scalar(index),
+                3 => Src::Slot(index),
+                4 => Src::None,
+                _ => return None,
+            };
+            Some(Ins {
+                op,
+                src,
+                aux: w[1] as u32,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some((code, usize::try_from(slots).ok()?))
+}
+
 /// Checks what the interpreter trusts: every slot index below `slots` ≤
 /// [`MAX_SLOTS`], every slot read after a store to it, leaf indices below
 /// `leaves` ≤ [`MAX_LEAVES`], compare directions in range.
@@ -188,9 +220,40 @@ pub unsafe extern "C" fn block_program(
     #[cfg(target_arch = "x86_64")]
     // SAFETY: forwarded contract.
     unsafe {
-        interp::run(prog, dst, leaves, n)
+        interp::run(prog, dst, leaves, n, 0)
     };
     n
+}
+
+/// [`block_program`] for lanes `start..n` only: the tail a compiled
+/// program (`super::compile`) leaves after its full groups.
+///
+/// # Safety
+/// As for [`block_program`].
+pub unsafe extern "C" fn program_tail(
+    prog: *const u64,
+    dst: *mut f32,
+    leaves: *const *const f32,
+    n: i64,
+    start: i64,
+) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: forwarded contract.
+    unsafe {
+        interp::run(prog, dst, leaves, n, start.max(0) as usize)
+    };
+}
+
+/// Applies transcendental `op` (exp, tanh, logistic, log, erf) in place to
+/// one group of [`GROUP`] values: what a compiled program calls.
+///
+/// # Safety
+/// `p` points at [`GROUP`] writable f32 values, 64-byte aligned; the host
+/// has AVX-512 F.
+#[cfg(target_arch = "x86_64")]
+pub(super) unsafe fn transcendental_in_place(p: *mut f32, op: Op) {
+    // SAFETY: forwarded contract.
+    unsafe { interp::in_place(p, op) }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -318,10 +381,29 @@ mod interp {
         a
     }
 
+    /// `p[0..GROUP] = op(p[0..GROUP])` for a transcendental `op`.
+    ///
+    /// # Safety
+    /// See [`super::transcendental_in_place`].
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn in_place(p: *mut f32, op: Op) {
+        // SAFETY: the caller's contract: GROUP aligned values.
+        unsafe {
+            let q = p.cast::<Acc>();
+            q.write(transcendental(q.read(), op));
+        }
+    }
+
     /// # Safety
     /// See [`super::block_program`].
     #[target_feature(enable = "avx512f")]
-    pub unsafe fn run(prog: *const u64, dst: *mut f32, leaves: *const *const f32, n: i64) {
+    pub unsafe fn run(
+        prog: *const u64,
+        dst: *mut f32,
+        leaves: *const *const f32,
+        n: i64,
+        start: usize,
+    ) {
         let n = n.max(0) as usize;
         let mut slots: MaybeUninit<[Acc; MAX_SLOTS]> = MaybeUninit::uninit();
         // SAFETY (whole body): see the function's contract; slots are
@@ -333,7 +415,7 @@ mod interp {
             let mut cx = Ctx {
                 leaves,
                 slots: slots.as_mut_ptr().cast::<__m512>(),
-                o: 0,
+                o: start,
                 m: [0; R],
                 full: true,
             };
