@@ -316,18 +316,12 @@ fn combine(
             None => operand_value(em, module, c, u, ui)?,
         });
     }
-    if lanes.is_none() && n == 1 {
-        if let Some(max) = float_min_max(module, reducer) {
-            return combine_min_max(
-                em,
-                reducer,
-                max,
-                args[0],
-                args[1],
-                addrs[0],
-                leaves[0].element_type,
-            );
-        }
+    if lanes.is_none()
+        && n == 1
+        && let Some(max) = float_min_max(module, reducer)
+    {
+        let et = leaves[0].element_type;
+        return combine_min_max(em, reducer, max, args[0], args[1], addrs[0], et);
     }
     let rs = match lanes {
         Some(_) => vec![em.inline(reducer, &args, true)?],

@@ -108,7 +108,9 @@ impl Asm {
     fn evex(&mut self, e: Evex) {
         let (x, b) = match e.rm {
             Rm::Reg(r) => ((r >> 4) & 1, (r >> 3) & 1),
-            Rm::Mem { base, index, .. } => (index.map_or(0, |(i, _)| (i >> 3) & 1), (base >> 3) & 1),
+            Rm::Mem { base, index, .. } => {
+                (index.map_or(0, |(i, _)| (i >> 3) & 1), (base >> 3) & 1)
+            }
             Rm::Const(_) => (0, 0),
         };
         let r = (e.reg >> 3) & 1;
@@ -157,10 +159,13 @@ impl Asm {
     fn rex_w(&mut self, op: &[u8], reg: u8, rm: Rm) {
         let (x, b) = match rm {
             Rm::Reg(r) => (0, (r >> 3) & 1),
-            Rm::Mem { base, index, .. } => (index.map_or(0, |(i, _)| (i >> 3) & 1), (base >> 3) & 1),
+            Rm::Mem { base, index, .. } => {
+                (index.map_or(0, |(i, _)| (i >> 3) & 1), (base >> 3) & 1)
+            }
             Rm::Const(_) => (0, 0),
         };
-        self.code.push(0x48 | (((reg >> 3) & 1) << 2) | (x << 1) | b);
+        self.code
+            .push(0x48 | (((reg >> 3) & 1) << 2) | (x << 1) | b);
         self.bytes(op);
         self.modrm(reg, rm, 0);
     }
@@ -360,7 +365,7 @@ pub fn compile(
     a.pop(RBP);
     a.code.push(0xc3);
     // The constant pool, 4-byte aligned, and the rip displacements.
-    while a.code.len() % 4 != 0 {
+    while !a.code.len().is_multiple_of(4) {
         a.code.push(0xcc);
     }
     let pool = a.code.len();
@@ -497,7 +502,8 @@ fn body(a: &mut Asm, ins: &Ins, transcendental: &dyn Fn(Op) -> u64) -> Option<()
             }
         }
         Op::Cmp => {
-            let p = [0x00, 0x04, 0x11, 0x12, 0x1e, 0x1d][*[0, 1, 2, 3, 4, 5].get(ins.aux as usize)?];
+            let p =
+                [0x00, 0x04, 0x11, 0x12, 0x1e, 0x1d][*[0, 1, 2, 3, 4, 5].get(ins.aux as usize)?];
             for k in 0..R {
                 let (rm, bcst) = source(a, ins.src, k)?;
                 // vcmpps k1, zmm_k, src, p
@@ -728,7 +734,13 @@ mod tests {
                 _ => [Op::SelectKeepTrue, Op::SelectKeepFalse][rng.below(2) as usize],
             };
             match op {
-                Op::Neg | Op::Abs | Op::Sqrt | Op::Exp | Op::Tanh | Op::Logistic | Op::Log
+                Op::Neg
+                | Op::Abs
+                | Op::Sqrt
+                | Op::Exp
+                | Op::Tanh
+                | Op::Logistic
+                | Op::Log
                 | Op::Erf => code.push(Ins {
                     op,
                     src: Src::None,
@@ -814,8 +826,8 @@ mod tests {
         for _ in 0..200 {
             let (code, slots) = program(&mut rng, rows, scalars);
             let words = encode(&code, slots);
-            let bytes = compile_words(&words, (rows + scalars) as usize)
-                .expect("a valid program compiles");
+            let bytes =
+                compile_words(&words, (rows + scalars) as usize).expect("a valid program compiles");
             let id = jm.declare_anonymous_function(&sig).unwrap();
             jm.define_function_bytes(id, 64, &bytes, &[]).unwrap();
             cases.push((code, words, id));
@@ -838,13 +850,14 @@ mod tests {
             for i in 0..n {
                 // NaN payloads may differ (the interpreter's commutative ops
                 // are LLVM's to swap): NaN == NaN, as in the fuzz oracles.
-                let same = got[i].to_bits() == want[i].to_bits()
-                    || (got[i].is_nan() && want[i].is_nan());
+                let same =
+                    got[i].to_bits() == want[i].to_bits() || (got[i].is_nan() && want[i].is_nan());
                 assert!(
                     same,
                     "lane {i}: compiled {:x} vs interpreted {:x} in {code:?} leaves {:x?}",
                     got[i].to_bits(),
-                    want[i].to_bits(), leaves.iter().map(|l| l[i].to_bits()).collect::<Vec<_>>()
+                    want[i].to_bits(),
+                    leaves.iter().map(|l| l[i].to_bits()).collect::<Vec<_>>()
                 );
             }
         }
