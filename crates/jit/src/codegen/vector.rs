@@ -138,9 +138,21 @@ pub fn binary(em: &mut Emitter, op: BinaryOp, x: Value, y: Value) -> Result<Valu
         BinaryOp::Multiply => em.b.ins().fmul(x, y),
         BinaryOp::Divide => em.b.ins().fdiv(x, y),
         BinaryOp::Maximum | BinaryOp::Minimum
-            if const_splat(em, y).is_some_and(|c| !c.is_nan()) =>
+            if [y, x]
+                .iter()
+                .any(|&v| const_splat(em, v).is_some_and(|c| !c.is_nan())) =>
         {
             let max = op == BinaryOp::Maximum;
+            // The evaluator's max/min is symmetric but for NaN (the first
+            // NaN operand comes out) and ties of ±0 (their bits combined),
+            // so a constant first operand (jax's `clip`) is handled as a
+            // second one: with no NaN constant, the other operand's NaN is
+            // the only one.
+            let (x, y) = if const_splat(em, y).is_some_and(|c| !c.is_nan()) {
+                (x, y)
+            } else {
+                (y, x)
+            };
             let c = const_splat(em, y).unwrap_or(0.0);
             // Against a constant that is not NaN: one maxps/minps. Equal
             // values have the same bits unless they are ±0, so the operand
