@@ -97,7 +97,10 @@ impl Emitter<'_, '_> {
         let shape = self.array_shape(c, id)?;
         let et = shape.element_type;
         repr::storage(et)?;
-        if lanes.is_some() && !matches!(et, ElementType::F32 | ElementType::Pred) {
+        if lanes.is_some()
+            && !matches!(et, ElementType::F32 | ElementType::Pred)
+            && !(super::ivector::is_int_lane(et) && int_lane_op(&instr.op))
+        {
             return Err(JitError::unsupported(format!("vector {et}")));
         }
         let ops = &instr.operands;
@@ -318,4 +321,24 @@ impl Emitter<'_, '_> {
         }
         r
     }
+}
+
+/// The ops whose s32/u32 results run in integer lanes (`ivector`); any
+/// other op of those types keeps the kernel scalar.
+fn int_lane_op(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Constant { .. }
+            | Op::Iota { .. }
+            | Op::Broadcast { .. }
+            | Op::Reshape
+            | Op::Bitcast
+            | Op::Transpose { .. }
+            | Op::Unary(_)
+            | Op::Binary(_)
+            | Op::Convert
+            | Op::BitcastConvert
+            | Op::Select
+            | Op::Clamp
+    )
 }

@@ -8,6 +8,7 @@
 
 use super::bitcast;
 use super::emit::{At, Emitter, Sym, le};
+use super::ivector;
 use super::reduce_precision;
 use super::scalar;
 use super::vector;
@@ -176,8 +177,12 @@ pub fn convert(em: &mut Emitter, at: &At) -> Result<Value> {
     if lanes.is_some() {
         return if from == et {
             Ok(x)
+        } else if matches!(at.instr.op, Op::BitcastConvert) {
+            ivector::bitcast(em, from, et, x)
+        } else if ivector::is_int_lane(from) || ivector::is_int_lane(et) {
+            ivector::convert(em, from, et, x)
         } else {
-            Err(JitError::unsupported("vector convert"))
+            vector::convert(em, from, et, x)
         };
     }
     if matches!(at.instr.op, Op::Convert) {
@@ -191,7 +196,9 @@ pub fn convert(em: &mut Emitter, at: &At) -> Result<Value> {
 pub fn unary(em: &mut Emitter, at: &At, u: UnaryOp) -> Result<Value> {
     let from = at.operand_shape(em, 0)?.element_type;
     let x = em.emit(at.c, at.instr.operands[0], at.idx, at.lanes)?;
-    if at.lanes.is_some() {
+    if at.lanes.is_some() && ivector::is_int_lane(from) {
+        ivector::unary(em, u, from, x)
+    } else if at.lanes.is_some() {
         vector::unary(em, u, x)
     } else {
         scalar::unary(em, u, from, x)

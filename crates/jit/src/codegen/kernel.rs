@@ -12,7 +12,7 @@ use super::jit::{Jit, KernelSpec};
 use super::repr;
 use super::rowcheck::RowCheck;
 use crate::error::{JitError, Result};
-use cranelift_codegen::ir::types::{F32X4, I64};
+use cranelift_codegen::ir::types::{F32X4, I32X4, I64};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};
 use cranelift_module::Module as _;
 use rxla_ir::{ArrayShape, ElementType, InstrId, Module};
@@ -77,7 +77,7 @@ fn build_with(
         .collect();
     let vectorize = vec_outer
         && rank > 0
-        && out.element_type == ElementType::F32
+        && (out.element_type == ElementType::F32 || super::ivector::is_int_lane(out.element_type))
         && out.dims[order[rank - 1]] >= 4;
     let outer = if rank == 0 { 1 } else { out.dims[order[0]] };
     if elements > 0 {
@@ -99,7 +99,11 @@ fn build_with(
             } else {
                 None
             };
-            let blocks = if vectorize && wide && crate::wide::available() {
+            let blocks = if vectorize
+                && wide
+                && crate::wide::available()
+                && out.element_type == ElementType::F32
+            {
                 blockable(module, spec, &out)
             } else {
                 Vec::new()
@@ -286,7 +290,12 @@ impl Nest<'_> {
             let step = |em: &mut Emitter, idx: &mut Vec<Value>, j: Value| -> Result<()> {
                 idx[d] = j;
                 let v = em.emit(self.spec.comp, self.spec.root, idx, Some(&sym))?;
-                if em.b.func.dfg.value_type(v) != F32X4 {
+                let want = if self.out.element_type == ElementType::F32 {
+                    F32X4
+                } else {
+                    I32X4
+                };
+                if em.b.func.dfg.value_type(v) != want {
                     return Err(JitError::unsupported("vector root of another type"));
                 }
                 let a = em.address(self.out_base, self.out, idx)?;

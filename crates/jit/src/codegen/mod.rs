@@ -19,6 +19,7 @@ pub mod dot;
 pub mod elementwise;
 pub mod emit;
 pub mod gather;
+pub mod ivector;
 pub mod jit;
 pub mod kernel;
 pub mod libcalls;

@@ -13,7 +13,7 @@ use super::scalar;
 use super::vector;
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{F32X4, I8};
+use cranelift_codegen::ir::types::{I8, I32X4};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};
 use rxla_ir::index::row_major_strides;
 use rxla_ir::{ArrayShape, CompId, InstrId, Literal, PadDim};
@@ -26,11 +26,25 @@ pub fn iota(em: &mut Emitter, at: &At, dimension: i64) -> Result<Value> {
         .get(d)
         .ok_or_else(|| JitError::unsupported("iota dimension"))?;
     if let Some(s) = lanes {
-        if s.dims(shape.rank())?[d] != 0 {
+        let step = s.dims(shape.rank())?[d];
+        let v = scalar::from_i64(em, i, et)?;
+        if step == 0 {
+            return vector::splat(em, v, et);
+        }
+        if !super::ivector::is_int_lane(et) {
             return Err(JitError::unsupported("lane-varying iota"));
         }
-        let v = scalar::from_i64(em, i, et)?;
-        return Ok(em.b.ins().splat(F32X4, v));
+        // [i, i + step, i + 2·step, i + 3·step] (wrapping like the
+        // scalar conversion of the index).
+        let base = vector::splat(em, v, et)?;
+        let bits: u128 = (0..4u128)
+            .map(|k| ((k as i64 * step) as u32 as u128) << (32 * k))
+            .sum();
+        let offs = match em.pooled(I32X4, bits) {
+            Some(o) => o,
+            None => return Err(JitError::unsupported("constant pool full")),
+        };
+        return Ok(em.b.ins().iadd(base, offs));
     }
     scalar::from_i64(em, i, et)
 }

@@ -8,7 +8,7 @@
 
 use super::emit::{Emitter, Sym, le};
 use crate::error::{JitError, Result};
-use cranelift_codegen::ir::types::{F32, F32X4, F64, I8, I8X16, I16, I32, I64};
+use cranelift_codegen::ir::types::{F32, F32X4, F64, I8, I8X16, I16, I32, I32X4, I64};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value};
 use rxla_ir::index::physical_strides;
 use rxla_ir::{ArrayShape, ElementType};
@@ -216,7 +216,8 @@ impl Emitter<'_, '_> {
             let v = self.b.ins().load(ty, flags, addr, 0);
             return from_memory(self, v, et);
         };
-        if et != ElementType::F32 {
+        let int_lanes = matches!(et, ElementType::S32 | ElementType::U32);
+        if et != ElementType::F32 && !int_lanes {
             return Err(JitError::unsupported("vector loads of non-f32 data"));
         }
         let pst = physical_strides(shape);
@@ -227,6 +228,17 @@ impl Emitter<'_, '_> {
                 return Err(JitError::unsupported("reshape of a non-row-major buffer"));
             }
         };
+        if int_lanes {
+            // s32/u32 lanes (`ivector`): contiguous or one value for all.
+            return match stride {
+                0 => {
+                    let s = self.b.ins().load(I32, flags, addr, 0);
+                    Ok(self.b.ins().splat(I32X4, s))
+                }
+                1 => Ok(self.b.ins().load(I32X4, flags, addr, 0)),
+                _ => Err(JitError::unsupported("strided integer vector load")),
+            };
+        }
         match stride {
             0 => {
                 let s = self.b.ins().load(F32, flags, addr, 0);

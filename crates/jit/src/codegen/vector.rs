@@ -17,6 +17,7 @@ use rxla_ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryO
 pub fn splat(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
     match et {
         ElementType::F32 => Ok(em.b.ins().splat(F32X4, v)),
+        ElementType::S32 | ElementType::U32 => Ok(super::ivector::splat(em, v)),
         ElementType::Pred => {
             let w = em.b.ins().sextend(cranelift_codegen::ir::types::I32, v);
             let neg = em.b.ins().ineg(w);
@@ -28,7 +29,12 @@ pub fn splat(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
 
 /// `select` with a lane mask.
 pub fn select_mask(em: &mut Emitter, mask: Value, t: Value, f: Value) -> Value {
-    let m = em.b.ins().bitcast(F32X4, le(), mask);
+    let ty = em.b.func.dfg.value_type(t);
+    let m = if ty == em.b.func.dfg.value_type(mask) {
+        mask
+    } else {
+        em.b.ins().bitcast(ty, le(), mask)
+    };
     em.b.ins().bitselect(m, t, f)
 }
 
@@ -207,6 +213,25 @@ pub fn binary(em: &mut Emitter, op: BinaryOp, x: Value, y: Value) -> Result<Valu
     })
 }
 
+/// `convert` between f32 and pred lanes (pred is an I32X4 lane mask):
+/// `x != 0` (NaN is true), and 1.0 / 0.0. Integer lanes are `ivector`'s.
+pub fn convert(em: &mut Emitter, from: ElementType, to: ElementType, x: Value) -> Result<Value> {
+    match (from, to) {
+        (ElementType::F32, ElementType::Pred) => {
+            let z = em.vconst(0.0);
+            Ok(em.b.ins().fcmp(FloatCC::NotEqual, x, z))
+        }
+        (ElementType::Pred, ElementType::F32) => {
+            let one = em.vconst(1.0);
+            let zero = em.vconst(0.0);
+            Ok(select_mask(em, x, one, zero))
+        }
+        _ => Err(JitError::unsupported(format!(
+            "vector convert {from} to {to}"
+        ))),
+    }
+}
+
 pub fn compare(
     em: &mut Emitter,
     dir: ComparisonDirection,
@@ -239,7 +264,9 @@ impl Emitter<'_, '_> {
         b: Value,
         vector: bool,
     ) -> Result<Value> {
-        if vector {
+        if vector && super::ivector::is_int_lane(et) {
+            super::ivector::binary(self, op, et, a, b)
+        } else if vector {
             binary(self, op, a, b)
         } else {
             scalar::binary(self, op, et, a, b)

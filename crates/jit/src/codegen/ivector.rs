@@ -1,0 +1,167 @@
+//! Integer lanes in vector kernels: s32 and u32 values as I32X4 (jax's
+//! PRNG, hashing, `view(int32)` bit tricks, integer index arithmetic),
+//! with exactly the evaluator's semantics: wrapping add/sub/mul, shifts
+//! by a constant amount (an amount of 32 or more gives 0, or the sign for
+//! an arithmetic right shift), signed or unsigned min/max, not, negate,
+//! abs, converts to and from f32 and pred, same-width bitcasts.
+//!
+//! Anything else (division, variable shift amounts, population count…)
+//! is `Unsupported`, and the kernel falls back to scalar code: this
+//! module must never approximate. Preds are I32X4 lane masks too (all
+//! ones where true); callers tell the two apart by the element type,
+//! never by the Cranelift type.
+
+use super::emit::{Emitter, le};
+use crate::error::{JitError, Result};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{F32X4, I32, I32X4};
+use cranelift_codegen::ir::{InstBuilder, InstructionData, Opcode, Value, ValueDef};
+use rxla_ir::{BinaryOp, ElementType, UnaryOp};
+
+/// Whether `et` runs in integer lanes.
+pub fn is_int_lane(et: ElementType) -> bool {
+    matches!(et, ElementType::S32 | ElementType::U32)
+}
+
+/// An i32 broadcast to all lanes.
+pub fn splat(em: &mut Emitter, v: Value) -> Value {
+    em.b.ins().splat(I32X4, v)
+}
+
+/// The lane value of a splat of an integer constant.
+fn constant(em: &Emitter, v: Value) -> Option<i64> {
+    let dfg = &em.b.func.dfg;
+    let ValueDef::Result(inst, _) = dfg.value_def(v) else {
+        return None;
+    };
+    let InstructionData::Unary {
+        opcode: Opcode::Splat,
+        arg,
+    } = dfg.insts[inst]
+    else {
+        return None;
+    };
+    em.known_int(arg)
+}
+
+fn zeros(em: &mut Emitter) -> Value {
+    let z = em.b.ins().iconst(I32, 0);
+    splat(em, z)
+}
+
+/// A binary op on integer lanes of type `et` (s32 or u32).
+pub fn binary(
+    em: &mut Emitter,
+    op: BinaryOp,
+    et: ElementType,
+    x: Value,
+    y: Value,
+) -> Result<Value> {
+    let signed = et == ElementType::S32;
+    let b = &mut em.b;
+    Ok(match op {
+        BinaryOp::Add => b.ins().iadd(x, y),
+        BinaryOp::Subtract => b.ins().isub(x, y),
+        BinaryOp::Multiply => b.ins().imul(x, y),
+        BinaryOp::And => b.ins().band(x, y),
+        BinaryOp::Or => b.ins().bor(x, y),
+        BinaryOp::Xor => b.ins().bxor(x, y),
+        BinaryOp::Maximum if signed => b.ins().smax(x, y),
+        BinaryOp::Maximum => b.ins().umax(x, y),
+        BinaryOp::Minimum if signed => b.ins().smin(x, y),
+        BinaryOp::Minimum => b.ins().umin(x, y),
+        BinaryOp::ShiftLeft | BinaryOp::ShiftRightLogical | BinaryOp::ShiftRightArithmetic => {
+            // The amount as an unsigned 32-bit value (a negative one is
+            // huge): 32 or more shifts everything out.
+            let Some(k) = constant(em, y) else {
+                return Err(JitError::unsupported("vector shift by a varying amount"));
+            };
+            let k = k as u32;
+            match (op, k) {
+                (BinaryOp::ShiftRightArithmetic, _) => em.b.ins().sshr_imm_s(x, k.min(31) as i64),
+                (_, 32..) => zeros(em),
+                (BinaryOp::ShiftLeft, _) => em.b.ins().ishl_imm_s(x, k as i64),
+                _ => em.b.ins().ushr_imm_s(x, k as i64),
+            }
+        }
+        _ => {
+            return Err(JitError::unsupported(format!(
+                "vector {} on {et}",
+                op.name()
+            )));
+        }
+    })
+}
+
+/// A unary op on integer lanes of type `et`.
+pub fn unary(em: &mut Emitter, op: UnaryOp, et: ElementType, x: Value) -> Result<Value> {
+    let signed = et == ElementType::S32;
+    Ok(match op {
+        UnaryOp::Not => em.b.ins().bnot(x),
+        UnaryOp::Negate => em.b.ins().ineg(x),
+        UnaryOp::Abs if signed => em.b.ins().iabs(x),
+        UnaryOp::Abs => x,
+        UnaryOp::Sign if signed => {
+            let one = em.b.ins().iconst(I32, 1);
+            let one = splat(em, one);
+            let neg = em.b.ins().iconst(I32, -1);
+            let neg = splat(em, neg);
+            let lo = em.b.ins().smax(x, neg);
+            em.b.ins().smin(lo, one)
+        }
+        UnaryOp::Sign => {
+            let one = em.b.ins().iconst(I32, 1);
+            let one = splat(em, one);
+            em.b.ins().umin(x, one)
+        }
+        _ => {
+            return Err(JitError::unsupported(format!(
+                "vector {} on {et}",
+                op.name()
+            )));
+        }
+    })
+}
+
+/// `convert` of lanes from `from` to `to` where one side is s32/u32 (the
+/// other f32, pred, or the other integer type): the evaluator's rules
+/// (f32 → int truncates toward zero and saturates, NaN gives 0; int → f32
+/// rounds to nearest even; pred is 0/1).
+pub fn convert(em: &mut Emitter, from: ElementType, to: ElementType, x: Value) -> Result<Value> {
+    use ElementType::{F32, Pred, S32, U32};
+    Ok(match (from, to) {
+        (S32, U32) | (U32, S32) => x,
+        (F32, S32) => em.b.ins().fcvt_to_sint_sat(I32X4, x),
+        (F32, U32) => em.b.ins().fcvt_to_uint_sat(I32X4, x),
+        (S32, F32) => em.b.ins().fcvt_from_sint(F32X4, x),
+        (U32, F32) => em.b.ins().fcvt_from_uint(F32X4, x),
+        (Pred, S32 | U32) => {
+            // all ones → 1: the mask's sign bit.
+            em.b.ins().ushr_imm_s(x, 31)
+        }
+        (S32 | U32, Pred) => {
+            let z = zeros(em);
+            em.b.ins().icmp(IntCC::NotEqual, x, z)
+        }
+        _ => {
+            return Err(JitError::unsupported(format!(
+                "vector convert {from} to {to}"
+            )));
+        }
+    })
+}
+
+/// A same-width `bitcast-convert` between f32 and s32/u32 lanes.
+pub fn bitcast(em: &mut Emitter, from: ElementType, to: ElementType, x: Value) -> Result<Value> {
+    use ElementType::{F32, S32, U32};
+    Ok(match (from, to) {
+        (F32, S32 | U32) => em.b.ins().bitcast(I32X4, le(), x),
+        (S32 | U32, F32) => em.b.ins().bitcast(F32X4, le(), x),
+        (S32, U32) | (U32, S32) => x,
+        _ => {
+            return Err(JitError::unsupported(format!(
+                "vector bitcast-convert {from} to {to}"
+            )));
+        }
+    })
+}
