@@ -275,9 +275,19 @@ fn cheap_copyable(instr: &Instruction) -> bool {
     match &instr.op {
         Op::Binary(b) => matches!(
             b,
-            B::Add | B::Subtract | B::Multiply | B::Maximum | B::Minimum
+            B::Add
+                | B::Subtract
+                | B::Multiply
+                | B::Maximum
+                | B::Minimum
+                | B::And
+                | B::Or
+                | B::Xor
+                | B::ShiftLeft
+                | B::ShiftRightLogical
+                | B::ShiftRightArithmetic
         ),
-        Op::Unary(u) => matches!(u, UnaryOp::Negate | UnaryOp::Abs),
+        Op::Unary(u) => matches!(u, UnaryOp::Negate | UnaryOp::Abs | UnaryOp::Not),
         Op::Convert | Op::Broadcast { .. } => true,
         _ => false,
     }
@@ -317,6 +327,22 @@ const MAX_COPY_USERS: usize = 3;
 
 /// Longest chain of cheap copies (a copy's operands may be copies too).
 const MAX_COPY_DEPTH: u32 = 2;
+
+/// Longest chain of cheap integer copies: an integer add, xor or shift is
+/// a fraction of the memory traffic of materializing its result, and
+/// jax's PRNG (threefry: 20 rounds of add, rotate, xor over two u32
+/// arrays, five rounds per while-loop step) chains eight of them between
+/// the step's two outputs; the work repeated is at most this many times
+/// the group's.
+const MAX_INT_COPY_DEPTH: u32 = 8;
+
+/// Whether `instr` yields integers (signed or unsigned, any width).
+fn integer_valued(instr: &Instruction) -> bool {
+    instr
+        .shape
+        .as_array()
+        .is_ok_and(|a| a.element_type.is_signed_int() || a.element_type.is_unsigned_int())
+}
 
 /// Whether operand `k` of `user` is read at most once per element of
 /// `user` (so an expensive producer there is not recomputed).
@@ -507,9 +533,14 @@ fn fuse_computation(
                                     || matches!(ui.op, Op::Broadcast { .. })
                                         && g.copies.contains(&u))
                         });
+                        let max_depth = if integer_valued(pi) {
+                            MAX_INT_COPY_DEPTH
+                        } else {
+                            MAX_COPY_DEPTH
+                        };
                         let cheap = cheap_copyable(pi)
                             && users[p.index()].len() <= MAX_COPY_USERS
-                            && depth <= MAX_COPY_DEPTH;
+                            && depth <= max_depth;
                         let costly =
                             !cheap && depth == 1 && costly_copyable(&comp, &users[p.index()], p);
                         if (cheap || costly)

@@ -66,6 +66,9 @@ impl Emitter<'_, '_> {
         {
             v = repr::wrap_int_n(self, v, et);
         }
+        if lanes.is_some_and(Sym::is_zero) {
+            self.uniform.insert(v);
+        }
         if let Some(top) = self.memo.last_mut() {
             top.insert(key, v);
         }
@@ -97,6 +100,12 @@ impl Emitter<'_, '_> {
         let shape = self.array_shape(c, id)?;
         let et = shape.element_type;
         repr::storage(et)?;
+        if lanes.is_some_and(Sym::is_zero) && super::ivector::is_int_lane(et) {
+            // One integer value for every lane: computed as a scalar (any
+            // op; integer results are exact either way), then splat.
+            let v = self.emit(c, id, idx, None)?;
+            return super::vector::splat(self, v, et);
+        }
         if lanes.is_some()
             && !matches!(et, ElementType::F32 | ElementType::Pred)
             && !(super::ivector::is_int_lane(et) && int_lane_op(&instr.op))
@@ -240,6 +249,16 @@ impl Emitter<'_, '_> {
                         Ok(_) => self.hoist_from(c, o, idx, sym, seen),
                         Err(_) => {}
                     }
+                }
+                // An integer shift by one run-time amount: its scalar
+                // and masks before the loop too.
+                if let (Op::Binary(b), Some(&a)) = (op, instr.operands.get(1))
+                    && b.is_shift()
+                    && super::ivector::is_int_lane(shape.element_type)
+                    && let Op::Broadcast { .. } = module.comp(c).get(a).op
+                    && let Ok(v) = self.emit(c, a, idx, Some(sym))
+                {
+                    super::ivector::amount(self, v);
                 }
             }
             Op::ReduceWindow { window, .. } if instr.operands.len() == 2 => {

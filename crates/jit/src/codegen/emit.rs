@@ -125,6 +125,12 @@ pub struct Emitter<'a, 'f> {
     pub vec_reduce: bool,
     /// Set by `approx::warm`: emit constants, no branches.
     pub warming: bool,
+    /// Vector values with the same value in every lane (emitted with a
+    /// lane step of zero): `ivector` shifts by them as by a scalar.
+    pub uniform: std::collections::HashSet<Value>,
+    /// Per scope: a uniform shift amount's scalar, its "below 32" lane
+    /// mask and its arithmetic-shift clamp (`ivector::amount`).
+    pub(super) shift_amounts: Vec<HashMap<Value, [Value; 3]>>,
     /// Set while a kernel's vector loops are emitted the optimistic way
     /// (see `rowcheck`); `None` elsewhere and in the exact redo.
     pub row_check: Option<RowCheck>,
@@ -224,6 +230,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
             consts,
             vec_reduce: true,
             warming: false,
+            uniform: std::collections::HashSet::new(),
+            shift_amounts: vec![HashMap::new()],
             row_check: None,
             strided_loads: false,
             allow_strided: false,
@@ -244,6 +252,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.consts_v.push(HashMap::new());
         self.addr_prefix.push(HashMap::new());
         self.win_pos.push(HashMap::new());
+        self.shift_amounts.push(HashMap::new());
     }
 
     pub fn pop_scope(&mut self) {
@@ -252,6 +261,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.consts_v.pop();
         self.addr_prefix.pop();
         self.win_pos.pop();
+        self.shift_amounts.pop();
     }
 
     /// `cond ? slow(em) : fast` as a branch around a rarely needed slow

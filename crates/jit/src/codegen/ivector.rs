@@ -44,6 +44,50 @@ fn constant(em: &Emitter, v: Value) -> Option<i64> {
     em.known_int(arg)
 }
 
+/// A uniform shift amount `y` (one value in every lane) as a scalar, a
+/// lane mask that is all ones where the amount is below 32, and the
+/// amount clamped to 31 (arithmetic shifts): made once per scope (the
+/// kernel's hoisting makes them before its loops).
+pub fn amount(em: &mut Emitter, y: Value) -> Option<[Value; 3]> {
+    if let Some(a) = em.shift_amounts.iter().rev().find_map(|m| m.get(&y)) {
+        return Some(*a);
+    }
+    if !em.uniform.contains(&y) || em.b.func.dfg.value_type(y) != I32X4 {
+        return None;
+    }
+    let s = em.b.ins().extractlane(y, 0);
+    let keep = em.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, s, 32);
+    let ones = em.b.ins().iconst(I32, -1);
+    let zero = em.b.ins().iconst(I32, 0);
+    let m = em.b.ins().select(keep, ones, zero);
+    let m = splat(em, m);
+    let top = em.b.ins().iconst(I32, 31);
+    let k = em.b.ins().umin(s, top);
+    let a = [s, m, k];
+    if let Some(scope) = em.shift_amounts.last_mut() {
+        scope.insert(y, a);
+    }
+    Some(a)
+}
+
+/// A shift of every lane by the same run-time amount (jax's threefry
+/// rotates by amounts carried through its loop): Cranelift shifts by the
+/// amount modulo 32, the evaluator shifts everything out from 32 on
+/// (arithmetic: the sign), so the amount is clamped or the result masked.
+fn shift_by(em: &mut Emitter, op: BinaryOp, x: Value, [s, keep, clamped]: [Value; 3]) -> Value {
+    match op {
+        BinaryOp::ShiftRightArithmetic => em.b.ins().sshr(x, clamped),
+        BinaryOp::ShiftLeft => {
+            let r = em.b.ins().ishl(x, s);
+            em.b.ins().band(r, keep)
+        }
+        _ => {
+            let r = em.b.ins().ushr(x, s);
+            em.b.ins().band(r, keep)
+        }
+    }
+}
+
 fn zeros(em: &mut Emitter) -> Value {
     let z = em.b.ins().iconst(I32, 0);
     splat(em, z)
@@ -74,7 +118,10 @@ pub fn binary(
             // The amount as an unsigned 32-bit value (a negative one is
             // huge): 32 or more shifts everything out.
             let Some(k) = constant(em, y) else {
-                return Err(JitError::unsupported("vector shift by a varying amount"));
+                return match amount(em, y) {
+                    Some(a) => Ok(shift_by(em, op, x, a)),
+                    None => Err(JitError::unsupported("vector shift by a varying amount")),
+                };
             };
             let k = k as u32;
             match (op, k) {

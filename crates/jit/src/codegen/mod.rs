@@ -83,6 +83,9 @@ impl Jit {
                 Err(JitError::Unsupported(m)) => {
                     self.fctx = FunctionBuilderContext::new();
                     self.jm.clear_context(&mut self.ctx);
+                    if std::env::var("RXLA_WHY").is_ok() {
+                        eprintln!("unsupported ({vo},{vr}): {m}");
+                    }
                     why = m;
                 }
                 Err(e) => {

@@ -78,7 +78,7 @@ pub fn constant(em: &mut Emitter, at: &At, lit: &Literal) -> Result<Value> {
 pub fn broadcast(em: &mut Emitter, at: &At, dimensions: &[i64]) -> Result<Value> {
     let (c, idx, lanes, shape) = (at.c, at.idx, at.lanes, &at.shape);
     // The operand must be an array (a tuple operand is unsupported).
-    at.operand_shape(em, 0)?;
+    let os = at.operand_shape(em, 0)?;
     let oi: Vec<Value> = dimensions.iter().map(|&d| idx[d as usize]).collect();
     let sym = match lanes {
         Some(s) => {
@@ -89,7 +89,12 @@ pub fn broadcast(em: &mut Emitter, at: &At, dimensions: &[i64]) -> Result<Value>
         }
         None => None,
     };
-    em.emit(c, at.instr.operands[0], &oi, sym.as_ref())
+    let v = em.emit(c, at.instr.operands[0], &oi, sym.as_ref())?;
+    if lanes.is_some() && os.rank() == 0 {
+        // One value in every lane (`ivector` shifts by it as by a scalar).
+        em.uniform.insert(v);
+    }
+    Ok(v)
 }
 
 /// `bitcast`: same dims and layout (the operand itself), another
