@@ -77,7 +77,10 @@ fn build_with(
         .collect();
     let vectorize = vec_outer
         && rank > 0
-        && out.element_type == ElementType::F32
+        && matches!(
+            out.element_type,
+            ElementType::F32 | ElementType::F16 | ElementType::BF16
+        )
         && out.dims[order[rank - 1]] >= 4;
     let outer = if rank == 0 { 1 } else { out.dims[order[0]] };
     if elements > 0 {
