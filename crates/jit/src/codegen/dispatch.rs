@@ -358,7 +358,13 @@ fn half_lanes(op: &Op) -> bool {
         | Op::BitcastConvert => true,
         Op::Unary(u) => matches!(
             u,
-            U::Negate | U::Abs | U::Floor | U::Ceil | U::RoundNearestEven | U::RoundNearestAfz | U::Sqrt
+            U::Negate
+                | U::Abs
+                | U::Floor
+                | U::Ceil
+                | U::RoundNearestEven
+                | U::RoundNearestAfz
+                | U::Sqrt
         ),
         Op::Binary(b) => matches!(
             b,

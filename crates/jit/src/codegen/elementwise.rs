@@ -194,7 +194,8 @@ fn vector_convert(
     to: ElementType,
 ) -> Result<Value> {
     use cranelift_codegen::ir::types::F32X4;
-    let float = |t: ElementType| matches!(t, ElementType::F32 | ElementType::F16 | ElementType::BF16);
+    let float =
+        |t: ElementType| matches!(t, ElementType::F32 | ElementType::F16 | ElementType::BF16);
     if from == to {
         return Ok(x);
     }

@@ -180,7 +180,6 @@ pub fn round_half(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> 
     half_from_bits(em, b, et)
 }
 
-
 // Lane forms (F32X4 held values, I32X4 bit patterns zero-extended from
 // 16 bits). Each is the scalar rule above lane by lane, bit for bit:
 // bf16 `bf16_bits_inline`; f16 `half::f16::from_f32` (round to nearest
