@@ -56,6 +56,16 @@ impl Emitter<'_, '_> {
             let et = instr.shape.element_type().unwrap_or(ElementType::F16);
             v = repr::round_half(self, v, et)?;
         }
+        if lanes.is_some()
+            && !self.inputs.contains_key(&(c, id))
+            && matches!(instr.op, Op::Unary(_) | Op::Binary(_) | Op::Clamp)
+            && let Some(et) = instr.shape.element_type().filter(|&t| repr::is_half(t))
+            && self.b.func.dfg.value_type(v) == F32X4
+        {
+            // The lane form of the rounding above (`half_lanes` admits
+            // f16/bf16 only).
+            v = repr::vround_half(self, v, et)?;
+        }
         if lanes.is_none()
             && !self.inputs.contains_key(&(c, id))
             && matches!(
@@ -109,6 +119,7 @@ impl Emitter<'_, '_> {
         if lanes.is_some()
             && !matches!(et, ElementType::F32 | ElementType::Pred)
             && !(super::ivector::is_int_lane(et) && int_lane_op(&instr.op))
+            && !(matches!(et, ElementType::F16 | ElementType::BF16) && half_lanes(&instr.op))
         {
             return Err(JitError::unsupported(format!("vector {et}")));
         }
@@ -360,4 +371,45 @@ fn int_lane_op(op: &Op) -> bool {
             | Op::Select
             | Op::Clamp
     )
+}
+
+/// Whether an f16/bf16 instruction has a vector form (F32X4 of the held
+/// values, rounded after each op as the scalar form): data movement,
+/// select, clamp, f32/half converts and the correctly rounded arithmetic
+/// (one f32 op then one rounding, as the scalar form); not
+/// approximations, reductions, dots, iota nor the other ops.
+fn half_lanes(op: &Op) -> bool {
+    use rxla_ir::{BinaryOp as B, UnaryOp as U};
+    match op {
+        Op::Constant { .. }
+        | Op::Broadcast { .. }
+        | Op::Reshape
+        | Op::Bitcast
+        | Op::Transpose { .. }
+        | Op::Copy
+        | Op::OptimizationBarrier
+        | Op::Slice { .. }
+        | Op::Reverse { .. }
+        | Op::Concatenate { .. }
+        | Op::Pad { .. }
+        | Op::Select
+        | Op::Clamp
+        | Op::Convert
+        | Op::BitcastConvert => true,
+        Op::Unary(u) => matches!(
+            u,
+            U::Negate
+                | U::Abs
+                | U::Floor
+                | U::Ceil
+                | U::RoundNearestEven
+                | U::RoundNearestAfz
+                | U::Sqrt
+        ),
+        Op::Binary(b) => matches!(
+            b,
+            B::Add | B::Subtract | B::Multiply | B::Divide | B::Maximum | B::Minimum
+        ),
+        _ => false,
+    }
 }

@@ -96,7 +96,7 @@ pub fn compare(
     let lanes = at.lanes;
     let ot = at.operand_shape(em, 0)?.element_type;
     if let Some(sym) = lanes
-        && ot != ElementType::F32
+        && !matches!(ot, ElementType::F32 | ElementType::F16 | ElementType::BF16)
     {
         return per_lane_compare(em, at, sym, direction, kind);
     }
@@ -181,14 +181,52 @@ pub fn convert(em: &mut Emitter, at: &At) -> Result<Value> {
             ivector::bitcast(em, from, et, x)
         } else if ivector::is_int_lane(from) || ivector::is_int_lane(et) {
             ivector::convert(em, from, et, x)
-        } else {
+        } else if matches!(
+            (from, et),
+            (ElementType::F32, ElementType::Pred) | (ElementType::Pred, ElementType::F32)
+        ) {
             vector::convert(em, from, et, x)
+        } else {
+            vector_convert(em, at, x, from, et)
         };
     }
     if matches!(at.instr.op, Op::Convert) {
         scalar::convert(em, x, from, et)
     } else {
         bitcast::same_width(em, x, from, et)
+    }
+}
+
+/// `convert` between f32 and the halves on F32X4 lanes (halves held as
+/// f32, as `scalar::convert`: a half source quieted by `x + (-0)`, an f32
+/// rounded once to a half result); a bitcast-convert only to its own type.
+fn vector_convert(
+    em: &mut Emitter,
+    at: &At,
+    x: Value,
+    from: ElementType,
+    to: ElementType,
+) -> Result<Value> {
+    use cranelift_codegen::ir::types::F32X4;
+    let float =
+        |t: ElementType| matches!(t, ElementType::F32 | ElementType::F16 | ElementType::BF16);
+    if from == to {
+        return Ok(x);
+    }
+    if !matches!(at.instr.op, Op::Convert) || !float(from) || !float(to) {
+        return Err(JitError::unsupported("vector convert"));
+    }
+    let x = if from == ElementType::F32 {
+        x
+    } else {
+        let nz = em.b.ins().f32const(-0.0);
+        let nz = em.b.ins().splat(F32X4, nz);
+        em.b.ins().fadd(x, nz)
+    };
+    if to == ElementType::F32 {
+        Ok(x)
+    } else {
+        super::repr::vround_half(em, x, to)
     }
 }
 

@@ -77,7 +77,10 @@ fn build_with(
         .collect();
     let vectorize = vec_outer
         && rank > 0
-        && (out.element_type == ElementType::F32 || super::ivector::is_int_lane(out.element_type))
+        && (matches!(
+            out.element_type,
+            ElementType::F32 | ElementType::F16 | ElementType::BF16
+        ) || super::ivector::is_int_lane(out.element_type))
         && out.dims[order[rank - 1]] >= 4;
     let outer = if rank == 0 { 1 } else { out.dims[order[0]] };
     if elements > 0 {
@@ -290,10 +293,10 @@ impl Nest<'_> {
             let step = |em: &mut Emitter, idx: &mut Vec<Value>, j: Value| -> Result<()> {
                 idx[d] = j;
                 let v = em.emit(self.spec.comp, self.spec.root, idx, Some(&sym))?;
-                let want = if self.out.element_type == ElementType::F32 {
-                    F32X4
-                } else {
+                let want = if super::ivector::is_int_lane(self.out.element_type) {
                     I32X4
+                } else {
+                    F32X4
                 };
                 if em.b.func.dfg.value_type(v) != want {
                     return Err(JitError::unsupported("vector root of another type"));

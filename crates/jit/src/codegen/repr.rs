@@ -3,12 +3,15 @@
 //! two (half and f8 types held as the f32 of their value, through host
 //! functions; s2/s4/u2/u4 as a wrapped `i8`), and the element loads and
 //! stores of the emitter ([`Emitter::load`], [`Emitter::store_elem`]),
-//! scalar and F32X4. Must not compute element arithmetic (that is
-//! `scalar`'s and `vector`'s) nor know any op.
+//! scalar and F32X4 (f32, and f16/bf16 held as F32X4 of their values:
+//! four 16-bit patterns widened on load, rounded and narrowed on store;
+//! [`vround_half`] is the lane form of [`round_half`]). Must not compute
+//! element arithmetic (that is `scalar`'s and `vector`'s) nor know any op.
 
 use super::emit::{Emitter, Sym, le};
 use crate::error::{JitError, Result};
-use cranelift_codegen::ir::types::{F32, F32X4, F64, I8, I8X16, I16, I32, I32X4, I64};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{F32, F32X4, F64, I8, I8X16, I16, I32, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value};
 use rxla_ir::index::physical_strides;
 use rxla_ir::{ArrayShape, ElementType};
@@ -115,7 +118,6 @@ pub fn half_from_bits(em: &mut Emitter, bits: Value, et: ElementType) -> Result<
 /// with the quiet bit set — always (`raw == false`, a conversion) or only
 /// where no payload bit would be left (`raw`, a store of a held value).
 fn bf16_bits_inline(em: &mut Emitter, v: Value, raw: bool) -> Value {
-    use cranelift_codegen::ir::condcodes::IntCC;
     let x = em.b.ins().bitcast(I32, MemFlagsData::new(), v);
     let hi = em.b.ins().ushr_imm_s(x, 16);
     let rb = em.b.ins().band_imm_s(x, 0x8000);
@@ -178,9 +180,272 @@ pub fn round_half(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> 
     half_from_bits(em, b, et)
 }
 
+// Lane forms (F32X4 held values, I32X4 bit patterns zero-extended from
+// 16 bits). Each is the scalar rule above lane by lane, bit for bit:
+// bf16 `bf16_bits_inline`; f16 `half::f16::from_f32` (round to nearest
+// even, overflow to inf, NaN quieted keeping its top payload bits),
+// `f16_bits_to_f32_raw` and `f32_to_f16_bits_raw` of `libcalls`. A held
+// F32X4 made from bits (a load, a rounding) remembers them in
+// `Emitter::bf16_bits` (keyed by the vector value), so storing it again
+// costs no rounding.
+
+/// `c` in every I32X4 lane: a pool load at its (single) use, which x64
+/// folds into the instruction as a memory operand.
+fn vi32(em: &mut Emitter, c: u32) -> Value {
+    let bits = u128::from(c) * 0x0000_0001_0000_0001_0000_0001_0000_0001;
+    match em.pooled(I32X4, bits) {
+        Some(v) => v,
+        None => {
+            let f = em.vconst(f32::from_bits(c));
+            em.b.ins().bitcast(I32X4, le(), f)
+        }
+    }
+}
+
+fn vshr(em: &mut Emitter, x: Value, n: i64) -> Value {
+    let n = em.b.ins().iconst(I32, n);
+    em.b.ins().ushr(x, n)
+}
+
+fn vshl(em: &mut Emitter, x: Value, n: i64) -> Value {
+    let n = em.b.ins().iconst(I32, n);
+    em.b.ins().ishl(x, n)
+}
+
+fn vand(em: &mut Emitter, x: Value, c: u32) -> Value {
+    let c = vi32(em, c);
+    em.b.ins().band(x, c)
+}
+
+fn vor(em: &mut Emitter, x: Value, c: u32) -> Value {
+    let c = vi32(em, c);
+    em.b.ins().bor(x, c)
+}
+
+fn vadd(em: &mut Emitter, x: Value, c: u32) -> Value {
+    let c = vi32(em, c);
+    em.b.ins().iadd(x, c)
+}
+
+/// Lane mask: `x > c` as signed lanes (`x` and `c` below 2^31 here).
+fn vgt(em: &mut Emitter, x: Value, c: u32) -> Value {
+    let c = vi32(em, c);
+    em.b.ins().icmp(IntCC::SignedGreaterThan, x, c)
+}
+
+/// Lane mask: `x < c` as signed lanes (`x` and `c` below 2^31 here).
+fn vlt(em: &mut Emitter, x: Value, c: u32) -> Value {
+    let c = vi32(em, c);
+    em.b.ins().icmp(IntCC::SignedGreaterThan, c, x)
+}
+
+fn vsel(em: &mut Emitter, m: Value, t: Value, f: Value) -> Value {
+    em.b.ins().bitselect(m, t, f)
+}
+
+fn as_bits(em: &mut Emitter, v: Value) -> Value {
+    em.b.ins().bitcast(I32X4, le(), v)
+}
+
+fn as_f32(em: &mut Emitter, v: Value) -> Value {
+    em.b.ins().bitcast(F32X4, le(), v)
+}
+
+/// Lane mask of the NaN lanes of F32X4 `v`.
+fn vnan(em: &mut Emitter, v: Value) -> Value {
+    use cranelift_codegen::ir::condcodes::FloatCC;
+    let m = em.b.ins().fcmp(FloatCC::Unordered, v, v);
+    em.b.ins().bitcast(I32X4, le(), m)
+}
+
+/// `f + 0.5` on the lanes `a` (non-negative f32 bits): adding 0.5 rounds
+/// a value below 2^-14 to a multiple of 2^-24 (ulp(0.5)), nearest even.
+fn vplus_half(em: &mut Emitter, a: Value) -> Value {
+    let f = as_f32(em, a);
+    let h = vi32(em, 0.5f32.to_bits());
+    let h = as_f32(em, h);
+    em.b.ins().fadd(f, h)
+}
+
+/// F32X4 lanes rounded to the half type `et` (held as f32): the lane
+/// form of [`round_half`] (NaNs quieted, as the evaluator's conversion).
+pub fn vround_half(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
+    match et {
+        ElementType::BF16 => {
+            let b = vhalf_bits(em, v, et, false)?;
+            vhalf_from_bits(em, b, et)
+        }
+        ElementType::F16 => {
+            let x = as_bits(em, v);
+            let a = vand(em, x, 0x7fff_ffff);
+            // Normal halves: 13 bits dropped, to nearest even.
+            let lsb = vshr(em, a, 13);
+            let lsb = vand(em, lsb, 1);
+            let n = vadd(em, a, 0x0fff);
+            let n = em.b.ins().iadd(n, lsb);
+            let n = vand(em, n, 0xffff_e000);
+            // Subnormal halves (below 2^-14): multiples of 2^-24.
+            let s = vplus_half(em, a);
+            let h = vi32(em, 0.5f32.to_bits());
+            let h = as_f32(em, h);
+            let s = em.b.ins().fsub(s, h);
+            let s = as_bits(em, s);
+            let tiny = vlt(em, a, 0x3880_0000);
+            let r = vsel(em, tiny, s, n);
+            // At or above 65520 (and inf): inf.
+            let big = vgt(em, a, 0x477f_efff);
+            let inf = vi32(em, 0x7f80_0000);
+            let r = vsel(em, big, inf, r);
+            let nan = vnan(em, v);
+            let q = vor(em, a, 0x0040_0000);
+            let q = vand(em, q, 0xffff_e000);
+            let r = vsel(em, nan, q, r);
+            let sign = vand(em, x, 0x8000_0000);
+            let r = em.b.ins().bor(r, sign);
+            Ok(as_f32(em, r))
+        }
+        other => Err(JitError::unsupported(format!("vector {other}"))),
+    }
+}
+
+/// The half bit patterns (I32X4, zero-extended) of F32X4 lanes: the
+/// nearest half, a NaN's top payload bits quieted always (`raw == false`,
+/// a conversion) or only where none is left (`raw`, a store of a held
+/// value) — [`half_to_bits`] and [`half_bits_raw`] lane by lane.
+fn vhalf_bits(em: &mut Emitter, v: Value, et: ElementType, raw: bool) -> Result<Value> {
+    if raw && let Some(&b) = em.bf16_bits.get(&v) {
+        return Ok(b);
+    }
+    let x = as_bits(em, v);
+    let nan = vnan(em, v);
+    match et {
+        ElementType::BF16 => {
+            // (x + 0x7fff + lsb) >> 16; a NaN's top half, quiet.
+            let lsb = vshr(em, x, 16);
+            let lsb = vand(em, lsb, 1);
+            let r = vadd(em, x, 0x7fff);
+            let r = em.b.ins().iadd(r, lsb);
+            let q = if raw {
+                // Quiet bit only where the top payload is empty.
+                let p = vand(em, x, 0x007f_0000);
+                let z = vi32(em, 0);
+                let empty = em.b.ins().icmp(IntCC::Equal, p, z);
+                let qb = vand(em, empty, 0x0040_0000);
+                em.b.ins().bor(x, qb)
+            } else {
+                vor(em, x, 0x0040_0000)
+            };
+            let r = vsel(em, nan, q, r);
+            Ok(vshr(em, r, 16))
+        }
+        ElementType::F16 => {
+            let a = vand(em, x, 0x7fff_ffff);
+            let lsb = vshr(em, a, 13);
+            let lsb = vand(em, lsb, 1);
+            let n = vadd(em, a, 0x0fff_u32.wrapping_sub(0x3800_0000));
+            let n = em.b.ins().iadd(n, lsb);
+            let n = vshr(em, n, 13);
+            let s = vplus_half(em, a);
+            let s = as_bits(em, s);
+            let s = vadd(em, s, 0u32.wrapping_sub(0x3f00_0000));
+            let tiny = vlt(em, a, 0x3880_0000);
+            let r = vsel(em, tiny, s, n);
+            let big = vgt(em, a, 0x477f_efff);
+            let inf = vi32(em, 0x7c00);
+            let r = vsel(em, big, inf, r);
+            let man = vshr(em, a, 13);
+            let man = vand(em, man, 0x03ff);
+            let q = if raw {
+                let z = vi32(em, 0);
+                let empty = em.b.ins().icmp(IntCC::Equal, man, z);
+                let qb = vand(em, empty, 0x0200);
+                em.b.ins().bor(man, qb)
+            } else {
+                vor(em, man, 0x0200)
+            };
+            let q = vor(em, q, 0x7c00);
+            let r = vsel(em, nan, q, r);
+            let sign = vshr(em, x, 16);
+            let sign = vand(em, sign, 0x8000);
+            Ok(em.b.ins().bor(r, sign))
+        }
+        other => Err(JitError::unsupported(format!("vector {other}"))),
+    }
+}
+
+/// Held F32X4 lanes from half bit patterns (I32X4, zero-extended): the
+/// lane form of [`half_from_bits`] (every pattern kept).
+fn vhalf_from_bits(em: &mut Emitter, b: Value, et: ElementType) -> Result<Value> {
+    let r = match et {
+        ElementType::BF16 => vshl(em, b, 16),
+        ElementType::F16 => {
+            let sign = vand(em, b, 0x8000);
+            let sign = vshl(em, sign, 16);
+            let m = vand(em, b, 0x03ff);
+            let e = vand(em, b, 0x7c00);
+            // Normal: exponent rebased by 112.
+            let n = vand(em, b, 0x7fff);
+            let n = vshl(em, n, 13);
+            let n = vadd(em, n, 0x3800_0000);
+            // Inf and NaN: payload moved up, a signalling NaN kept.
+            let mh = vshl(em, m, 13);
+            let special = vor(em, mh, 0x7f80_0000);
+            let is_special = vgt(em, e, 0x7bff);
+            let r = vsel(em, is_special, special, n);
+            // Zero and subnormal: m · 2^-24, as (0.5 + m·2^-24) - 0.5.
+            let s = vadd(em, m, 0x3f00_0000);
+            let s = as_f32(em, s);
+            let h = vi32(em, 0.5f32.to_bits());
+            let h = as_f32(em, h);
+            let s = em.b.ins().fsub(s, h);
+            let s = as_bits(em, s);
+            let tiny = vlt(em, e, 0x0400);
+            let r = vsel(em, tiny, s, r);
+            em.b.ins().bor(r, sign)
+        }
+        other => return Err(JitError::unsupported(format!("vector {other}"))),
+    };
+    let f = as_f32(em, r);
+    em.bf16_bits.insert(f, b);
+    Ok(f)
+}
+
+/// Four half patterns loaded lane by lane (`step` bytes apart, lane 0
+/// at `addr`), zero-extended into an I32X4.
+fn vload_half_lanes(
+    em: &mut Emitter,
+    addr: Value,
+    step: i64,
+    flags: MemFlagsData,
+) -> Result<Value> {
+    let mut v = None;
+    for k in 0..4u8 {
+        let off = i32::try_from(step * k as i64)
+            .map_err(|_| JitError::unsupported("vector load stride"))?;
+        let x = em.b.ins().uload16(I32, flags, addr, off);
+        v = Some(match v {
+            None => em.b.ins().scalar_to_vector(I32X4, x),
+            Some(v) => em.b.ins().insertlane(v, x, k),
+        });
+    }
+    v.ok_or_else(|| JitError::codegen("no lanes"))
+}
+
 impl Emitter<'_, '_> {
     /// Stores one element of type `et` (half types as their bits).
     pub fn store_elem(&mut self, v: Value, addr: Value, et: ElementType) -> Result<()> {
+        if is_half(et) && self.b.func.dfg.value_type(v) == F32X4 {
+            // Four patterns narrowed (each below 2^16: no saturation) and
+            // stored as one 64-bit word.
+            let bits = vhalf_bits(self, v, et, true)?;
+            let n = self.b.ins().unarrow(bits, bits);
+            let w = self.b.ins().bitcast(I64X2, le(), n);
+            let w = self.b.ins().extractlane(w, 0);
+            self.b
+                .ins()
+                .store(MemFlagsData::new().with_notrap(), w, addr, 0);
+            return Ok(());
+        }
         let v = if is_half(et) && self.b.func.dfg.value_type(v) == F32 {
             half_bits_raw(self, v, et)?
         } else if et.is_int_n() {
@@ -217,7 +482,10 @@ impl Emitter<'_, '_> {
             return from_memory(self, v, et);
         };
         let int_lanes = matches!(et, ElementType::S32 | ElementType::U32);
-        if et != ElementType::F32 && !int_lanes {
+        if et != ElementType::F32
+            && !int_lanes
+            && !matches!(et, ElementType::BF16 | ElementType::F16)
+        {
             return Err(JitError::unsupported("vector loads of non-f32 data"));
         }
         let pst = physical_strides(shape);
@@ -238,6 +506,25 @@ impl Emitter<'_, '_> {
                 1 => Ok(self.b.ins().load(I32X4, flags, addr, 0)),
                 _ => Err(JitError::unsupported("strided integer vector load")),
             };
+        }
+        if et != ElementType::F32 {
+            // f16/bf16: the patterns widened to I32X4, then held as f32.
+            let bits = match stride {
+                0 => {
+                    let s = self.b.ins().load(ty, flags, addr, 0);
+                    let s = from_memory(self, s, et)?;
+                    return Ok(self.b.ins().splat(F32X4, s));
+                }
+                1 => self.b.ins().uload16x4(flags, addr, 0),
+                _ if !self.allow_strided => {
+                    return Err(JitError::unsupported("strided vector load"));
+                }
+                s => {
+                    self.strided_loads = true;
+                    vload_half_lanes(self, addr, 2 * s, flags)?
+                }
+            };
+            return vhalf_from_bits(self, bits, et);
         }
         match stride {
             0 => {

@@ -16,7 +16,8 @@ use rxla_ir::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryO
 /// A scalar broadcast to all lanes (pred becomes a lane mask).
 pub fn splat(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
     match et {
-        ElementType::F32 => Ok(em.b.ins().splat(F32X4, v)),
+        // Halves are held as f32.
+        ElementType::F32 | ElementType::F16 | ElementType::BF16 => Ok(em.b.ins().splat(F32X4, v)),
         ElementType::S32 | ElementType::U32 => Ok(super::ivector::splat(em, v)),
         ElementType::Pred => {
             let w = em.b.ins().sextend(cranelift_codegen::ir::types::I32, v);
