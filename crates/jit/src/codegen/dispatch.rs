@@ -116,11 +116,7 @@ impl Emitter<'_, '_> {
             let v = self.emit(c, id, idx, None)?;
             return super::vector::splat(self, v, et);
         }
-        if lanes.is_some()
-            && !matches!(et, ElementType::F32 | ElementType::Pred)
-            && !(super::ivector::is_int_lane(et) && int_lane_op(&instr.op))
-            && !(matches!(et, ElementType::F16 | ElementType::BF16) && half_lanes(&instr.op))
-        {
+        if lanes.is_some() && !has_lanes(et, &instr.op) {
             return Err(JitError::unsupported(format!("vector {et}")));
         }
         let ops = &instr.operands;
@@ -350,6 +346,16 @@ impl Emitter<'_, '_> {
             self.bound.remove(&(comp, p));
         }
         r
+    }
+}
+
+/// Whether an instruction of element type `et` has a vector form.
+fn has_lanes(et: ElementType, op: &Op) -> bool {
+    match et {
+        ElementType::F32 | ElementType::Pred => true,
+        ElementType::S32 | ElementType::U32 => int_lane_op(op),
+        ElementType::F16 | ElementType::BF16 => half_lanes(op),
+        _ => false,
     }
 }
 
