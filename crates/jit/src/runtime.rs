@@ -277,6 +277,7 @@ pub fn run_program(
         None => args,
     };
     let mut vals: Vec<Leaves> = vec![Leaves::new(); n];
+    let into_out = tuple_root_outputs(prog, out);
     if state.groups.len() != prog.groups.len() {
         state.groups = prog.groups.iter().map(|_| Default::default()).collect();
     }
@@ -293,6 +294,7 @@ pub fn run_program(
                     &mut state.groups[g],
                     &mut vals,
                     out,
+                    &into_out,
                 )?;
             }
             continue;
@@ -384,6 +386,14 @@ pub fn run_program(
                             && o.iter().zip(sizes).all(|(l, &n)| l.len == n) =>
                     {
                         Leaves::from_slice(o)
+                    }
+                    // An element of a tuple root: straight into its leaf.
+                    Some(o)
+                        if let Some(j) = into_out[i]
+                            && sizes.len() == 1
+                            && o.get(j).is_some_and(|l| l.len == sizes[0]) =>
+                    {
+                        Leaves::from_slice(&o[j..j + 1])
                     }
                     _ if post.is_some() => Leaves::from_slice(&all[..sizes.len()]),
                     _ => leaves_of(st, sizes),
@@ -746,8 +756,11 @@ pub fn run_program(
                             ctx.comp_name(module_comp)
                         )));
                     }
-                    let r = run_program(ctx, body, bs, std::slice::from_ref(&cur), None)?;
                     let dst: Leaves = carry[which].iter_mut().map(Buf::leaf).collect();
+                    // The body's kernels write the next carry in place
+                    // (`tuple_root_outputs`): `cur` lives in the other
+                    // buffer (or is the caller's value), never in `dst`.
+                    let r = run_program(ctx, body, bs, std::slice::from_ref(&cur), Some(&dst))?;
                     check_sizes(&r, sizes, "while body result")?;
                     let mut next = Leaves::with_capacity(dst.len());
                     for (j, (s, d)) in r.iter().zip(&dst).enumerate() {
@@ -920,6 +933,30 @@ fn operands(prog: &Program, i: usize, vals: &[Leaves]) -> Vec<Leaves> {
         .iter()
         .map(|o| vals[o.index()].clone())
         .collect()
+}
+
+/// Per step: the leaf of `out` it computes when the program's root is a
+/// tuple of single-leaf steps, each appearing once (a while body's new
+/// carry: its kernels write the loop's next buffers directly, no copy).
+fn tuple_root_outputs(prog: &Program, out: Option<&[Leaf]>) -> Vec<Option<usize>> {
+    let mut into = vec![None; prog.steps.len()];
+    let Some(out) = out else { return into };
+    let root = prog.root.index();
+    if prog.exit.is_some() || !matches!(prog.steps.get(root), Some(Step::Tuple)) {
+        return into;
+    }
+    let ops = &prog.operands[root];
+    let mut leaf = 0;
+    for (k, o) in ops.iter().enumerate() {
+        let s = o.index();
+        let leaves = prog.leaf_bytes[s].len();
+        let once = ops.iter().filter(|p| p.index() == s).count() == 1;
+        if leaves == 1 && once && leaf < out.len() && s != root && k < ops.len() {
+            into[s] = Some(leaf);
+        }
+        leaf += leaves;
+    }
+    into
 }
 
 /// Leaf count of a shape.

@@ -60,6 +60,7 @@ pub(super) fn run_group(
     gstate: &mut GroupState,
     vals: &mut [Leaves],
     out: Option<&[Leaf]>,
+    into_out: &[Option<usize>],
 ) -> Result<()> {
     let mut members = Vec::with_capacity(group.members.len());
     let mut elements = 0usize;
@@ -83,6 +84,14 @@ pub(super) fn run_group(
                 let o = match out {
                     Some(o) if m == prog.root.index() && o.len() == 1 && o[0].len == sizes[0] => {
                         Leaves::from_slice(o)
+                    }
+                    // An element of a tuple root (`tuple_root_outputs`).
+                    Some(o)
+                        if let Some(j) = into_out.get(m).copied().flatten()
+                            && sizes.len() == 1
+                            && o.get(j).is_some_and(|l| l.len == sizes[0]) =>
+                    {
+                        Leaves::from_slice(&o[j..j + 1])
                     }
                     _ => leaves_of(&mut steps[m], sizes),
                 };
