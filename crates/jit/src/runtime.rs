@@ -293,8 +293,7 @@ pub fn run_program(
                     &mut state.steps,
                     &mut state.groups[g],
                     &mut vals,
-                    out,
-                    &into_out,
+                    (out, &into_out),
                 )?;
             }
             continue;

@@ -59,8 +59,7 @@ pub(super) fn run_group(
     steps: &mut [StepState],
     gstate: &mut GroupState,
     vals: &mut [Leaves],
-    out: Option<&[Leaf]>,
-    into_out: &[Option<usize>],
+    (out, into_out): (Option<&[Leaf]>, &[Option<usize>]),
 ) -> Result<()> {
     let mut members = Vec::with_capacity(group.members.len());
     let mut elements = 0usize;
