@@ -95,6 +95,7 @@ pub(super) fn wide_nodes(
             }) && i.operands.iter().all(|&o| {
                 is_input(o) && same(o)
                     || row_invariant(comp, o, d, 4)
+                    || column_broadcast(comp, o, d, is_input)
                     || found.iter().any(|w| w.id == o && expensive(w.routine))
             })
         };
@@ -122,6 +123,24 @@ pub(super) fn wide_nodes(
     }
     found.reverse();
     found
+}
+
+/// Whether `id` broadcasts a kernel input along the rows with dimension
+/// `d` mapped (a per-column value, which `run_blocks` reads in place when
+/// the input's minor dimension is the mapped one).
+fn column_broadcast(
+    comp: &rxla_ir::Computation,
+    id: InstrId,
+    d: usize,
+    is_input: &dyn Fn(InstrId) -> bool,
+) -> bool {
+    let i = comp.get(id);
+    match &i.op {
+        rxla_ir::Op::Broadcast { dimensions } => {
+            dimensions.contains(&(d as i64)) && i.operands.first().is_some_and(|&o| is_input(o))
+        }
+        _ => false,
+    }
 }
 
 /// Whether `id` has one value along dimension `d` of its shape (a
@@ -269,6 +288,10 @@ pub(super) fn run_blocks(
                 ptrs.push((p, 1));
                 continue;
             }
+            if binary && let Some(p) = broadcast_row(em, row, operand, idx)? {
+                ptrs.push((p, 1));
+                continue;
+            }
             // Filled by inline code: the first operand into the result
             // block (the routine may run in place), a second into its own.
             let fill = match ns.fills.get(k).copied().flatten() {
@@ -348,6 +371,44 @@ fn input_row(
         return Ok(None);
     }
     em.address(base, &shape, idx).map(Some)
+}
+
+/// When `operand` broadcasts an f32 input of the kernel whose physically
+/// minor dimension becomes the row's (a per-column value repeated down
+/// the rows: the max or sum a softmax over axis 0 divides by), the
+/// address of the input element the row's element at `idx` reads, so
+/// the routine reads the input in place instead of a copied block.
+fn broadcast_row(
+    em: &mut Emitter,
+    row: &BlockRow,
+    operand: InstrId,
+    idx: &[Value],
+) -> Result<Option<Value>> {
+    let i = em.module.comp(row.comp).get(operand);
+    let rxla_ir::Op::Broadcast { dimensions } = &i.op else {
+        return Ok(None);
+    };
+    let (Some(&src), true) = (i.operands.first(), i.shape.dims() == row.dims) else {
+        return Ok(None);
+    };
+    let Some((base, shape)) = em.inputs.get(&(row.comp, src)).cloned() else {
+        return Ok(None);
+    };
+    let minor = shape.layout.minor_to_major.first().map(|&m| m as usize);
+    let direct = shape.element_type == ElementType::F32
+        && !shape.layout.is_padded()
+        && !shape.is_dynamic()
+        && dimensions.len() == shape.dims.len()
+        && minor.is_some_and(|m| dimensions.get(m) == Some(&(row.d as i64)))
+        && dimensions
+            .iter()
+            .zip(&shape.dims)
+            .all(|(&o, &n)| row.dims.get(o as usize) == Some(&n));
+    if !direct {
+        return Ok(None);
+    }
+    let src_idx: Vec<Value> = dimensions.iter().map(|&o| idx[o as usize]).collect();
+    em.address(base, &shape, &src_idx).map(Some)
 }
 
 /// The kernel's instructions from `root` down to (and including) those

@@ -224,6 +224,53 @@ impl<'a> RowCursor<'a> {
         Ok(())
     }
 
+    /// For a max/min whose minor dimension is reduced too (`out_width`
+    /// 1): folds each row into its output's 16 partial lanes
+    /// (`partials[16·o..16·o + 16]`) with `maxps`/`minps`, in the rows'
+    /// order; false when some value is NaN (the partials then mean
+    /// nothing). Needs AVX-512 (the caller checks).
+    fn fold_partials(&mut self, partials: &mut [f32], rows: &[f32]) -> Result<bool> {
+        let n = self.unit;
+        if n == 0 {
+            return Ok(true);
+        }
+        let max = self.step.op == ColOp::Max;
+        let total = rows.len() / n;
+        let last = self.idx.len().checked_sub(1);
+        let mut ordered = true;
+        let mut q = 0;
+        while q < total {
+            let run = match last {
+                Some(d) if !self.step.reduced[d] => {
+                    (self.step.dims[d] as usize - self.idx[d]).min(total - q)
+                }
+                _ => 1,
+            };
+            let lanes = partials
+                .get_mut(16 * self.out_row..16 * (self.out_row + run))
+                .ok_or_else(|| JitError::input("column reduction: row outside the result"))?;
+            for (p, row) in lanes
+                .chunks_exact_mut(16)
+                .zip(rows[q * n..(q + run) * n].chunks_exact(n))
+            {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    // SAFETY: the caller checked AVX-512F; `p` holds 16
+                    // values.
+                    ordered &= unsafe { avx512::minmax_into(max, p, row) };
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                {
+                    let _ = (max, p, row);
+                    ordered = false;
+                }
+            }
+            q += run;
+            self.advance_by(run);
+        }
+        Ok(ordered)
+    }
+
     /// Moves `k` rows on, `k` no more than the rows left along the
     /// innermost major dimension.
     fn advance_by(&mut self, k: usize) {
@@ -561,9 +608,27 @@ mod avx512 {
                 *v = _mm512_loadu_ps(ap.add(16 * q));
             }
             let mut rp = rows.as_ptr().add(c);
+            let minmax = matches!(op, ColOp::Max | ColOp::Min);
             for _ in 0..count {
-                for (q, v) in a.iter_mut().enumerate() {
-                    *v = apply(op, acc_first, *v, _mm512_loadu_ps(rp.add(16 * q)));
+                let mut x = [_mm512_setzero_ps(); W];
+                for (q, v) in x.iter_mut().enumerate() {
+                    *v = _mm512_loadu_ps(rp.add(16 * q));
+                }
+                if minmax && ordered_nonzero(&x) {
+                    // `maxps(x, acc)` is the evaluator's maximum for an
+                    // ordered non-zero `x`: the larger one, equal values
+                    // have equal bits, a NaN `acc` (the init) is kept.
+                    for (v, &xv) in a.iter_mut().zip(&x) {
+                        *v = if op == ColOp::Max {
+                            _mm512_max_ps(xv, *v)
+                        } else {
+                            _mm512_min_ps(xv, *v)
+                        };
+                    }
+                } else {
+                    for (v, &xv) in a.iter_mut().zip(&x) {
+                        *v = apply(op, acc_first, *v, xv);
+                    }
                 }
                 rp = rp.wrapping_add(n);
             }
@@ -573,29 +638,54 @@ mod avx512 {
         }
     }
 
+    /// Whether every lane of `x` is ordered and non-zero (`maxps`/`minps`
+    /// then fold it exactly as the evaluator does).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn ordered_nonzero<const W: usize>(x: &[__m512; W]) -> bool {
+        let zero = _mm512_setzero_ps();
+        let mut ok: __mmask16 = !0;
+        for &v in x {
+            ok &= _mm512_cmp_ps_mask::<_CMP_NEQ_OQ>(v, zero);
+        }
+        ok == !0
+    }
+
+    /// Rows folded per sweep over the column blocks: the sweep reads each
+    /// of them front to back (`ROW_CHUNK` sequential streams) instead of
+    /// walking a column block down every row (a page per row, 4 KiB
+    /// apart); the accumulators are loaded and stored once per chunk.
+    const ROW_CHUNK: usize = 16;
+
     /// Folds whole rows into `acc` column block by column block (each
-    /// element still sees the rows in order).
+    /// element still sees the rows in order), `ROW_CHUNK` rows at a time.
     ///
     /// # Safety
     /// The host has AVX-512F.
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn fold_rows(op: ColOp, acc_first: bool, acc: &mut [f32], rows: &[f32]) {
         let n = acc.len();
-        let mut c = 0;
-        // SAFETY: each block lies inside the rows (c + 16W <= n).
-        unsafe {
-            while c + 64 <= n {
-                fold_cols::<4>(op, acc_first, acc, rows, c);
-                c += 64;
-            }
-            while c + 16 <= n {
-                fold_cols::<1>(op, acc_first, acc, rows, c);
-                c += 16;
-            }
+        if n == 0 {
+            return;
         }
-        if c < n {
-            for row in rows.chunks_exact(n) {
-                fold_scalar(op, acc_first, &mut acc[c..n], &row[c..n]);
+        for chunk in rows.chunks(ROW_CHUNK * n) {
+            let chunk = &chunk[..chunk.len() - chunk.len() % n];
+            let mut c = 0;
+            // SAFETY: each block lies inside the rows (c + 16W <= n).
+            unsafe {
+                while c + 64 <= n {
+                    fold_cols::<4>(op, acc_first, acc, chunk, c);
+                    c += 64;
+                }
+                while c + 16 <= n {
+                    fold_cols::<1>(op, acc_first, acc, chunk, c);
+                    c += 16;
+                }
+            }
+            if c < n {
+                for row in chunk.chunks_exact(n) {
+                    fold_scalar(op, acc_first, &mut acc[c..n], &row[c..n]);
+                }
             }
         }
     }
@@ -658,6 +748,70 @@ mod avx512 {
             r = if max { r.max(x) } else { r.min(x) };
         }
         (r != 0.0).then_some(r)
+    }
+
+    /// How far ahead (f32 values) [`minmax_into`] prefetches, as the wide
+    /// row sums do (`crate::wide`): the hardware prefetcher alone keeps
+    /// too few lines in flight from DRAM.
+    const PREFETCH_AHEAD: usize = 4096;
+
+    /// Folds `row` into the 16 partial lanes `p` with `maxps` (`minps`),
+    /// 64 values at a time as a tree, the tail masked (filled with the
+    /// identity); false when the row holds a NaN.
+    ///
+    /// # Safety
+    /// The host has AVX-512F; `p` holds 16 values.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn minmax_into(max: bool, p: &mut [f32], row: &[f32]) -> bool {
+        let pick = |a: __m512, b: __m512| {
+            if max {
+                _mm512_max_ps(a, b)
+            } else {
+                _mm512_min_ps(a, b)
+            }
+        };
+        let id = _mm512_set1_ps(if max {
+            f32::NEG_INFINITY
+        } else {
+            f32::INFINITY
+        });
+        let n = row.len();
+        let rp = row.as_ptr();
+        let mut nan: __mmask16 = 0;
+        let mut i = 0;
+        // SAFETY: p[0..16] (the caller's contract); every full load below
+        // `n`, the tail's masked to it.
+        unsafe {
+            let mut acc = _mm512_loadu_ps(p.as_ptr());
+            while i + 64 <= n {
+                for l in 0..4 {
+                    let ahead = rp.wrapping_add(i + PREFETCH_AHEAD + 16 * l);
+                    _mm_prefetch::<_MM_HINT_T0>(ahead as *const i8);
+                }
+                let x0 = _mm512_loadu_ps(rp.add(i));
+                let x1 = _mm512_loadu_ps(rp.add(i + 16));
+                let x2 = _mm512_loadu_ps(rp.add(i + 32));
+                let x3 = _mm512_loadu_ps(rp.add(i + 48));
+                nan |= _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x0, x1)
+                    | _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x2, x3);
+                acc = pick(acc, pick(pick(x0, x1), pick(x2, x3)));
+                i += 64;
+            }
+            while i + 16 <= n {
+                let x = _mm512_loadu_ps(rp.add(i));
+                nan |= _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+                acc = pick(acc, x);
+                i += 16;
+            }
+            if i < n {
+                let k: __mmask16 = ((1u32 << (n - i)) - 1) as __mmask16;
+                let x = _mm512_mask_loadu_ps(id, k, rp.add(i));
+                nan |= _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+                acc = pick(acc, x);
+            }
+            _mm512_storeu_ps(p.as_mut_ptr(), acc);
+        }
+        nan == 0
     }
 
     /// # Safety
@@ -760,6 +914,64 @@ pub fn run(step: &ColReduceStep, input: &[u8], out: &mut [u8]) -> Result<()> {
     // One pass over the input in memory order: every output row gets its
     // rows in the row-major order of the reduced indices (the evaluator's).
     out[..rows_out * w].fill(step.init);
+    if w == 1 && minmax_by_partials(step, &input[..total], &mut out[..rows_out])? {
+        return Ok(());
+    }
     RowCursor::new(step).fold(&mut out[..rows_out * w], &input[..total])?;
     Ok(())
+}
+
+/// Largest partial-lane buffer of [`minmax_by_partials`] (16 values per
+/// output): beyond it the lanes no longer stay in cache.
+const PARTIALS_MAX_BYTES: usize = 1 << 20;
+
+/// A max/min over the minor dimension and others (rows of at least 16
+/// values: a max over axes (0, 2)): every row folds into its output's 16
+/// partial lanes (`maxps`/`minps`), each output is reduced across its
+/// lanes once at the end and joined with its init (`out` holds the inits).
+/// Without NaN a max/min is order-free but for the sign of a zero result
+/// (the evaluator's ±0 tie rule), so the result is the evaluator's
+/// whenever no value is NaN and no result is ±0; otherwise (returns false,
+/// `out` untouched) the caller folds in the evaluator's order. Row by row
+/// reduction across lanes (`fold_row_into_one`) costs more than the
+/// maxima themselves for rows of a few cache lines.
+fn minmax_by_partials(step: &ColReduceStep, input: &[f32], out: &mut [f32]) -> Result<bool> {
+    let unit: usize = step.dims[step.major_dims()..]
+        .iter()
+        .map(|&d| d as usize)
+        .product();
+    let max = match step.op {
+        ColOp::Max => true,
+        ColOp::Min => false,
+        _ => return Ok(false),
+    };
+    if !wide() || unit < 16 || 64 * out.len() > PARTIALS_MAX_BYTES {
+        return Ok(false);
+    }
+    let id = if max {
+        f32::NEG_INFINITY
+    } else {
+        f32::INFINITY
+    };
+    let mut partials = vec![id; 16 * out.len()];
+    if !RowCursor::new(step).fold_partials(&mut partials, input)? {
+        return Ok(false);
+    }
+    let lanes = |p: &[f32]| {
+        p.iter()
+            .fold(id, |m, &x| if max { m.max(x) } else { m.min(x) })
+    };
+    if partials.chunks_exact(16).any(|p| lanes(p) == 0.0) {
+        return Ok(false);
+    }
+    let f = if max {
+        rxla_eval::elementwise::max_f32
+    } else {
+        rxla_eval::elementwise::min_f32
+    };
+    for (o, p) in out.iter_mut().zip(partials.chunks_exact(16)) {
+        let m = lanes(p);
+        *o = if step.acc_first { f(*o, m) } else { f(m, *o) };
+    }
+    Ok(true)
 }
