@@ -182,6 +182,32 @@ def main():
     case("groupnorm_nhwc_8x56x128", groupnorm_nhwc, spec((8, 56, 56, 128)))
     case("batchnorm_nchw_32x64x56", batchnorm_nchw, spec((32, 64, 56, 56)))
     case("max_axis02_256x512x64", lambda x: jnp.max(x, axis=(0, 2)), spec((256, 512, 64)))
+    # Added after a cliff scan (session 14): jax's PRNG (threefry: u32
+    # rounds in a while loop), integer bit manipulation, clip/where, a
+    # scatter with a min combiner, softmax over a middle axis, one-hot
+    # cross entropy and an optimizer step.
+    key = jax.random.PRNGKey(0)
+    case("dropout_1024x4096",
+         lambda x: jnp.where(jax.random.bernoulli(key, 0.9, x.shape), x / 0.9, 0), spec((1024, 4096)))
+    case("int_bitops_4Mi",
+         lambda x: ((x.view(jnp.int32) ^ (x.view(jnp.int32) >> 3)) * jnp.int32(-1640531535)) & 0xFFFF,
+         spec((1 << 22,)))
+    case("clip_where_4Mi", lambda x: jnp.where(x > 0.5, jnp.clip(x * 3, -1, 1), x * x - 0.25),
+         spec((1 << 22,)))
+    case("scatter_min_1Mi_4096",
+         lambda x, p: jnp.full(4096, jnp.inf, jnp.float32).at[(jnp.abs(p) * 4096).astype(jnp.int32)].min(x),
+         spec((1 << 20,)), spec((1 << 20,)))
+    case("softmax_mid_64x512x64", lambda x: jax.nn.softmax(x, axis=1), spec((64, 512, 64)))
+    case("xent_onehot_4096x1000",
+         lambda x, y: -jnp.mean(jnp.sum(jax.nn.log_softmax(x)
+                                        * jax.nn.one_hot((jnp.abs(y) * 1000).astype(jnp.int32), 1000), -1)),
+         spec((4096, 1000)), spec((4096,)))
+
+    def adam(p, g, m, v):
+        m2 = 0.9 * m + 0.1 * g
+        v2 = 0.999 * v + 0.001 * g * g
+        return p - 1e-3 * (m2 / (1 - 0.9 ** 10)) / (jnp.sqrt(v2 / (1 - 0.999 ** 10)) + 1e-8), m2, v2
+    case("adam_step_1Mi", adam, spec((1 << 20,)), spec((1 << 20,)), spec((1 << 20,)), spec((1 << 20,)))
 
 
 if __name__ == "__main__":
