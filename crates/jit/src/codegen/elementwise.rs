@@ -173,6 +173,18 @@ pub fn convert(em: &mut Emitter, at: &At) -> Result<Value> {
         }
         return bitcast::width_changing(em, c, ops[0], shape, idx);
     }
+    if lanes.is_some()
+        && matches!(at.instr.op, Op::Convert)
+        && ivector::is_int_lane(et)
+        && from.is_integer()
+        && from.bit_width() >= 32
+        && let Op::Iota { dimension } = em.module.comp(c).get(ops[0]).op
+    {
+        // An integer iota of 32 bits or more converted to s32/u32 (jax's
+        // PRNG counters: `convert(iota(u64))`): the index modulo 2^32 both
+        // ways, i.e. the iota made in the 32-bit type itself.
+        return super::movement::iota(em, at, dimension);
+    }
     let x = em.emit(c, ops[0], idx, lanes)?;
     if lanes.is_some() {
         return if from == et {
