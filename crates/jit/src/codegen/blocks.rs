@@ -363,8 +363,10 @@ fn input_row(
     let Some((base, shape)) = em.inputs.get(&(row.comp, operand)).cloned() else {
         return Ok(None);
     };
-    let direct = shape.element_type == ElementType::F32
-        && !shape.layout.is_padded()
+    let direct = matches!(
+        shape.element_type,
+        ElementType::F32 | ElementType::S32 | ElementType::U32
+    ) && !shape.layout.is_padded()
         && shape.dims == row.dims
         && shape.layout.minor_to_major.first() == Some(&(row.d as i64));
     if !direct {

@@ -105,7 +105,8 @@ fn build_with(
             let blocks = if vectorize
                 && wide
                 && crate::wide::available()
-                && out.element_type == ElementType::F32
+                && (out.element_type == ElementType::F32
+                    || super::ivector::is_int_lane(out.element_type))
             {
                 blockable(module, spec, &out)
             } else {
@@ -524,6 +525,10 @@ fn blockable(module: &Module, spec: &KernelSpec, out: &ArrayShape) -> Vec<WideNo
             routine: "rxla_block_program",
             program: Some(p.words),
         }];
+    }
+    if out.element_type != ElementType::F32 {
+        // Integer lanes: programs only.
+        return Vec::new();
     }
     wide_nodes(
         module.comp(spec.comp),

@@ -107,15 +107,25 @@ pub fn wide_program(
 ) -> Option<WideProgram> {
     let (ids, users) = kernel_users(comp, root, is_input);
     let same = |id: InstrId| comp.get(id).shape.dims() == dims;
+    // A float program (f32 values) or an integer one (s32/u32 values: the
+    // same 32-bit lanes, integer ops only).
+    let int = comp
+        .get(root)
+        .shape
+        .element_type()
+        .is_some_and(|t| matches!(t, ElementType::S32 | ElementType::U32));
     let f32_ = |id: InstrId| {
-        comp.get(id)
-            .shape
-            .as_array()
-            .is_ok_and(|a| a.element_type == ElementType::F32)
+        comp.get(id).shape.as_array().is_ok_and(|a| {
+            if int {
+                matches!(a.element_type, ElementType::S32 | ElementType::U32)
+            } else {
+                a.element_type == ElementType::F32
+            }
+        })
     };
     let float_compare = |id: InstrId| {
         let i = comp.get(id);
-        matches!(&i.op, Op::Compare { kind, .. } if *kind != Some(ComparisonType::TotalOrder))
+        !int && matches!(&i.op, Op::Compare { kind, .. } if *kind != Some(ComparisonType::TotalOrder))
             && i.operands.iter().all(|&o| f32_(o))
             && same(id)
             && !is_input(id)
@@ -127,7 +137,7 @@ pub fn wide_program(
         if is_input(id) || !same(id) {
             continue;
         }
-        if let Some(c) = splat_constant(comp, id) {
+        if let Some(c) = splat_constant(comp, id, int) {
             consts.insert(id, c);
             continue;
         }
@@ -148,6 +158,7 @@ pub fn wide_program(
                     && f32_(i.operands[2]);
                 ok.then_some(1)
             }
+            op if int && f32_(id) && i.operands.iter().all(|&o| f32_(o)) => int_weight(op),
             op if f32_(id) && i.operands.iter().all(|&o| f32_(o)) => weight(op),
             _ => None,
         };
@@ -162,6 +173,7 @@ pub fn wide_program(
     }
     let mut b = Builder {
         comp,
+        int,
         member: &member,
         consts: &consts,
         uses: HashMap::new(),
@@ -215,9 +227,31 @@ fn weight(op: &Op) -> Option<usize> {
     })
 }
 
+/// Cost units of an integer op an integer program computes, or `None`
+/// (a shift's amount must be a source, not the accumulator: see
+/// `int_binary_op`).
+fn int_weight(op: &Op) -> Option<usize> {
+    Some(match op {
+        Op::Binary(
+            BinaryOp::Add
+            | BinaryOp::Subtract
+            | BinaryOp::Multiply
+            | BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor
+            | BinaryOp::ShiftLeft
+            | BinaryOp::ShiftRightLogical
+            | BinaryOp::ShiftRightArithmetic,
+        ) => 1,
+        Op::Unary(UnaryOp::Not) => 1,
+        _ => return None,
+    })
+}
+
 /// The value of a broadcast of a one-element f32 constant (or such a
-/// constant itself).
-fn splat_constant(comp: &Computation, id: InstrId) -> Option<f32> {
+/// constant itself); with `int`, of an s32/u32 one, as the f32 of its
+/// bits.
+fn splat_constant(comp: &Computation, id: InstrId, int: bool) -> Option<f32> {
     let i = comp.get(id);
     let lit = match &i.op {
         Op::Constant { literal } => literal,
@@ -227,6 +261,13 @@ fn splat_constant(comp: &Computation, id: InstrId) -> Option<f32> {
         },
         _ => return None,
     };
+    if int {
+        return match (lit.as_slice::<i32>(), lit.as_slice::<u32>()) {
+            (Some([v]), _) => Some(f32::from_bits(*v as u32)),
+            (_, Some([v])) => Some(f32::from_bits(*v)),
+            _ => None,
+        };
+    }
     match lit.as_slice::<f32>()? {
         [v] => Some(*v),
         _ => None,
@@ -235,6 +276,8 @@ fn splat_constant(comp: &Computation, id: InstrId) -> Option<f32> {
 
 struct Builder<'a> {
     comp: &'a Computation,
+    /// An integer program (`int_unary_op`, `int_binary_op`).
+    int: bool,
     member: &'a HashSet<InstrId>,
     consts: &'a HashMap<InstrId, f32>,
     /// Reads of each value by members not yet emitted.
@@ -347,6 +390,9 @@ impl Builder<'_> {
         // Which operand positions may be the accumulator, and the op for
         // each choice.
         let (positions, op_for): (&[usize], OpFor) = match &i.op {
+            Op::Unary(_) if self.int => (&[0], int_unary_op),
+            Op::Binary(b) if self.int && b.is_shift() => (&[0], int_binary_op),
+            Op::Binary(_) if self.int => (&[0, 1], int_binary_op),
             Op::Unary(_) => (&[0], unary_op),
             Op::Binary(_) => (&[0, 1], binary_op),
             Op::Compare { .. } => (&[0, 1], compare_op),
@@ -432,6 +478,34 @@ fn binary_op(op: &Op, pos: usize) -> Option<(P, u32)> {
         (BinaryOp::Maximum, _) => P::RMax,
         (BinaryOp::Minimum, 0) => P::Min,
         (BinaryOp::Minimum, _) => P::RMin,
+        _ => return None,
+    };
+    Some((p, 0))
+}
+
+/// An integer program's unary op.
+fn int_unary_op(op: &Op, _: usize) -> Option<(P, u32)> {
+    match op {
+        Op::Unary(UnaryOp::Not) => Some((P::Not, 0)),
+        _ => None,
+    }
+}
+
+/// An integer program's binary op with the accumulator as operand `pos`
+/// (a shift's accumulator is always the shifted value).
+fn int_binary_op(op: &Op, pos: usize) -> Option<(P, u32)> {
+    let Op::Binary(b) = op else { return None };
+    let p = match (b, pos) {
+        (BinaryOp::Add, _) => P::IAdd,
+        (BinaryOp::Multiply, _) => P::IMul,
+        (BinaryOp::Subtract, 0) => P::ISub,
+        (BinaryOp::Subtract, _) => P::IRSub,
+        (BinaryOp::And, _) => P::And,
+        (BinaryOp::Or, _) => P::Or,
+        (BinaryOp::Xor, _) => P::Xor,
+        (BinaryOp::ShiftLeft, 0) => P::Shl,
+        (BinaryOp::ShiftRightLogical, 0) => P::Shr,
+        (BinaryOp::ShiftRightArithmetic, 0) => P::Sar,
         _ => return None,
     };
     Some((p, 0))

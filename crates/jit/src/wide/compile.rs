@@ -590,6 +590,58 @@ fn body(a: &mut Asm, ins: &Ins, transcendental: &dyn Fn(Op) -> u64) -> Option<()
                 });
             }
         }
+        Op::IAdd
+        | Op::ISub
+        | Op::IMul
+        | Op::And
+        | Op::Or
+        | Op::Xor
+        | Op::Shl
+        | Op::Shr
+        | Op::Sar => {
+            // (map, opcode) of vpaddd, vpsubd, vpmulld, vpandd, vpord,
+            // vpxord, vpsllvd, vpsrlvd, vpsravd (all EVEX.512.66.W0; the
+            // variable shifts give 0, or the sign, from a count of 32 on).
+            let (map, opc) = match ins.op {
+                Op::IAdd => (1, 0xfe),
+                Op::ISub => (1, 0xfa),
+                Op::IMul => (2, 0x40),
+                Op::And => (1, 0xdb),
+                Op::Or => (1, 0xeb),
+                Op::Xor => (1, 0xef),
+                Op::Shl => (2, 0x47),
+                Op::Shr => (2, 0x45),
+                _ => (2, 0x46),
+            };
+            for k in 0..R {
+                let (rm, bcst) = source(a, ins.src, k)?;
+                a.evex(Evex {
+                    map,
+                    pp: 1,
+                    ..ps(opc, k as u8, k as u8, rm, bcst)
+                });
+            }
+        }
+        Op::IRSub => {
+            for k in 0..R {
+                load_source(a, T0, ins.src, k)?;
+                a.evex(Evex {
+                    pp: 1,
+                    ..ps(0xfa, k as u8, T0, Rm::Reg(k as u8), false)
+                });
+            }
+        }
+        Op::Not => {
+            for k in 0..R {
+                // vpternlogd zmm_k, zmm_k, zmm_k, 0x55: !zmm_k
+                a.evex(Evex {
+                    map: 3,
+                    pp: 1,
+                    imm: Some(0x55),
+                    ..ps(0x25, k as u8, k as u8, Rm::Reg(k as u8), false)
+                });
+            }
+        }
         Op::Store => {
             let Src::Slot(s) = ins.src else { return None };
             for k in 0..R {
@@ -688,9 +740,11 @@ mod tests {
     ];
 
     fn value(rng: &mut Rng) -> f32 {
-        match rng.below(4) {
+        match rng.below(5) {
             0 => f32::from_bits(SPECIAL[rng.below(SPECIAL.len() as u64) as usize]),
             1 => (rng.below(9) as f32 - 4.0) * 0.5,
+            // Small integers' bits (shift counts below and above 32).
+            2 => f32::from_bits(rng.below(40) as u32),
             _ => (rng.below(1 << 20) as f32 / (1 << 16) as f32 - 8.0) * 1.5,
         }
     }
@@ -711,8 +765,16 @@ mod tests {
             _ if !stored.is_empty() => Src::Slot(stored[rng.below(stored.len() as u64) as usize]),
             _ => Src::Row(0),
         };
+        // A program is float or integer (the builder never mixes them:
+        // integer ops on a float NaN would expose its payload).
+        let int = rng.below(2) == 0;
         for _ in 0..40 {
-            let op = match rng.below(24) {
+            let pick = if int {
+                [0, 17, 18, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34][rng.below(14) as usize]
+            } else {
+                rng.below(24)
+            };
+            let op = match pick {
                 0 => Op::Load,
                 1 => Op::Add,
                 2 => Op::Sub,
@@ -731,7 +793,20 @@ mod tests {
                 15 | 16 => Op::Cmp,
                 17 | 18 => Op::Store,
                 19 | 20 => Op::MulAdd,
-                _ => [Op::SelectKeepTrue, Op::SelectKeepFalse][rng.below(2) as usize],
+                21..=23 => [Op::SelectKeepTrue, Op::SelectKeepFalse][rng.below(2) as usize],
+                k => [
+                    Op::IAdd,
+                    Op::ISub,
+                    Op::IRSub,
+                    Op::IMul,
+                    Op::And,
+                    Op::Or,
+                    Op::Xor,
+                    Op::Not,
+                    Op::Shl,
+                    Op::Shr,
+                    Op::Sar,
+                ][(k - 24) as usize],
             };
             match op {
                 Op::Neg
@@ -741,7 +816,8 @@ mod tests {
                 | Op::Tanh
                 | Op::Logistic
                 | Op::Log
-                | Op::Erf => code.push(Ins {
+                | Op::Erf
+                | Op::Not => code.push(Ins {
                     op,
                     src: Src::None,
                     aux: 0,
@@ -823,7 +899,7 @@ mod tests {
         let n = 3 * 128 + 37;
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let mut cases = Vec::new();
-        for _ in 0..200 {
+        for _ in 0..300 {
             let (code, slots) = program(&mut rng, rows, scalars);
             let words = encode(&code, slots);
             let bytes =

@@ -81,9 +81,30 @@ pub enum Op {
     /// multiply and after the add (not fused): a Horner step in one
     /// dispatch.
     MulAdd,
+    // 32-bit integer lanes (an integer program: s32/u32 values, the
+    // f32 constants' bits are the integers' bits), wrapping:
+    /// `a = a + s`
+    IAdd,
+    /// `a = a - s`
+    ISub,
+    /// `a = s - a`
+    IRSub,
+    /// `a = a * s` (the low 32 bits)
+    IMul,
+    And,
+    Or,
+    Xor,
+    /// `a = !a`
+    Not,
+    /// `a = a << s`, 0 where `s` (unsigned) is 32 or more
+    Shl,
+    /// `a = a >> s` (logical), 0 where `s` is 32 or more
+    Shr,
+    /// `a = a >> s` (arithmetic), the sign where `s` is 32 or more
+    Sar,
 }
 
-const OPS: [Op; 24] = [
+const OPS: [Op; 35] = [
     Op::Load,
     Op::Add,
     Op::Sub,
@@ -108,7 +129,34 @@ const OPS: [Op; 24] = [
     Op::SelectKeepFalse,
     Op::Store,
     Op::MulAdd,
+    Op::IAdd,
+    Op::ISub,
+    Op::IRSub,
+    Op::IMul,
+    Op::And,
+    Op::Or,
+    Op::Xor,
+    Op::Not,
+    Op::Shl,
+    Op::Shr,
+    Op::Sar,
 ];
+
+/// Whether `op` reads no source (it works on the accumulator alone).
+pub fn unary(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Neg
+            | Op::Abs
+            | Op::Sqrt
+            | Op::Exp
+            | Op::Tanh
+            | Op::Logistic
+            | Op::Log
+            | Op::Erf
+            | Op::Not
+    )
+}
 
 /// One instruction.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -180,11 +228,12 @@ pub fn validate(code: &[Ins], slots: usize, leaves: usize) -> bool {
     let slot_ok = |i: u32, stored: &[bool]| stored.get(i as usize).copied().unwrap_or(false);
     for ins in code {
         let src_ok = match ins.src {
+            _ if unary(ins.op) => ins.src == Src::None,
             Src::Row(i) | Src::Scalar(i) => (i as usize) < leaves,
             Src::Slot(i) if ins.op == Op::Store => (i as usize) < slots,
             Src::Slot(i) => slot_ok(i, &stored),
-            Src::Const(_) => ins.op != Op::Store,
-            Src::None => !matches!(ins.op, Op::Store | Op::Load),
+            Src::Const(_) => ins.op != Op::Store && !unary(ins.op),
+            Src::None => unary(ins.op),
         };
         let aux_ok = match ins.op {
             Op::Cmp => ins.aux < 6,
@@ -346,6 +395,12 @@ mod interp {
         }
     }
 
+    /// An integer op on the lanes' bits.
+    #[inline(always)]
+    unsafe fn int(x: __m512, y: __m512, f: unsafe fn(__m512i, __m512i) -> __m512i) -> __m512 {
+        unsafe { _mm512_castsi512_ps(f(_mm512_castps_si512(x), _mm512_castps_si512(y))) }
+    }
+
     #[inline(always)]
     unsafe fn cmp(x: __m512, y: __m512, dir: u64) -> __m512 {
         unsafe {
@@ -456,6 +511,53 @@ mod interp {
                                 _mm512_mul_ps(x, y),
                                 c
                             ))
+                        }
+                        Op::IAdd => {
+                            combine!(a, cx, kind, index, bits, |x, y| int(x, y, _mm512_add_epi32))
+                        }
+                        Op::ISub => {
+                            combine!(a, cx, kind, index, bits, |x, y| int(x, y, _mm512_sub_epi32))
+                        }
+                        Op::IRSub => {
+                            combine!(a, cx, kind, index, bits, |x, y| int(y, x, _mm512_sub_epi32))
+                        }
+                        Op::IMul => combine!(a, cx, kind, index, bits, |x, y| int(
+                            x,
+                            y,
+                            _mm512_mullo_epi32
+                        )),
+                        Op::And => {
+                            combine!(a, cx, kind, index, bits, |x, y| int(x, y, _mm512_and_si512))
+                        }
+                        Op::Or => {
+                            combine!(a, cx, kind, index, bits, |x, y| int(x, y, _mm512_or_si512))
+                        }
+                        Op::Xor => {
+                            combine!(a, cx, kind, index, bits, |x, y| int(x, y, _mm512_xor_si512))
+                        }
+                        Op::Shl => combine!(a, cx, kind, index, bits, |x, y| int(
+                            x,
+                            y,
+                            _mm512_sllv_epi32
+                        )),
+                        Op::Shr => combine!(a, cx, kind, index, bits, |x, y| int(
+                            x,
+                            y,
+                            _mm512_srlv_epi32
+                        )),
+                        Op::Sar => combine!(a, cx, kind, index, bits, |x, y| int(
+                            x,
+                            y,
+                            _mm512_srav_epi32
+                        )),
+                        Op::Not => {
+                            let ones = _mm512_set1_epi32(-1);
+                            for v in a.iter_mut() {
+                                *v = _mm512_castsi512_ps(_mm512_xor_si512(
+                                    _mm512_castps_si512(*v),
+                                    ones,
+                                ));
+                            }
                         }
                         Op::Neg => {
                             let sign = _mm512_set1_epi32(i32::MIN);
