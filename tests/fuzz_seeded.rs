@@ -182,6 +182,11 @@ mod regressions {
     }
 
     #[test]
+    fn jit_conv_fma_overflow_nan() {
+        regression_seeded("jit_conv_fma_overflow_nan.hlo", Oracle::Jit, 53000908);
+    }
+
+    #[test]
     fn jit_in_place_update_empty() {
         regression("jit_in_place_update_empty.hlo", Oracle::Jit);
     }

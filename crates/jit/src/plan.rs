@@ -1603,9 +1603,9 @@ impl Planner<'_> {
                     .collect::<Result<_>>()?,
             ),
             Op::Dot { .. } | Op::Convolution { .. } if gemm_plan(comp, id).is_some() => {
-                let f32_dot = matches!(instr.op, Op::Dot { .. })
-                    && gemm_types(comp, id)
-                        .is_some_and(|t| t.iter().all(|&t| t == ElementType::F32));
+                let f32_gemm =
+                    gemm_types(comp, id).is_some_and(|t| t.iter().all(|&t| t == ElementType::F32));
+                let f32_dot = matches!(instr.op, Op::Dot { .. }) && f32_gemm;
                 let guard = match &instr.op {
                     // An f32 dot: the evaluator reruns it when the GEMM's
                     // result holds inf/NaN (fused multiply-adds and blocked
@@ -1642,6 +1642,11 @@ impl Planner<'_> {
                             },
                         )
                     }
+                    // An unpadded f32 convolution: the evaluator reruns it
+                    // when the result holds inf/NaN, as for dots.
+                    Op::Convolution { .. } if f32_gemm => Some(GemmGuard::Eval(Box::new(
+                        FallbackCall::new(self.module, cid, id)?,
+                    ))),
                     _ => None,
                 };
                 Step::Gemm {

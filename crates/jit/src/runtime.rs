@@ -520,15 +520,18 @@ pub fn run_program(
                     }
                 };
                 res.map_err(|e| JitError::input(format!("gemm: {e}")))?;
-                // An f32 dot whose result holds inf/NaN is redone exactly
-                // (the evaluator's rounded products in order).
+                // An f32 dot or convolution whose result holds inf/NaN is
+                // redone exactly (rounded products in the evaluator's order:
+                // fused multiply-adds turn `inf + (-big)` into inf where the
+                // rounded product is -inf and the sum NaN).
                 // SAFETY: `o` is the live f32 result just written.
                 let non_finite = || {
                     dot_may_differ_non_finite(unsafe { bytes(l) }, unsafe { bytes(r) }, unsafe {
                         bytes(o)
                     })
                 };
-                if let (true, Some(g)) = (is_dot, guard)
+                let f32_only = types.iter().all(|&t| t == ElementType::F32);
+                if let (true, Some(g)) = (f32_only, guard)
                     && non_finite()
                 {
                     run_gemm_guard(ctx, g, &operands(prog, i, &vals), [l, r], o)?;
