@@ -221,7 +221,12 @@ fn weight(op: &Op) -> Option<usize> {
         Op::Unary(UnaryOp::Negate | UnaryOp::Abs) => 1,
         Op::Unary(UnaryOp::Sqrt) => 4,
         Op::Unary(
-            UnaryOp::Exp | UnaryOp::Tanh | UnaryOp::Logistic | UnaryOp::Log | UnaryOp::Erf,
+            UnaryOp::Exp
+            | UnaryOp::Tanh
+            | UnaryOp::Logistic
+            | UnaryOp::Log
+            | UnaryOp::Erf
+            | UnaryOp::Log1p,
         ) => 10,
         _ => return None,
     })
@@ -459,6 +464,7 @@ fn unary_op(op: &Op, _: usize) -> Option<(P, u32)> {
         Op::Unary(UnaryOp::Logistic) => P::Logistic,
         Op::Unary(UnaryOp::Log) => P::Log,
         Op::Unary(UnaryOp::Erf) => P::Erf,
+        Op::Unary(UnaryOp::Log1p) => P::Log1p,
         _ => return None,
     };
     Some((p, 0))

@@ -549,7 +549,7 @@ fn body(a: &mut Asm, ins: &Ins, transcendental: &dyn Fn(Op) -> u64) -> Option<()
                 a.evex(ps(0x51, k as u8, 0, Rm::Reg(k as u8), false));
             }
         }
-        Op::Exp | Op::Tanh | Op::Logistic | Op::Log | Op::Erf => {
+        Op::Exp | Op::Tanh | Op::Logistic | Op::Log | Op::Erf | Op::Log1p => {
             // The group to the stack area, the routine, and back.
             let at = |k: usize| Rm::Mem {
                 base: RSP,
@@ -674,12 +674,14 @@ pub fn compile_words(words: &[u64], leaves: usize) -> Option<Vec<u8>> {
     in_place!(logistic, Op::Logistic);
     in_place!(log, Op::Log);
     in_place!(erf, Op::Erf);
+    in_place!(log1p, Op::Log1p);
     let routine = |op: Op| -> u64 {
         let f: unsafe extern "C" fn(*mut f32) = match op {
             Op::Exp => exp,
             Op::Tanh => tanh,
             Op::Logistic => logistic,
             Op::Log => log,
+            Op::Log1p => log1p,
             _ => erf,
         };
         f as usize as u64
@@ -789,7 +791,8 @@ mod tests {
                 11 => Op::Neg,
                 12 => Op::Abs,
                 13 => Op::Sqrt,
-                14 => [Op::Exp, Op::Tanh, Op::Logistic, Op::Log, Op::Erf][rng.below(5) as usize],
+                14 => [Op::Exp, Op::Tanh, Op::Logistic, Op::Log, Op::Erf, Op::Log1p]
+                    [rng.below(6) as usize],
                 15 | 16 => Op::Cmp,
                 17 | 18 => Op::Store,
                 19 | 20 => Op::MulAdd,
@@ -817,6 +820,7 @@ mod tests {
                 | Op::Logistic
                 | Op::Log
                 | Op::Erf
+                | Op::Log1p
                 | Op::Not => code.push(Ins {
                     op,
                     src: Src::None,

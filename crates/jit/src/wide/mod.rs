@@ -586,6 +586,61 @@ pub(super) mod avx512 {
         }
     }
 
+    /// `approx::log::log1p`: ln(u) for u = 1 + x with the rounding error
+    /// of 1 + x (Fast2Sum) divided by u added as a correction, then log's
+    /// special values of u, ±0 and inf passed through; operation for
+    /// operation the inline code.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn log1p16(x: __m512) -> __m512 {
+        use crate::codegen::approx::INVALID_NAN;
+        use crate::codegen::approx::log::{LN2_HI, LN2_LO};
+        unsafe {
+            let one = c(1.0);
+            let u = _mm512_add_ps(one, x);
+            let xbig = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(_mm512_abs_ps(x), one);
+            let e_small = _mm512_sub_ps(x, _mm512_sub_ps(u, one));
+            let e_big = _mm512_sub_ps(one, _mm512_sub_ps(u, x));
+            let e = _mm512_mask_blend_ps(xbig, e_small, e_big);
+            let corr = _mm512_div_ps(e, u);
+            // core(u, 0, corr)
+            let ix = _mm512_add_epi32(
+                _mm512_castps_si512(u),
+                _mm512_set1_epi32(0x3f80_0000 - 0x3f35_04f3),
+            );
+            let k = _mm512_sub_epi32(_mm512_srai_epi32::<23>(ix), _mm512_set1_epi32(127));
+            let m = _mm512_and_si512(ix, _mm512_set1_epi32(0x007f_ffff));
+            let m = _mm512_castsi512_ps(_mm512_add_epi32(m, _mm512_set1_epi32(0x3f35_04f3)));
+            let f = _mm512_sub_ps(m, one);
+            let s = _mm512_div_ps(f, _mm512_add_ps(f, c(2.0)));
+            let z = _mm512_mul_ps(s, s);
+            let w = _mm512_mul_ps(z, z);
+            let t1 = _mm512_mul_ps(w, _mm512_fmadd_ps(w, c(0.242_790_79), c(0.400_009_72)));
+            let t2 = _mm512_fmadd_ps(w, c(0.284_987_87), c(f32::from_bits(0x3f2a_aaaa)));
+            let r = _mm512_fmadd_ps(z, t2, t1);
+            let hfsq = _mm512_mul_ps(_mm512_mul_ps(c(0.5), f), f);
+            let dk = _mm512_cvtepi32_ps(k);
+            let small = _mm512_add_ps(_mm512_mul_ps(dk, c(LN2_LO)), corr);
+            let a = _mm512_fmadd_ps(s, _mm512_add_ps(hfsq, r), small);
+            let a = _mm512_add_ps(_mm512_sub_ps(a, hfsq), f);
+            let y = _mm512_fmadd_ps(dk, c(LN2_HI), a);
+            // specials(u, y)
+            let isinf = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(u, c(f32::INFINITY));
+            let y = _mm512_mask_blend_ps(isinf, y, c(f32::INFINITY));
+            let isz = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(u, c(0.0));
+            let y = _mm512_mask_blend_ps(isz, y, c(f32::NEG_INFINITY));
+            let neg = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(u, c(0.0));
+            let y = _mm512_mask_blend_ps(neg, y, c(INVALID_NAN));
+            let un = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(u, u);
+            let y = _mm512_mask_blend_ps(un, y, u);
+            // log1p(±0) = ±0, log1p(inf) = inf.
+            let xz = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, c(0.0));
+            let y = _mm512_mask_blend_ps(xz, y, x);
+            let xinf = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, c(f32::INFINITY));
+            _mm512_mask_blend_ps(xinf, y, c(f32::INFINITY))
+        }
+    }
+
     /// `approx::log::log`: fdlibm's method (x = 2^k·m, m in [√½, √2),
     /// s = f/(2+f), degree-4 R), denormals scaled by 2^23 first, special
     /// values selected at the end.

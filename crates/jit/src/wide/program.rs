@@ -102,9 +102,11 @@ pub enum Op {
     Shr,
     /// `a = a >> s` (arithmetic), the sign where `s` is 32 or more
     Sar,
+    /// `a = ln(1 + a)`
+    Log1p,
 }
 
-const OPS: [Op; 35] = [
+const OPS: [Op; 36] = [
     Op::Load,
     Op::Add,
     Op::Sub,
@@ -140,6 +142,7 @@ const OPS: [Op; 35] = [
     Op::Shl,
     Op::Shr,
     Op::Sar,
+    Op::Log1p,
 ];
 
 /// Whether `op` reads no source (it works on the accumulator alone).
@@ -154,6 +157,7 @@ pub fn unary(op: Op) -> bool {
             | Op::Logistic
             | Op::Log
             | Op::Erf
+            | Op::Log1p
             | Op::Not
     )
 }
@@ -307,7 +311,7 @@ pub(super) unsafe fn transcendental_in_place(p: *mut f32, op: Op) {
 
 #[cfg(target_arch = "x86_64")]
 mod interp {
-    use super::super::avx512::{erf16, exp16, log16, logistic16, tanh16};
+    use super::super::avx512::{erf16, exp16, log1p16, log16, logistic16, tanh16};
     use super::{GROUP, MAX_SLOTS, OPS, Op};
     use std::arch::x86_64::*;
     use std::mem::MaybeUninit;
@@ -429,6 +433,7 @@ mod interp {
                     Op::Tanh => tanh16(*v),
                     Op::Logistic => logistic16(*v),
                     Op::Log => log16(*v),
+                    Op::Log1p => log1p16(*v),
                     _ => erf16(*v),
                 };
             }
@@ -578,7 +583,7 @@ mod interp {
                                 *v = _mm512_sqrt_ps(*v);
                             }
                         }
-                        Op::Exp | Op::Tanh | Op::Logistic | Op::Log | Op::Erf => {
+                        Op::Exp | Op::Tanh | Op::Logistic | Op::Log | Op::Erf | Op::Log1p => {
                             a = transcendental(a, op)
                         }
                         Op::SelectKeepTrue | Op::SelectKeepFalse => {
