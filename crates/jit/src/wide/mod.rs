@@ -593,8 +593,6 @@ pub(super) mod avx512 {
     #[inline]
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn log1p16(x: __m512) -> __m512 {
-        use crate::codegen::approx::INVALID_NAN;
-        use crate::codegen::approx::log::{LN2_HI, LN2_LO};
         unsafe {
             let one = c(1.0);
             let u = _mm512_add_ps(one, x);
@@ -603,36 +601,7 @@ pub(super) mod avx512 {
             let e_big = _mm512_sub_ps(one, _mm512_sub_ps(u, x));
             let e = _mm512_mask_blend_ps(xbig, e_small, e_big);
             let corr = _mm512_div_ps(e, u);
-            // core(u, 0, corr)
-            let ix = _mm512_add_epi32(
-                _mm512_castps_si512(u),
-                _mm512_set1_epi32(0x3f80_0000 - 0x3f35_04f3),
-            );
-            let k = _mm512_sub_epi32(_mm512_srai_epi32::<23>(ix), _mm512_set1_epi32(127));
-            let m = _mm512_and_si512(ix, _mm512_set1_epi32(0x007f_ffff));
-            let m = _mm512_castsi512_ps(_mm512_add_epi32(m, _mm512_set1_epi32(0x3f35_04f3)));
-            let f = _mm512_sub_ps(m, one);
-            let s = _mm512_div_ps(f, _mm512_add_ps(f, c(2.0)));
-            let z = _mm512_mul_ps(s, s);
-            let w = _mm512_mul_ps(z, z);
-            let t1 = _mm512_mul_ps(w, _mm512_fmadd_ps(w, c(0.242_790_79), c(0.400_009_72)));
-            let t2 = _mm512_fmadd_ps(w, c(0.284_987_87), c(f32::from_bits(0x3f2a_aaaa)));
-            let r = _mm512_fmadd_ps(z, t2, t1);
-            let hfsq = _mm512_mul_ps(_mm512_mul_ps(c(0.5), f), f);
-            let dk = _mm512_cvtepi32_ps(k);
-            let small = _mm512_add_ps(_mm512_mul_ps(dk, c(LN2_LO)), corr);
-            let a = _mm512_fmadd_ps(s, _mm512_add_ps(hfsq, r), small);
-            let a = _mm512_add_ps(_mm512_sub_ps(a, hfsq), f);
-            let y = _mm512_fmadd_ps(dk, c(LN2_HI), a);
-            // specials(u, y)
-            let isinf = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(u, c(f32::INFINITY));
-            let y = _mm512_mask_blend_ps(isinf, y, c(f32::INFINITY));
-            let isz = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(u, c(0.0));
-            let y = _mm512_mask_blend_ps(isz, y, c(f32::NEG_INFINITY));
-            let neg = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(u, c(0.0));
-            let y = _mm512_mask_blend_ps(neg, y, c(INVALID_NAN));
-            let un = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(u, u);
-            let y = _mm512_mask_blend_ps(un, y, u);
+            let y = log_specials16(u, log_core16(u, _mm512_set1_epi32(0), Some(corr)));
             // log1p(±0) = ±0, log1p(inf) = inf.
             let xz = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, c(0.0));
             let y = _mm512_mask_blend_ps(xz, y, x);
@@ -647,13 +616,21 @@ pub(super) mod avx512 {
     #[inline]
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn log16(x: __m512) -> __m512 {
-        use crate::codegen::approx::INVALID_NAN;
-        use crate::codegen::approx::log::{LN2_HI, LN2_LO};
         unsafe {
             let tiny = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, c(f32::MIN_POSITIVE));
             let xa = _mm512_mask_blend_ps(tiny, x, _mm512_mul_ps(x, c(8_388_608.0)));
             let kadj = _mm512_mask_blend_epi32(tiny, _mm512_set1_epi32(0), _mm512_set1_epi32(-23));
-            // core(xa, kadj)
+            log_specials16(x, log_core16(xa, kadj, None))
+        }
+    }
+
+    /// `approx::log::core`: ln of `xa` (exponent adjusted by `kadj`),
+    /// plus `corr` (log1p's rounding correction) with the small term.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn log_core16(xa: __m512, kadj: __m512i, corr: Option<__m512>) -> __m512 {
+        use crate::codegen::approx::log::{LN2_HI, LN2_LO};
+        unsafe {
             let ix = _mm512_add_epi32(
                 _mm512_castps_si512(xa),
                 _mm512_set1_epi32(0x3f80_0000 - 0x3f35_04f3),
@@ -672,18 +649,31 @@ pub(super) mod avx512 {
             let hfsq = _mm512_mul_ps(_mm512_mul_ps(c(0.5), f), f);
             let dk = _mm512_cvtepi32_ps(k);
             let small = _mm512_mul_ps(dk, c(LN2_LO));
+            let small = match corr {
+                Some(cv) => _mm512_add_ps(small, cv),
+                None => small,
+            };
             let a = _mm512_fmadd_ps(s, _mm512_add_ps(hfsq, r), small);
             let a = _mm512_add_ps(_mm512_sub_ps(a, hfsq), f);
-            let y = _mm512_fmadd_ps(dk, c(LN2_HI), a);
-            // specials(x, y)
-            let isinf = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, c(f32::INFINITY));
+            _mm512_fmadd_ps(dk, c(LN2_HI), a)
+        }
+    }
+
+    /// `approx::log::specials`: inf, -inf at 0, NaN below 0 and for NaN
+    /// arguments `arg` of the logarithm.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn log_specials16(arg: __m512, y: __m512) -> __m512 {
+        use crate::codegen::approx::INVALID_NAN;
+        unsafe {
+            let isinf = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(arg, c(f32::INFINITY));
             let y = _mm512_mask_blend_ps(isinf, y, c(f32::INFINITY));
-            let isz = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, c(0.0));
+            let isz = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(arg, c(0.0));
             let y = _mm512_mask_blend_ps(isz, y, c(f32::NEG_INFINITY));
-            let neg = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, c(0.0));
+            let neg = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(arg, c(0.0));
             let y = _mm512_mask_blend_ps(neg, y, c(INVALID_NAN));
-            let un = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
-            _mm512_mask_blend_ps(un, y, x)
+            let un = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(arg, arg);
+            _mm512_mask_blend_ps(un, y, arg)
         }
     }
 }
