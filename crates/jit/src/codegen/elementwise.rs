@@ -136,7 +136,9 @@ fn int_lane_compare(
     let b = operand_at(em, at, 1)?;
     let ty = |em: &Emitter, v: Value| em.b.func.dfg.value_type(v);
     if ty(em, a) != I32X4 || ty(em, b) != I32X4 {
-        return Err(JitError::unsupported("compare operands not in integer lanes"));
+        return Err(JitError::unsupported(
+            "compare operands not in integer lanes",
+        ));
     }
     let signed = ot == ElementType::S32;
     let cc = match (direction, signed) {
