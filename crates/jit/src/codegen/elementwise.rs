@@ -98,6 +98,16 @@ pub fn compare(
     if let Some(sym) = lanes
         && !matches!(ot, ElementType::F32 | ElementType::F16 | ElementType::BF16)
     {
+        if ivector::is_int_lane(ot) && straight_line(em, at) {
+            // s32/u32 operands in integer lanes (a one-hot's
+            // `iota == broadcast(label)`): one vector compare; an operand
+            // the lanes cannot hold falls back to the per-lane compare
+            // (no control flow was emitted on the way: `straight_line`).
+            match int_lane_compare(em, at, ot, direction) {
+                Err(JitError::Unsupported(_)) => {}
+                r => return r,
+            }
+        }
         return per_lane_compare(em, at, sym, direction, kind);
     }
     let a = operand_at(em, at, 0)?;
@@ -109,6 +119,72 @@ pub fn compare(
     } else {
         scalar::compare(em, direction, kind, ot, a, b)
     }
+}
+
+/// An s32/u32 compare in integer lanes: an I32X4 lane mask (all ones
+/// where true), signed or unsigned by the element type, exactly the
+/// scalar compare of each lane. `Unsupported` when an operand is not
+/// held in integer lanes.
+fn int_lane_compare(
+    em: &mut Emitter,
+    at: &At,
+    ot: ElementType,
+    direction: ComparisonDirection,
+) -> Result<Value> {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    let a = operand_at(em, at, 0)?;
+    let b = operand_at(em, at, 1)?;
+    let ty = |em: &Emitter, v: Value| em.b.func.dfg.value_type(v);
+    if ty(em, a) != I32X4 || ty(em, b) != I32X4 {
+        return Err(JitError::unsupported(
+            "compare operands not in integer lanes",
+        ));
+    }
+    let signed = ot == ElementType::S32;
+    let cc = match (direction, signed) {
+        (ComparisonDirection::Eq, _) => IntCC::Equal,
+        (ComparisonDirection::Ne, _) => IntCC::NotEqual,
+        (ComparisonDirection::Lt, true) => IntCC::SignedLessThan,
+        (ComparisonDirection::Le, true) => IntCC::SignedLessThanOrEqual,
+        (ComparisonDirection::Gt, true) => IntCC::SignedGreaterThan,
+        (ComparisonDirection::Ge, true) => IntCC::SignedGreaterThanOrEqual,
+        (ComparisonDirection::Lt, false) => IntCC::UnsignedLessThan,
+        (ComparisonDirection::Le, false) => IntCC::UnsignedLessThanOrEqual,
+        (ComparisonDirection::Gt, false) => IntCC::UnsignedGreaterThan,
+        (ComparisonDirection::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
+    };
+    Ok(em.b.ins().icmp(cc, a, b))
+}
+
+/// Whether the compare's operands (up to the kernel's inputs) are made of
+/// ops whose lane form emits no control flow (iota, constants,
+/// broadcasts, reshapes, elementwise ops, converts), so that a failed
+/// attempt at integer lanes leaves only dead values behind.
+fn straight_line(em: &Emitter, at: &At) -> bool {
+    let comp = em.module.comp(at.c);
+    let mut stack: Vec<InstrId> = at.instr.operands.clone();
+    let mut seen = std::collections::HashSet::new();
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) || em.inputs.contains_key(&(at.c, id)) {
+            continue;
+        }
+        let i = comp.get(id);
+        let ok = matches!(
+            i.op,
+            Op::Iota { .. }
+                | Op::Constant { .. }
+                | Op::Broadcast { .. }
+                | Op::Reshape
+                | Op::Convert
+                | Op::Unary(_)
+                | Op::Binary(_)
+        );
+        if !ok {
+            return false;
+        }
+        stack.extend(i.operands.iter().copied());
+    }
+    true
 }
 
 /// A compare of non-f32 operands in a vector kernel (a causal mask's

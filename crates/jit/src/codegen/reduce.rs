@@ -111,7 +111,8 @@ pub fn reduce(em: &mut Emitter, at: &At, dims: &[i64], reducer: CompId) -> Resul
     let vec_inner = lanes.is_none()
         && em.vec_reduce
         && minor.is_some_and(|m| m == os.layout.minor_to_major[0] as usize && os.dims[m] >= 8)
-        && combiner(em, reducer).is_some();
+        && combiner(em, reducer).is_some()
+        && !reads_row_reduction(em, c, operand);
     if vec_inner {
         let comb = combiner(em, reducer).unwrap_or(Combiner::Add);
         if !matches!(comb, Combiner::Max | Combiner::Min) {
@@ -153,6 +154,38 @@ pub fn reduce(em: &mut Emitter, at: &At, dims: &[i64], reducer: CompId) -> Resul
     // overflow when it is not finite; then it is redone in the
     // evaluator's (logical) order.
     redo_if_non_finite(em, r, |em| reduce_seq(em, &row, &logical, sym))
+}
+
+/// Whether `operand` (in computation `c`, up to the kernel's inputs)
+/// reads through a reduce along its operand's contiguous dim (a nested
+/// `reduce(reduce(x, minor), ...)`, as in a mean of per-row sums).
+/// Lanes across the outer reduce would make each lane a row of the inner
+/// one, read with a row's stride (which kernels that read through
+/// reductions do not allow, so the whole kernel fell back to scalar
+/// code); the outer reduce is then walked one element at a time and the
+/// inner one vectorizes along its own contiguous dim instead.
+fn reads_row_reduction(em: &Emitter, c: CompId, operand: InstrId) -> bool {
+    let comp = em.module.comp(c);
+    let mut stack = vec![operand];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) || em.inputs.contains_key(&(c, id)) {
+            continue;
+        }
+        let i = comp.get(id);
+        if let Op::Reduce { dimensions, .. } = &i.op {
+            let minor = i
+                .operands
+                .first()
+                .and_then(|&o| em.array_shape(c, o).ok())
+                .and_then(|s| s.layout.minor_to_major.first().copied());
+            if minor.is_some_and(|m| dimensions.contains(&m)) {
+                return true;
+            }
+        }
+        stack.extend(i.operands.iter().copied());
+    }
+    false
 }
 
 /// A combiner the vectorized reduction may reassociate: the reducer's
