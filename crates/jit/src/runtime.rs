@@ -388,7 +388,7 @@ pub fn run_program(
                     }
                     // An element of a tuple root: straight into its leaf.
                     Some(o)
-                        if let Some(j) = into_out[i]
+                        if let Some(j) = into_out.get(i).copied().flatten()
                             && sizes.len() == 1
                             && o.get(j).is_some_and(|l| l.len == sizes[0]) =>
                     {
@@ -941,12 +941,14 @@ fn operands(prog: &Program, i: usize, vals: &[Leaves]) -> Vec<Leaves> {
 /// tuple of single-leaf steps, each appearing once (a while body's new
 /// carry: its kernels write the loop's next buffers directly, no copy).
 fn tuple_root_outputs(prog: &Program, out: Option<&[Leaf]>) -> Vec<Option<usize>> {
-    let mut into = vec![None; prog.steps.len()];
-    let Some(out) = out else { return into };
+    // Empty (no allocation) unless a tuple root's leaves are given: this
+    // runs once per while-loop iteration.
+    let Some(out) = out else { return Vec::new() };
     let root = prog.root.index();
     if prog.exit.is_some() || !matches!(prog.steps.get(root), Some(Step::Tuple)) {
-        return into;
+        return Vec::new();
     }
+    let mut into = vec![None; prog.steps.len()];
     let ops = &prog.operands[root];
     let mut leaf = 0;
     for (k, o) in ops.iter().enumerate() {

@@ -131,7 +131,6 @@ fn int_lane_compare(
     ot: ElementType,
     direction: ComparisonDirection,
 ) -> Result<Value> {
-    use cranelift_codegen::ir::condcodes::IntCC;
     let a = operand_at(em, at, 0)?;
     let b = operand_at(em, at, 1)?;
     let ty = |em: &Emitter, v: Value| em.b.func.dfg.value_type(v);
@@ -141,18 +140,7 @@ fn int_lane_compare(
         ));
     }
     let signed = ot == ElementType::S32;
-    let cc = match (direction, signed) {
-        (ComparisonDirection::Eq, _) => IntCC::Equal,
-        (ComparisonDirection::Ne, _) => IntCC::NotEqual,
-        (ComparisonDirection::Lt, true) => IntCC::SignedLessThan,
-        (ComparisonDirection::Le, true) => IntCC::SignedLessThanOrEqual,
-        (ComparisonDirection::Gt, true) => IntCC::SignedGreaterThan,
-        (ComparisonDirection::Ge, true) => IntCC::SignedGreaterThanOrEqual,
-        (ComparisonDirection::Lt, false) => IntCC::UnsignedLessThan,
-        (ComparisonDirection::Le, false) => IntCC::UnsignedLessThanOrEqual,
-        (ComparisonDirection::Gt, false) => IntCC::UnsignedGreaterThan,
-        (ComparisonDirection::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
-    };
+    let cc = scalar::int_cc(direction, signed);
     Ok(em.b.ins().icmp(cc, a, b))
 }
 

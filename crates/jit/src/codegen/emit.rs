@@ -371,6 +371,22 @@ impl<'a, 'f> Emitter<'a, 'f> {
         Some(v)
     }
 
+    /// The scalar `v` is a `splat` of, if it is one.
+    pub fn splat_arg(&self, v: Value) -> Option<Value> {
+        use cranelift_codegen::ir::{InstructionData, Opcode, ValueDef};
+        let dfg = &self.b.func.dfg;
+        let ValueDef::Result(inst, _) = dfg.value_def(v) else {
+            return None;
+        };
+        match dfg.insts[inst] {
+            InstructionData::Unary {
+                opcode: Opcode::Splat,
+                arg,
+            } => Some(arg),
+            _ => None,
+        }
+    }
+
     /// The lane value of `v` when it is a splat constant (a pool load with
     /// four equal lanes, or a splat of an `f32const`), as its bits.
     pub fn splat_constant(&self, v: Value) -> Option<u32> {
@@ -380,17 +396,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
             let same = (1..4).all(|k| (bits >> (32 * k)) as u32 == lane);
             return same.then_some(lane);
         }
+        let arg = self.splat_arg(v)?;
         let dfg = &self.b.func.dfg;
-        let ValueDef::Result(inst, _) = dfg.value_def(v) else {
-            return None;
-        };
-        let InstructionData::Unary {
-            opcode: Opcode::Splat,
-            arg,
-        } = dfg.insts[inst]
-        else {
-            return None;
-        };
         let ValueDef::Result(k, _) = dfg.value_def(arg) else {
             return None;
         };

@@ -15,7 +15,7 @@ use super::emit::{Emitter, le};
 use crate::error::{JitError, Result};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{F32X4, I32, I32X4};
-use cranelift_codegen::ir::{InstBuilder, InstructionData, Opcode, Value, ValueDef};
+use cranelift_codegen::ir::{InstBuilder, Value};
 use rxla_ir::{BinaryOp, ElementType, UnaryOp};
 
 /// Whether `et` runs in integer lanes.
@@ -30,18 +30,7 @@ pub fn splat(em: &mut Emitter, v: Value) -> Value {
 
 /// The lane value of a splat of an integer constant.
 fn constant(em: &Emitter, v: Value) -> Option<i64> {
-    let dfg = &em.b.func.dfg;
-    let ValueDef::Result(inst, _) = dfg.value_def(v) else {
-        return None;
-    };
-    let InstructionData::Unary {
-        opcode: Opcode::Splat,
-        arg,
-    } = dfg.insts[inst]
-    else {
-        return None;
-    };
-    em.known_int(arg)
+    em.known_int(em.splat_arg(v)?)
 }
 
 /// A uniform shift amount `y` (one value in every lane) as a scalar, a
