@@ -179,6 +179,72 @@ pub fn scatter(
         } else {
             Vec::new()
         };
+        if single
+            && vector
+            && let Some(lanes) = index_lanes(&plan, &os, &is, &scatter_sizes)
+        {
+            // Four scatter indices computed at once in integer lanes, then
+            // applied one at a time in order.
+            let full = scatter_sizes[0] / 4 * 4;
+            let (lo, mid, hi) = (em.iconst(0), em.iconst(full), em.iconst(scatter_sizes[0]));
+            let sym = Sym::Dims(lanes.coef.clone());
+            let slot = em.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                16,
+                4,
+            ));
+            let lane_slot = em.b.ins().stack_addr(I64, slot, 0);
+            em.for_range(lo, mid, 4, |em, i| {
+                let zero = em.iconst(0);
+                let mut ii = vec![zero; is.rank()];
+                ii[plan.idx_dims[0]] = i;
+                let v = vector_operand(em, module, c, indices, &ii, &sym)?;
+                // Through memory: a sign- or zero-extending load per lane
+                // is one instruction (an extract and extend are three).
+                let flags = MemFlagsData::new().with_notrap();
+                em.b.ins().store(flags, v, lane_slot, 0);
+                for l in 0..4u8 {
+                    let off = 4 * i32::from(l);
+                    let s = if is.element_type == ElementType::S32 {
+                        em.b.ins().sload32(flags, lane_slot, off)
+                    } else {
+                        em.b.ins().uload32(flags, lane_slot, off)
+                    };
+                    let j = if l == 0 {
+                        i
+                    } else {
+                        em.b.ins().iadd_imm_s(i, i64::from(l))
+                    };
+                    let mut start = vec![zero; os.rank()];
+                    start[plan.to_operand[0]] = s;
+                    single_update(
+                        em, module, c, reducer, &leaves, &updates, outs, &scratch, &os, &plan,
+                        &start, j, &us,
+                    )?;
+                }
+                Ok(())
+            })?;
+            if full < scatter_sizes[0] {
+                em.for_range(mid, hi, 1, |em, j| {
+                    let zero = em.iconst(0);
+                    let mut ii = vec![zero; is.rank()];
+                    ii[plan.idx_dims[0]] = j;
+                    if plan.ivd < is.rank() {
+                        ii[plan.ivd] = zero;
+                    }
+                    let v = operand_value(em, module, c, indices, &ii)?;
+                    let s = index_i64(em, v, is.element_type)?;
+                    let mut start = vec![zero; os.rank()];
+                    start[plan.to_operand[0]] = s;
+                    single_update(
+                        em, module, c, reducer, &leaves, &updates, outs, &scratch, &os, &plan,
+                        &start, j, &us,
+                    )
+                })?;
+            }
+            vectorized = true;
+            return Ok(());
+        }
         rotated_nest(em, &scatter_sizes, &mut Vec::new(), &mut |em, sidx| {
             let zero = em.iconst(0);
             let mut start = vec![zero; os.rank()];
@@ -285,6 +351,78 @@ pub fn scatter(
         Ok(())
     })?;
     Ok((1, elements, vectorized))
+}
+
+/// Where the scatter indices can be computed four at a time: one scatter
+/// dimension, a one-element s32/u32 index vector, no batching dims; the
+/// lane coefficients step the indices' scatter dimension.
+struct IndexLanes {
+    coef: Vec<i64>,
+}
+
+fn index_lanes(
+    plan: &Plan,
+    os: &ArrayShape,
+    is: &ArrayShape,
+    scatter_sizes: &[i64],
+) -> Option<IndexLanes> {
+    let ok = scatter_sizes.len() == 1
+        && os.dims.iter().all(|&d| d >= 1)
+        && scatter_sizes[0] >= 8
+        && plan.to_operand.len() == 1
+        && plan.batching.is_empty()
+        && plan.idx_dims.len() == 1
+        && super::ivector::is_int_lane(is.element_type);
+    ok.then(|| {
+        let mut coef = vec![0; is.rank()];
+        coef[plan.idx_dims[0]] = 1;
+        IndexLanes { coef }
+    })
+}
+
+/// One single-element update at operand position `start` (only the index
+/// dimension computed) from update scatter position `j`: skipped (written
+/// to `scratch`) when out of bounds.
+#[allow(clippy::too_many_arguments)]
+fn single_update(
+    em: &mut Emitter,
+    module: &Module,
+    c: CompId,
+    reducer: CompId,
+    leaves: &[ArrayShape],
+    updates: &[InstrId],
+    outs: &[Value],
+    scratch: &[Value],
+    os: &ArrayShape,
+    plan: &Plan,
+    start: &[Value],
+    j: Value,
+    us: &ArrayShape,
+) -> Result<()> {
+    let d = plan.to_operand[0];
+    let max = os.dims[d] - plan.window_extent[d];
+    let ok = if max < 0 {
+        Some(em.b.ins().iconst(I8, 0))
+    } else if super::ranges::within(em, start[d], 0, max) {
+        None
+    } else {
+        Some(
+            em.b.ins()
+                .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, start[d], max),
+        )
+    };
+    let zero = em.iconst(0);
+    let mut ui = vec![zero; us.rank()];
+    ui[plan.update_scatter_dims[0]] = j;
+    let mut addrs = Vec::with_capacity(leaves.len());
+    for k in 0..leaves.len() {
+        let a = em.address(outs[k], &leaves[k], start)?;
+        addrs.push(match ok {
+            Some(ok) => em.b.ins().select(ok, a, scratch[k]),
+            None => a,
+        });
+    }
+    combine(em, module, c, reducer, leaves, updates, &addrs, &ui, None)
 }
 
 /// `result[addr] = reducer(result[addr], updates[ui])` for every leaf
