@@ -187,6 +187,11 @@ mod regressions {
     }
 
     #[test]
+    fn jit_bf16_dot_overflow_nan() {
+        regression_seeded("jit_bf16_dot_overflow_nan.hlo", Oracle::Jit, 60003407);
+    }
+
+    #[test]
     fn jit_in_place_update_empty() {
         regression("jit_in_place_update_empty.hlo", Oracle::Jit);
     }

@@ -1606,13 +1606,20 @@ impl Planner<'_> {
                 let f32_gemm =
                     gemm_types(comp, id).is_some_and(|t| t.iter().all(|&t| t == ElementType::F32));
                 let f32_dot = matches!(instr.op, Op::Dot { .. }) && f32_gemm;
+                let half_dot = matches!(instr.op, Op::Dot { .. })
+                    && gemm_types(comp, id).is_some_and(|t| {
+                        t.iter()
+                            .any(|t| matches!(t, ElementType::F16 | ElementType::BF16))
+                    });
                 let guard = match &instr.op {
                     // An f32 dot: the evaluator reruns it when the GEMM's
                     // result holds inf/NaN (fused multiply-adds and blocked
                     // sums overflow differently from the evaluator's
                     // rounded products added in order). Rare, so not a
                     // compiled kernel per dot (compile time).
-                    Op::Dot { .. } if f32_dot => Some(GemmGuard::Eval(Box::new(
+                    // f16/bf16 dots too (their f32 accumulation overflows
+                    // the same way).
+                    Op::Dot { .. } if f32_dot || half_dot => Some(GemmGuard::Eval(Box::new(
                         FallbackCall::new(self.module, cid, id)?,
                     ))),
                     Op::Convolution { window, .. }

@@ -17,6 +17,7 @@ pub mod relayout;
 pub mod rng;
 pub mod rows;
 pub mod sort;
+pub mod tape;
 
 use crate::codegen::KernelFn;
 use crate::error::{JitError, Result};
@@ -73,6 +74,9 @@ pub struct ProgState {
     exit: Vec<Buf>,
     /// Scratch of each row group.
     groups: Vec<rows::GroupState>,
+    /// When set, the run appends its kernel and GEMM calls here (a loop
+    /// recording an iteration, `tape`).
+    tape: Option<tape::Recording>,
 }
 
 /// Applies a leaf plan to `leaves`: rewritten leaves go to `own` (one
@@ -409,6 +413,15 @@ pub fn run_program(
                     .collect::<Result<smallvec::SmallVec<[_; 8]>>>()?;
                 let f = kernel(ctx, meta.index)?;
                 call_kernel(ctx, f, &ins, &outs, meta.outer, meta.elements);
+                if let Some(t) = state.tape.as_mut() {
+                    t.ops.push(tape::Op::Kernel {
+                        f,
+                        ins: ins.clone(),
+                        outs: outs.clone(),
+                        outer: meta.outer,
+                        elements: meta.elements,
+                    });
+                }
                 if let Some(p) = post {
                     for ((s, d), (from, to)) in written.iter().zip(&os).zip(&p.leaves) {
                         // SAFETY: scratch and destination are distinct live buffers.
@@ -478,6 +491,14 @@ pub fn run_program(
                         )
                     };
                     res.map_err(|e| JitError::input(format!("gemm: {e}")))?;
+                    // As for f32 dots below: a result with inf/NaN is redone
+                    // exactly.
+                    // SAFETY: `o` is the live result just written.
+                    if let Some(g) = guard
+                        && half_non_finite(unsafe { bytes(o) }, types[2])
+                    {
+                        run_gemm_guard(ctx, g, &operands(prog, i, &vals), [l, r], o)?;
+                    }
                     vals[i] = smallvec::smallvec![o];
                     continue;
                 }
@@ -531,6 +552,15 @@ pub fn run_program(
                     })
                 };
                 let f32_only = types.iter().all(|&t| t == ElementType::F32);
+                if let Some(t) = state.tape.as_mut() {
+                    t.ops.push(tape::Op::Gemm {
+                        plan: &**plan,
+                        lhs: l,
+                        rhs: r,
+                        out: o,
+                        guarded: guard.is_some(),
+                    });
+                }
                 if let (true, Some(g)) = (f32_only, guard)
                     && non_finite()
                 {
@@ -564,6 +594,14 @@ pub fn run_program(
                     return Err(JitError::codegen("in-place update aliases its update"));
                 }
                 dus::update_in_place(d, buf, upd, &starts)?;
+                if let Some(t) = state.tape.as_mut() {
+                    t.ops.push(tape::Op::Dus {
+                        step: &**d,
+                        target,
+                        update,
+                        starts: ops[2..].iter().filter_map(|l| l.first().copied()).collect(),
+                    });
+                }
                 smallvec::smallvec![target]
             }
             Step::ColReduce(c) if c.producer.is_some() || c.epilogue.is_some() => {
@@ -724,14 +762,36 @@ pub fn run_program(
                     cur = own;
                 }
                 let mut iters = 0u64;
+                // Recorded iterations, one per carry parity (`tape`).
+                let mut tapes: [Option<tape::Tape>; 2] = [None, None];
+                let can_record = tape::recordable(cond) && tape::recordable(body);
+                let mut recordings = 0;
                 loop {
-                    let c = run_program(ctx, cond, cs, std::slice::from_ref(&cur), None)?;
-                    let l = c
-                        .first()
-                        .copied()
-                        .ok_or_else(|| JitError::input("while condition without value"))?;
-                    // SAFETY: the condition's result is a live pred scalar.
-                    if unsafe { bytes(l) }.first().copied().unwrap_or(0) == 0 {
+                    let replay = tapes[which].as_ref().filter(|t| t.matches(&cur));
+                    // Record from the second iteration on (the first may
+                    // start from the caller's buffers), a few times at most.
+                    let record = replay.is_none() && can_record && iters >= 1 && recordings < 4;
+                    let start = if record { cur.clone() } else { Leaves::new() };
+                    let mut cond_rec = None;
+                    let (go, pred) = match replay {
+                        Some(t) => {
+                            t.cond.run(ctx)?;
+                            (pred_true(t.pred), t.pred)
+                        }
+                        None => {
+                            if record {
+                                cs.tape = Some(tape::Recording::default());
+                            }
+                            let c = run_program(ctx, cond, cs, std::slice::from_ref(&cur), None);
+                            cond_rec = cs.tape.take();
+                            let l = c?
+                                .first()
+                                .copied()
+                                .ok_or_else(|| JitError::input("while condition without value"))?;
+                            (pred_true(l), l)
+                        }
+                    };
+                    if !go {
                         break;
                     }
                     iters += 1;
@@ -758,11 +818,24 @@ pub fn run_program(
                             ctx.comp_name(module_comp)
                         )));
                     }
+                    if let Some(t) = replay
+                        && t.body.run(ctx)?
+                    {
+                        cur.clear();
+                        cur.extend_from_slice(&t.next);
+                        which ^= 1;
+                        continue;
+                    }
                     let dst: Leaves = carry[which].iter_mut().map(Buf::leaf).collect();
+                    if record {
+                        bs.tape = Some(tape::Recording::default());
+                    }
                     // The body's kernels write the next carry in place
                     // (`tuple_root_outputs`): `cur` lives in the other
                     // buffer (or is the caller's value), never in `dst`.
-                    let r = run_program(ctx, body, bs, std::slice::from_ref(&cur), Some(&dst))?;
+                    let r = run_program(ctx, body, bs, std::slice::from_ref(&cur), Some(&dst));
+                    let mut rec = bs.tape.take();
+                    let r = r?;
                     check_sizes(&r, sizes, "while body result")?;
                     let mut next = Leaves::with_capacity(dst.len());
                     for (j, (s, d)) in r.iter().zip(&dst).enumerate() {
@@ -776,7 +849,20 @@ pub fn run_program(
                             continue;
                         }
                         copy_leaf(*s, *d);
+                        if let Some(rec) = rec.as_mut() {
+                            rec.ops.push(tape::Op::Copy { src: *s, dst: *d });
+                        }
                         next.push(*d);
+                    }
+                    if let (Some(cond_rec), Some(body_rec)) = (cond_rec, rec) {
+                        recordings += 1;
+                        tapes[which] = Some(tape::Tape {
+                            start,
+                            cond: cond_rec,
+                            pred,
+                            body: body_rec,
+                            next: next.clone(),
+                        });
                     }
                     cur = next;
                     which ^= 1;
@@ -791,6 +877,24 @@ pub fn run_program(
         Some(plan) => adapt(&root, plan, &mut state.exit, &mut 0),
         None => Ok(root),
     }
+}
+
+/// Whether an f16/bf16 (or f32) buffer holds an inf or NaN.
+fn half_non_finite(b: &[u8], t: ElementType) -> bool {
+    let exp = match t {
+        ElementType::F16 => 0x7c00u16,
+        ElementType::BF16 => 0x7f80,
+        ElementType::F32 => return any_exponent_at_least(b, 0x7f80_0000),
+        _ => return false,
+    };
+    b.chunks_exact(2)
+        .any(|c| u16::from_le_bytes([c[0], c[1]]) & exp == exp)
+}
+
+/// Whether a while condition's predicate leaf holds true.
+fn pred_true(l: Leaf) -> bool {
+    // SAFETY: the condition's result is a live pred scalar.
+    unsafe { bytes(l) }.first().copied().unwrap_or(0) != 0
 }
 
 /// The compiled function at `index`.

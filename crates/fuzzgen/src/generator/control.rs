@@ -128,8 +128,9 @@ fn token(g: &mut Gen, cb: &mut Cb) -> InstrId {
 }
 
 /// `while` over the state (counter, values...): the condition is
-/// `counter < K` with K in 0..=3 and the body adds 1 to the counter, so it
-/// runs at most 3 times whatever the other values do.
+/// `counter < K` with K in 0..=5 and the body adds 1 to the counter, so it
+/// runs at most 5 times whatever the other values do (the JIT replays
+/// recorded iterations from the fourth on: `runtime/tape.rs`).
 fn while_loop(g: &mut Gen, cb: &mut Cb) {
     let ct = g.pick(&[
         ElementType::S32,
@@ -166,7 +167,7 @@ fn while_loop(g: &mut Gen, cb: &mut Cb) {
         vec![ps[0]],
         Shape::Array(cs.clone()),
     );
-    let limit = g.range(0, 3);
+    let limit = g.range(0, 5);
     let kc = g.emit(
         &mut ccb,
         Op::Constant {
