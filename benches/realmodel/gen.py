@@ -208,6 +208,25 @@ def main():
         v2 = 0.999 * v + 0.001 * g * g
         return p - 1e-3 * (m2 / (1 - 0.9 ** 10)) / (jnp.sqrt(v2 / (1 - 0.999 ** 10)) + 1e-8), m2, v2
     case("adam_step_1Mi", adam, spec((1 << 20,)), spec((1 << 20,)), spec((1 << 20,)), spec((1 << 20,)))
+    # Added after a cliff scan (session 15): loops with small bodies, where
+    # the per-iteration cost of the runtime shows (a fori_loop on 64
+    # values, a small RNN scan, a Newton iteration in a while_loop).
+    case("fori_tiny_body_10k",
+         lambda x: lax.fori_loop(0, 10000, lambda i, c: c * 0.5 + jnp.sin(c), x), spec((64,)))
+
+    def rnn(xs, w, u):
+        def step(h, x):
+            h = jnp.tanh(h @ w + x @ u)
+            return h, h
+        return lax.scan(step, jnp.zeros((8, 64)), xs)[1]
+    case("scan_rnn_256x8x64", rnn, spec((256, 8, 32)), spec((64, 64)), spec((32, 64)))
+
+    def newton(x):
+        def body(c):
+            i, y = c
+            return i + 1, y - (y * y - x) / (2 * y)
+        return lax.while_loop(lambda c: c[0] < 30, body, (0, jnp.ones_like(x)))[1]
+    case("newton_sqrt_30x4096", newton, spec((4096,)))
 
 
 if __name__ == "__main__":
