@@ -5,7 +5,8 @@
 //! GEMM_KERNELS_ONLY=1 stops after the micro-kernel figures, GEMM_TRANSPOSED=1 runs only the transposed-operand cases:
 //! sgemm with B or A column-major and the attention dots 12 x (256x64)·(256x64)ᵀ and 12 x (256x256)·(256x64)); the
 //! GEMM_MIXED=1 only the f16/bf16 dots: `run_mixed_raw` against widening with `half` + `run_f32` + rounding, as the JIT
-//! did); the machine is shared, so numbers are noisy.
+//! did), GEMM_SHAPES=256x768x3072,... only row-major products of those M x K x N shapes; the machine is shared,
+//! so numbers are noisy.
 
 use rxla_gemm::{
     Bias, ConvPlan, Epilogue, KernelKind, MatMut, MatRef, Options, TensorLayout, sgemm,
@@ -144,6 +145,10 @@ fn main() {
             mixed(&o, peak, t == 1);
             continue;
         }
+        if let Ok(shapes) = std::env::var("GEMM_SHAPES") {
+            shapes_run(&shapes, &o, peak, t == 1);
+            continue;
+        }
         if std::env::var_os("GEMM_TRANSPOSED").is_some() {
             transposed(&o, peak, t == 1);
             continue;
@@ -228,6 +233,43 @@ fn main() {
         );
         let flops = 2.0 * 256.0 * (784.0 * 512.0 + 512.0 * 512.0 + 512.0 * 10.0);
         report("mlp_784_512_512_10_b256", flops, secs, peak);
+    }
+}
+
+/// GEMM_SHAPES=MxKxN,...: row-major `M x K` by `K x N` products (the shapes of real models' dense layers).
+fn shapes_run(shapes: &str, o: &Options, peak: f64, cpu: bool) {
+    for sh in shapes.split(',') {
+        let d: Vec<usize> = sh
+            .split('x')
+            .filter_map(|x| x.trim().parse().ok())
+            .collect();
+        let [m, k, n] = d[..] else {
+            panic!("GEMM_SHAPES: {sh} is not MxKxN");
+        };
+        let (a, b) = (data(m * k), data(k * n));
+        let mut c = vec![0f32; m * n];
+        let secs = best_secs(
+            || {
+                sgemm(
+                    1.0,
+                    MatRef::row_major(&a, m, k).unwrap(),
+                    MatRef::row_major(&b, k, n).unwrap(),
+                    0.0,
+                    MatMut::row_major(&mut c, m, n).unwrap(),
+                    None,
+                    o,
+                )
+                .unwrap()
+            },
+            Duration::from_millis(1500),
+            cpu,
+        );
+        report(
+            &format!("sgemm {m}x{k}x{n}"),
+            2.0 * (m * k * n) as f64,
+            secs,
+            peak,
+        );
     }
 }
 

@@ -1,5 +1,7 @@
 //! The BLIS loop nest: `jc` (nc columns) → `pc` (kc, B block packed once, in parallel) → per chunk `ic` (mc rows,
-//! A block packed by the thread running the chunk) → `jr` (NR panel, stays in L1) → `ir` (MR panel) → micro-kernel; the epilogue
+//! A block packed by the thread running the chunk) → `jr` (NR panel, stays in L1) → `ir` (MR panel) → micro-kernel
+//! (one thread with every row in one `mc` block: B packed a few panels at a time inside the `jr` loop instead, the
+//! next group prefetched while the tiles run; few row tiles: B read in place); the epilogue
 //! runs on each finished tile while it is in L1 (last `pc` block only). Threads take chunks (8 per thread, work stealing) of
 //! either the rows (sharing the packed B block) or the column panels (each packing A), whichever has more tiles. This module must not know
 //! operand layouts (packers do) nor validate arguments (entry points do).
@@ -157,8 +159,16 @@ pub(crate) fn run<A: PackA, B: PackB>(
                         ldb,
                     })
                 });
+            let split_rows = tiles_m >= panels || tiles_m >= 8 * nt;
+            // One thread, every row in one `mc` block, more panels than the direct-A path takes: each B panel is
+            // used by one row block only, so it is packed right before its tiles into a small reused buffer (hot
+            // in L1/L2) instead of into a `kc x nc` block that is written out to L3 and read back.
+            let fused = in_place.is_none()
+                && nt == 1
+                && g.m <= blk.mc
+                && panels > DIRECT_MAX_PANELS
+                && fuse_b_group() > 0;
             let run_block = |bbuf: &[f32]| {
-                let split_rows = tiles_m >= panels || tiles_m >= 8 * nt;
                 // More chunks than threads, taken dynamically (rayon work stealing): a thread that is pre-empted by
                 // another process on this shared machine, or runs slower, leaves its remaining chunks to the others
                 // instead of stalling them at the join.
@@ -184,6 +194,7 @@ pub(crate) fn run<A: PackA, B: PackB>(
                         kernel,
                         bbuf,
                         in_place,
+                        fused,
                         pc,
                         kcb,
                         jc,
@@ -199,7 +210,7 @@ pub(crate) fn run<A: PackA, B: PackB>(
                     (0..chunks).into_par_iter().with_max_len(1).for_each(work);
                 }
             };
-            if in_place.is_some() {
+            if in_place.is_some() || fused {
                 run_block(&[]);
             } else {
                 with_scratch(panels * kcb * nr, |bbuf| {
@@ -215,6 +226,22 @@ pub(crate) fn run<A: PackA, B: PackB>(
 /// is used by at most this many tiles, so packing it costs as much as a large share of the multiply-adds). A JAX
 /// LSTM step (32 x 256 by 256 x 1024) on one Zen 5 core: see docs/PERFORMANCE.md.
 const DIRECT_B_MAX_ROW_TILES: usize = 3;
+
+/// Column panels packed at a time on the fused-B path (see `run`): `RXLA_GEMM_FUSE_B=G` overrides it for
+/// measuring, 0 turns the path off.
+fn fuse_b_group() -> usize {
+    static G: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *G.get_or_init(|| {
+        std::env::var("RXLA_GEMM_FUSE_B")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(FUSE_B_GROUP)
+            .min(64)
+    })
+}
+
+/// See `fuse_b_group`.
+const FUSE_B_GROUP: usize = 4;
 
 /// `RXLA_GEMM_DIRECT_B=0` turns the in-place-B path off, for measuring it.
 fn direct_b_off() -> bool {
@@ -306,6 +333,40 @@ fn pack_b_block<B: PackB>(
     }
 }
 
+/// Packs column panels `q0..q1` of the block (columns `jc..jc+ncb`, contraction `pc..pc+kcb`) into `dst` (panel
+/// `q0 + t` at `dst[t·kcb·nr..]`) on the calling thread: whole panels in one pass over B's rows where the operand
+/// can, the partial last panel (and any panel the operand cannot do that way) one by one.
+#[allow(clippy::too_many_arguments)]
+fn pack_b_panels_seq<B: PackB>(
+    b: &B,
+    dst: &mut [f32],
+    pc: usize,
+    kcb: usize,
+    jc: usize,
+    ncb: usize,
+    q0: usize,
+    q1: usize,
+    nr: usize,
+) {
+    let panel = kcb * nr;
+    let whole = (ncb / nr).clamp(q0, q1) - q0;
+    let mut q = q0;
+    if whole > 0 && b.pack_b_panels(pc, kcb, jc + q0 * nr, whole, nr, &mut dst[..whole * panel]) {
+        q += whole;
+    }
+    for q in q..q1 {
+        let j = q * nr;
+        b.pack_b(
+            pc,
+            kcb,
+            jc + j,
+            nr.min(ncb - j),
+            nr,
+            &mut dst[(q - q0) * panel..][..panel],
+        );
+    }
+}
+
 /// One packed B block and the loops below it.
 struct Block<'a, 'g, A: PackA, B: PackB> {
     g: &'a Gemm<'g, A, B>,
@@ -313,6 +374,8 @@ struct Block<'a, 'g, A: PackA, B: PackB> {
     bbuf: &'a [f32],
     /// B read in place instead of from `bbuf` (which is then empty).
     in_place: Option<BInPlace>,
+    /// B panels packed by `rows` right before their tiles, `fuse_b_group()` at a time (`bbuf` is then empty).
+    fused: bool,
     pc: usize,
     kcb: usize,
     jc: usize,
@@ -328,7 +391,7 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
         let mut ic = m_lo;
         while ic < m_hi {
             let mcb = mc.min(m_hi - ic);
-            if self.in_place.is_none() && self.direct_rows(ic, mcb, p_lo, p_hi) {
+            if self.in_place.is_none() && !self.fused && self.direct_rows(ic, mcb, p_lo, p_hi) {
                 ic += mcb;
                 continue;
             }
@@ -341,17 +404,81 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
                         .pack_a(ic + i, mr.min(mcb - i), self.pc, kcb, mr, dst);
                 }
                 let nr = self.kernel.nr;
-                for jr in p_lo..p_hi {
+                let panel = kcb * nr;
+                let column = |jr: usize, bp: *const f32| {
                     // The panel's column stride, checked once for all its tiles.
                     let j = self.jc + jr * nr;
                     let cs = linear(self.g.c.cols, j, nr.min(self.ncb - jr * nr));
                     for ir in 0..apanels {
-                        self.tile(abuf, ic, mcb, ir, jr, cs);
+                        self.tile(abuf, bp, ic, mcb, ir, jr, cs);
+                    }
+                };
+                if self.fused {
+                    let group = fuse_b_group().min(p_hi - p_lo);
+                    with_scratch(group * panel, |bb| {
+                        for q0 in (p_lo..p_hi).step_by(group) {
+                            let q1 = (q0 + group).min(p_hi);
+                            pack_b_panels_seq(
+                                self.g.b, bb, self.pc, kcb, self.jc, self.ncb, q0, q1, nr,
+                            );
+                            // The next group's B rows (this block's, or the next block's first group) are
+                            // fetched into L2 a slice per tile while this group's tiles run, so its packing reads
+                            // cache instead of waiting on memory (rows of a strided B defeat the hardware
+                            // prefetcher).
+                            let next = self.next_group(q1, p_hi, group);
+                            let tiles = (q1 - q0) * apanels;
+                            for jr in q0..q1 {
+                                let bp = bb[(jr - q0) * panel..].as_ptr();
+                                let j = self.jc + jr * nr;
+                                let cs = linear(self.g.c.cols, j, nr.min(self.ncb - jr * nr));
+                                for ir in 0..apanels {
+                                    self.tile(abuf, bp, ic, mcb, ir, jr, cs);
+                                    if let Some((p0, rows, j0, cols)) = next {
+                                        let (r0, r1) = share(rows, tiles, (jr - q0) * apanels + ir);
+                                        self.g.b.prefetch_b(p0 + r0, r1 - r0, j0, cols);
+                                    }
+                                }
+                            }
+                        }
+                    });
+                } else {
+                    for jr in p_lo..p_hi {
+                        // B in place: `bbuf` is empty and `tile` reads B where it lies.
+                        let bp = match self.in_place {
+                            Some(_) => std::ptr::null(),
+                            None => self.bbuf[jr * panel..].as_ptr(),
+                        };
+                        column(jr, bp);
                     }
                 }
             });
             ic += mcb;
         }
+    }
+
+    /// The B area the fused path packs after the group ending at panel `q1` (`p_hi`: this chunk's end):
+    /// `(p0, rows, j0, cols)`, the next group of this block or else the first group of the next `kc` block.
+    fn next_group(
+        &self,
+        q1: usize,
+        p_hi: usize,
+        group: usize,
+    ) -> Option<(usize, usize, usize, usize)> {
+        let nr = self.kernel.nr;
+        if q1 < p_hi {
+            let j = q1 * nr;
+            let cols = (group * nr).min(self.ncb - j);
+            return Some((self.pc, self.kcb, self.jc + j, cols));
+        }
+        let p0 = self.pc + self.kcb;
+        (p0 < self.g.k).then(|| {
+            (
+                p0,
+                self.kcb.min(self.g.k - p0),
+                self.jc,
+                (group * nr).min(self.ncb),
+            )
+        })
     }
 
     /// Rows `ic..ic+mcb` against panels `p_lo..p_hi` with A read in place (no packing), when the kernel has
@@ -427,7 +554,18 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
     /// One micro-tile; `cs` is the column stride of panel `jr` in C when
     /// its columns are equally spaced.
     #[inline]
-    fn tile(&self, abuf: &[f32], ic: usize, mcb: usize, ir: usize, jr: usize, cs: Option<isize>) {
+    /// `bp`: the packed B panel `jr` (`kcb * NR` floats; unused when B is read in place).
+    #[allow(clippy::too_many_arguments)]
+    fn tile(
+        &self,
+        abuf: &[f32],
+        bp: *const f32,
+        ic: usize,
+        mcb: usize,
+        ir: usize,
+        jr: usize,
+        cs: Option<isize>,
+    ) {
         let g = self.g;
         let (mr, nr, kcb) = (self.kernel.mr, self.kernel.nr, self.kcb);
         let rows = mr.min(mcb - ir * mr);
@@ -456,7 +594,6 @@ impl<A: PackA, B: PackB> Block<'_, '_, A, B> {
                 )
             };
         } else {
-            let bp = self.bbuf[jr * kcb * nr..].as_ptr();
             let edge4 = self.kernel.edge4.filter(|_| rows <= 4);
             match (lin, edge4, self.kernel.edge) {
                 ((Some(rs), Some(cs)), _, _) if rows == mr && cols == nr => {

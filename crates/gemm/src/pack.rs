@@ -39,6 +39,10 @@ pub(crate) trait PackB: Sync {
         false
     }
 
+    /// Asks for contraction rows `p0..p0+kc`, columns `j0..j0+cols` to be fetched into L2 (a hint: packed soon).
+    /// The default does nothing.
+    fn prefetch_b(&self, _p0: usize, _kc: usize, _j0: usize, _cols: usize) {}
+
     /// Contraction rows `p0..p0+kc` of columns `j0..j0+cols` readable in place: the address of `(p0, j0)` and
     /// the row stride, when the columns are contiguous and the rows equally spaced (an in-place-B micro-kernel
     /// then reads B without packing it). `None` (the default): always packed.
@@ -219,6 +223,37 @@ unsafe fn deal_rows<const N: usize>(
     }
 }
 
+/// `deal_rows::<16·V>` in 512-bit loads and stores (V per row segment of a panel).
+///
+/// # Safety
+/// AVX-512F; as for `deal_rows`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn deal_rows_avx512<const V: usize>(
+    row: impl Fn(usize) -> *const f32,
+    kc: usize,
+    panels: usize,
+    dst: &mut [f32],
+) {
+    use std::arch::x86_64::{_mm512_loadu_ps, _mm512_storeu_ps};
+    let n = 16 * V;
+    assert!(dst.len() >= panels * kc * n);
+    let out = dst.as_mut_ptr();
+    for p in 0..kc {
+        let r = row(p);
+        for q in 0..panels {
+            for v in 0..V {
+                // SAFETY: row p holds panels·n readable values (the caller's contract); the store is inside dst
+                // (q < panels, p < kc: asserted above).
+                unsafe {
+                    let x = _mm512_loadu_ps(r.add(q * n + 16 * v));
+                    _mm512_storeu_ps(out.add(q * kc * n + p * n + 16 * v), x);
+                }
+            }
+        }
+    }
+}
+
 impl PackB for Operand {
     fn direct_b(
         &self,
@@ -237,6 +272,21 @@ impl PackB for Operand {
                 .wrapping_offset(self.rows.at(p0) + self.cols.at(j0)),
             rs,
         ))
+    }
+
+    /// Row-major B only (each row's segment is contiguous); prefetches never fault, so nothing is checked.
+    fn prefetch_b(&self, p0: usize, kc: usize, j0: usize, cols: usize) {
+        if let Offsets::Strided(1) = self.cols {
+            for p in p0..p0 + kc {
+                let at = match &self.rows {
+                    Offsets::Strided(rs) => Some(p as isize * rs),
+                    Offsets::Table(t) => t.get(p).copied(),
+                };
+                if let Some(at) = at {
+                    prefetch_segment(self.ptr.wrapping_offset(at + j0 as isize), cols);
+                }
+            }
+        }
     }
 
     /// Row-major B: each row segment `j0..j0 + panels·nr` is read once, front to back, and dealt out to the
@@ -260,6 +310,15 @@ impl PackB for Operand {
         let rows = |p: usize| self.ptr.wrapping_offset(self.rows.at(p0 + p) + j0 as isize);
         // SAFETY: rows p0..p0+kc, columns j0..j0+panels·nr are inside the operand (whole panels only).
         unsafe {
+            #[cfg(target_arch = "x86_64")]
+            if crate::gather::avx512() {
+                if nr == 16 {
+                    deal_rows_avx512::<1>(rows, kc, panels, dst);
+                } else {
+                    deal_rows_avx512::<2>(rows, kc, panels, dst);
+                }
+                return true;
+            }
             if nr == 16 {
                 deal_rows::<16>(rows, kc, panels, dst);
             } else {
@@ -589,6 +648,50 @@ mod tests {
                             unsafe { interleave_avx512(&s, width, len, &mut g2) };
                             assert_eq!(g2[..len * width], want[..len * width]);
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `pack_b_panels` (the 512-bit path where the host has it, else fixed-size copies) lays out every whole panel
+    /// exactly as `pack_b` does, for row strides wider than the panels (the view's other columns are NaN and must
+    /// not be read), odd `kc`, 1..5 panels, both panel widths; `prefetch_b` changes nothing.
+    #[test]
+    fn pack_b_panels_matches_pack_b() {
+        for nr in [16, 32] {
+            for panels in 1..=5 {
+                for kc in [1, 2, 7, 33] {
+                    for extra in [0, 3] {
+                        let (p0, j0) = (2, 5);
+                        let ld = j0 + panels * nr + extra;
+                        let src: Vec<f32> = (0..(p0 + kc) * ld)
+                            .map(|x| {
+                                let j = x % ld;
+                                if j >= j0 && j < j0 + panels * nr {
+                                    x as f32 * 0.25
+                                } else {
+                                    f32::NAN
+                                }
+                            })
+                            .collect();
+                        let b = Operand {
+                            ptr: src.as_ptr(),
+                            rows: Offsets::Strided(ld as isize),
+                            cols: Offsets::Strided(1),
+                        };
+                        let mut want = vec![-1f32; panels * kc * nr + 7];
+                        let mut got = want.clone();
+                        for q in 0..panels {
+                            b.pack_b(p0, kc, j0 + q * nr, nr, nr, &mut want[q * kc * nr..]);
+                        }
+                        b.prefetch_b(p0, kc, j0, panels * nr);
+                        assert!(b.pack_b_panels(p0, kc, j0, panels, nr, &mut got));
+                        assert_eq!(
+                            got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                            want.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                            "nr {nr}, {panels} panels, kc {kc}, ld {ld}"
+                        );
                     }
                 }
             }

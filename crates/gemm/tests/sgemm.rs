@@ -614,3 +614,88 @@ fn few_rows_read_only_the_b_view() {
         }
     }
 }
+
+/// One thread packs B a few panels at a time right before their tiles when all rows fit one `mc` block (the
+/// fused-B path), two threads pack the whole `kc x nc` block first: the same panels, kernel and order, so C is
+/// bit-identical, and both match the f64 reference. B row-major, column-major, or a view of a wider matrix whose
+/// other columns are NaN (an over-read poisons C); several kc and nc blocks, partial last panels and row tiles,
+/// every tier this host has.
+#[test]
+fn fused_b_packing_equals_block_packing() {
+    let mut rng = Rng::new(31);
+    for kernel in kernels() {
+        let (mr, nr) = (kernel.mr(), kernel.nr());
+        for &(m, n, k) in &[
+            (4 * mr, 3 * nr, 1),
+            (4 * mr + 1, 3 * nr + 1, 17),
+            (100, 5 * nr - 3, 300),
+            (200, 1000, 129),
+            (57, 8 * nr, 700),
+        ] {
+            for b_layout in 0..3 {
+                for blocking in [
+                    None,
+                    Some(Blocking::new(kernel, 224, 64, 4 * nr)),
+                    Some(Blocking::new(kernel, 224, 100, 7 * nr)),
+                ] {
+                    let a = rng.vec(m * k);
+                    let ldb = if b_layout == 2 { n + 5 } else { n };
+                    let mut b = vec![f32::NAN; k * ldb];
+                    for p in 0..k {
+                        for j in 0..n {
+                            b[p * ldb + j] = rng.f32();
+                        }
+                    }
+                    let b_col: Vec<f32> = (0..k * n).map(|x| b[(x % k) * ldb + x / k]).collect();
+                    let c0 = rng.vec(m * n);
+                    let run = |threads: usize| {
+                        let mut o = opts(kernel, threads);
+                        o.blocking = blocking;
+                        o.unpacked_paths = false;
+                        let bv = if b_layout == 1 {
+                            MatRef::new(&b_col, k, n, 1, k as isize).unwrap()
+                        } else {
+                            MatRef::new(&b, k, n, ldb as isize, 1).unwrap()
+                        };
+                        let mut c = c0.clone();
+                        sgemm(
+                            0.75,
+                            MatRef::row_major(&a, m, k).unwrap(),
+                            bv,
+                            0.5,
+                            MatMut::row_major(&mut c, m, n).unwrap(),
+                            None,
+                            &o,
+                        )
+                        .unwrap();
+                        c
+                    };
+                    let (one, two) = (run(1), run(2));
+                    let what = format!("{kernel:?} {m}x{n}x{k} B layout {b_layout} {blocking:?}");
+                    assert!(
+                        one.iter()
+                            .zip(&two)
+                            .all(|(x, y)| x.to_bits() == y.to_bits()),
+                        "{what}: 1 and 2 threads differ"
+                    );
+                    for i in 0..m {
+                        for j in 0..n {
+                            let (mut s, mut sc) = (0.5 * c0[i * n + j] as f64, 0f64);
+                            sc += s.abs();
+                            for p in 0..k {
+                                let t = 0.75 * a[i * k + p] as f64 * b[p * ldb + j] as f64;
+                                s += t;
+                                sc += t.abs();
+                            }
+                            let got = one[i * n + j] as f64;
+                            assert!(
+                                (got - s).abs() <= 1e-5 * sc + 1e-30,
+                                "{what}: ({i},{j}) {got} vs {s}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
