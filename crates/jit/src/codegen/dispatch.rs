@@ -189,8 +189,8 @@ impl Emitter<'_, '_> {
             Op::Gather {
                 dims, slice_sizes, ..
             } => {
-                if lanes.is_some() {
-                    return Err(JitError::unsupported("vector gather"));
+                if let Some(sym) = lanes {
+                    return gather::gather_lanes(self, &at, dims, slice_sizes, sym);
                 }
                 gather::gather(self, &at, dims, slice_sizes)
             }
@@ -376,6 +376,7 @@ fn int_lane_op(op: &Op) -> bool {
             | Op::BitcastConvert
             | Op::Select
             | Op::Clamp
+            | Op::Gather { .. }
     )
 }
 

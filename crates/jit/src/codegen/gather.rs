@@ -1,19 +1,93 @@
 //! `gather` at one output element (scalar): the start indices read from
 //! the index operand and clamped into the operand, batching dims paired,
 //! offset dims added — the evaluator's rules; every index stays in
-//! bounds. Must not read outside the operand nor depend on another
+//! bounds. In vector kernels (f32, s32, u32 results) each lane is such a
+//! scalar gather at its own output index, so the ops around a gather stay
+//! in lanes. Must not read outside the operand nor depend on another
 //! lowering family.
 
-use super::emit::{At, Emitter};
+use super::emit::{At, Emitter, Sym};
 use super::scalar;
 use crate::error::{JitError, Result};
+use cranelift_codegen::ir::types::{F32X4, I32X4};
 use cranelift_codegen::ir::{InstBuilder, Value};
-use rxla_ir::GatherDims;
+use rxla_ir::{ElementType, GatherDims};
+
+/// `gather` in vector lanes: lane `k` is the scalar gather at the output
+/// index moved `k` steps along `sym` (every lane of a vector step is an
+/// output position, so every lane's gather is in bounds as the scalar
+/// one is).
+pub fn gather_lanes(
+    em: &mut Emitter,
+    at: &At,
+    dims: &GatherDims,
+    slice_sizes: &[i64],
+    sym: &Sym,
+) -> Result<Value> {
+    let ty = match at.shape.element_type {
+        ElementType::F32 => F32X4,
+        ElementType::S32 | ElementType::U32 => I32X4,
+        _ => return Err(JitError::unsupported("vector gather of this type")),
+    };
+    let coef = sym.dims(at.shape.rank())?;
+    // Lanes along offset dims only: one start for all lanes, and the lanes
+    // move through the operand's window dims (never clamped there: a
+    // valid output position is inside the slice).
+    let (oi, moves) = operand_index(em, at, dims, slice_sizes)?;
+    if coef.iter().zip(&moves).all(|(&k, m)| k == 0 || m.is_some()) {
+        let rank = em.array_shape(at.c, at.instr.operands[0])?.rank();
+        let mut op_coef = vec![0; rank];
+        for (&k, m) in coef.iter().zip(&moves) {
+            if let Some(w) = m {
+                op_coef[*w] += k;
+            }
+        }
+        return em.emit(at.c, at.instr.operands[0], &oi, Some(&Sym::Dims(op_coef)));
+    }
+    let mut v: Option<Value> = None;
+    for k in 0..4u8 {
+        let idx: Vec<Value> = at
+            .idx
+            .iter()
+            .zip(&coef)
+            .map(|(&i, &c)| match c * i64::from(k) {
+                0 => i,
+                s => em.b.ins().iadd_imm_s(i, s),
+            })
+            .collect();
+        let lane = At {
+            c: at.c,
+            id: at.id,
+            instr: at.instr,
+            shape: at.shape.clone(),
+            idx: &idx,
+            lanes: None,
+        };
+        let x = gather(em, &lane, dims, slice_sizes)?;
+        v = Some(match v {
+            None => em.b.ins().scalar_to_vector(ty, x),
+            Some(v) => em.b.ins().insertlane(v, x, k),
+        });
+    }
+    v.ok_or_else(|| JitError::codegen("vector gather lanes"))
+}
 
 /// `gather` at an output index (the evaluator's rules: starts from the
 /// index vector clamped into the operand, batching dims paired, offset
 /// dims added; every index stays in bounds).
 pub fn gather(em: &mut Emitter, at: &At, dims: &GatherDims, slice_sizes: &[i64]) -> Result<Value> {
+    let (oi, _) = operand_index(em, at, dims, slice_sizes)?;
+    em.emit(at.c, at.instr.operands[0], &oi, None)
+}
+
+/// The operand index read for the output index `at.idx`, and per output
+/// dim the operand dim it moves (offset dims: their window dim).
+fn operand_index(
+    em: &mut Emitter,
+    at: &At,
+    dims: &GatherDims,
+    slice_sizes: &[i64],
+) -> Result<(Vec<Value>, Vec<Option<usize>>)> {
     let (c, out, idx) = (at.c, &at.shape, at.idx);
     let (operand, indices) = (at.instr.operands[0], at.instr.operands[1]);
     let os = em.array_shape(c, operand)?;
@@ -74,5 +148,9 @@ pub fn gather(em: &mut Emitter, at: &At, dims: &GatherDims, slice_sizes: &[i64])
     if os.dims.contains(&0) {
         return Err(JitError::unsupported("gather from an empty operand"));
     }
-    em.emit(c, operand, &oi, None)
+    let mut moves = vec![None; out.rank()];
+    for (i, &o) in offset_dims.iter().enumerate() {
+        moves[o] = Some(window[i]);
+    }
+    Ok((oi, moves))
 }

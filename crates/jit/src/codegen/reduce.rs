@@ -276,13 +276,19 @@ fn reduce_seq(em: &mut Emitter, row: &Row, order: &[usize], sym: Option<Sym>) ->
         .map(|a| a.element_type);
     let et = out_type.map_err(|_| JitError::unsupported("tuple reduce operand"))?;
     let vector = sym.is_some();
-    let ty = if vector { F32X4 } else { repr::storage(et)? };
-    let acc = em.b.declare_var(ty);
     let start = if vector {
         vector::splat(em, init_v, et)?
     } else {
         init_v
     };
+    // The accumulator has the lanes' own type (F32X4, or the integer and
+    // predicate lane types); a reducer whose result differs is refused
+    // (the kernel is then built another way), never defined mismatched.
+    let ty = em.b.func.dfg.value_type(start);
+    if !vector && ty != repr::storage(et)? {
+        return Err(JitError::unsupported("reduce init type"));
+    }
+    let acc = em.b.declare_var(ty);
     em.b.def_var(acc, start);
     let extents: Vec<i64> = order.iter().map(|&d| os.dims[d]).collect();
     em.nest(&extents, &mut Vec::new(), &mut |em, vars| {
@@ -292,7 +298,13 @@ fn reduce_seq(em: &mut Emitter, row: &Row, order: &[usize], sym: Option<Sym>) ->
         }
         let v = em.emit(c, operand, &oi, sym.as_ref())?;
         let a = em.b.use_var(acc);
+        if em.b.func.dfg.value_type(v) != ty {
+            return Err(JitError::unsupported("reduce operand lanes"));
+        }
         let r = em.inline(reducer, &[a, v], vector)?;
+        if em.b.func.dfg.value_type(r) != ty {
+            return Err(JitError::unsupported("reduce result lanes"));
+        }
         em.b.def_var(acc, r);
         Ok(())
     })?;
