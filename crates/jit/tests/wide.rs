@@ -356,3 +356,72 @@ ENTRY e {{
         }
     }
 }
+
+/// Short rows (at most 128 values) run their wide nodes over a block of
+/// several whole rows per call (`Nest::row_groups`): a per-column operand
+/// the rows share is read in place with the row length as its period
+/// (whole vectors: lengths that are multiples of 16) or filled row by row,
+/// a per-row value filled row by row, and the rows' own loops read the
+/// nodes' blocks. Bit for bit the inline code's results, with partial
+/// groups of rows and row tails.
+#[test]
+fn wide_nodes_over_several_short_rows_equal_the_inline_code() {
+    let bodies = [
+        // Softmax over a middle axis: exp(x - max), then the divide by the
+        // per-column sum, both roots.
+        "  s = f32[{S}] subtract(x, cb)\n  ROOT r = f32[{S}] exponential(s)",
+        "  ROOT r = f32[{S}] divide(x, cb)",
+        "  ROOT r = f32[{S}] divide(cb, x)",
+        // A per-row value subtracted (softmax over short last-axis rows).
+        "  s = f32[{S}] subtract(x, mb)\n  ROOT r = f32[{S}] exponential(s)",
+        // Wide nodes read by the root: exp and tanh of computed operands.
+        "  s = f32[{S}] subtract(x, cb)\n  e = f32[{S}] exponential(s)\n  q = f32[{S}] divide(e, mb)\n  t = f32[{S}] tanh(y)\n  ROOT r = f32[{S}] add(q, t)",
+    ];
+    for (a, rows, cols) in [
+        (2i64, 37i64, 64i64),
+        (1, 20, 16),
+        (3, 9, 20),
+        (2, 5, 128),
+        (2, 33, 5),
+        (1, 3, 48),
+    ] {
+        let shape = format!("{a},{rows},{cols}");
+        for body in bodies {
+            let body = body.replace("{S}", &shape);
+            let text = format!(
+                "HloModule w
+ENTRY e {{
+  x = f32[{shape}] parameter(0)
+  y = f32[{shape}] parameter(1)
+  c = f32[{a},{cols}] parameter(2)
+  m = f32[{a},{rows}] parameter(3)
+  cb = f32[{shape}] broadcast(c), dimensions={{0,2}}
+  mb = f32[{shape}] broadcast(m), dimensions={{0,1}}
+{body}
+}}
+"
+            );
+            let m = parse_module(&text, "w").expect("parses");
+            let n = (a * rows * cols) as usize;
+            let x = Literal::from_vec(&[a, rows, cols], inputs(n)).unwrap();
+            let mut ys = inputs(n + 7);
+            ys.drain(..7);
+            let y = Literal::from_vec(&[a, rows, cols], ys).unwrap();
+            let mut cs = inputs(a as usize * cols as usize + 3);
+            cs.drain(..3);
+            let cv = Literal::from_vec(&[a, cols], cs).unwrap();
+            let mv = Literal::from_vec(
+                &[a, rows],
+                (0..a * rows).map(|r| r as f32 * 0.5 - 3.25).collect(),
+            )
+            .unwrap();
+            let args = [x, y, cv, mv];
+            let (narrow, _) = run_with(&m, &args, false);
+            let (wide, calls) = run_with(&m, &args, true);
+            assert_eq!(bits(&wide), bits(&narrow), "{shape}: {body}");
+            if rxla_jit::wide::available() {
+                assert!(calls > 0, "{shape}: {body}: no block routine was called");
+            }
+        }
+    }
+}

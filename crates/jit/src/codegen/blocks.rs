@@ -224,13 +224,45 @@ impl BlockSlots {
 }
 
 /// One block of a row: elements `j0..j1` of dimension `d` of values with
-/// dims `dims` in computation `comp`.
+/// dims `dims` in computation `comp`; with `rows`, whole rows `r0..r1` of
+/// the next dimension out (`j0..j1` then spans the row, `0..n`).
 pub(super) struct BlockRow<'a> {
     pub comp: CompId,
     pub dims: &'a [i64],
     pub d: usize,
     pub j0: Value,
     pub j1: Value,
+    pub rows: Option<RowSpan>,
+}
+
+/// Consecutive short rows computed as one block (`kernel.rs`): rows
+/// `r0..r1` of dimension `d`, `n` elements each; element `j` of row `r`
+/// is element `(r - r0)·n + j` of every block.
+#[derive(Clone, Copy)]
+pub(super) struct RowSpan {
+    pub d: usize,
+    pub r0: Value,
+    pub r1: Value,
+    pub n: i64,
+}
+
+/// Whether `nodes` can run over blocks of whole rows of dimension `d`
+/// inside dimension `dr` (`RowSpan`): a program reads a value that has
+/// one value per row as one value for its whole block, so each such leaf
+/// must also have one value along `dr`. Binary routines fill such operands
+/// per row instead.
+pub(super) fn spans_rows(
+    comp: &rxla_ir::Computation,
+    nodes: &[WideNode],
+    d: usize,
+    dr: usize,
+) -> bool {
+    nodes.iter().all(|w| {
+        w.program.is_none()
+            || w.operands
+                .iter()
+                .all(|&o| !row_invariant(comp, o, d, 4) || row_invariant(comp, o, dr, 4))
+    })
 }
 
 /// Computes `nodes` over the block `row` (the other indices in `idx`) and
@@ -248,7 +280,14 @@ pub(super) fn run_blocks(
     let mut unit = vec![0i64; idx.len()];
     unit[d] = 1;
     let sym = Sym::Dims(unit);
-    let len = em.b.ins().isub(j1, j0);
+    let len = match row.rows {
+        Some(s) => {
+            idx[s.d] = s.r0;
+            let k = em.b.ins().isub(s.r1, s.r0);
+            em.b.ins().imul_imm_s(k, s.n)
+        }
+        None => em.b.ins().isub(j1, j0),
+    };
     let len4 = em.b.ins().band_imm_s(len, !3);
     let vhi = em.b.ins().iadd(j0, len4);
     let shift = em.b.ins().ishl_imm_s(j0, 2);
@@ -272,7 +311,12 @@ pub(super) fn run_blocks(
                 continue;
             }
             let binary = node.operands.len() == 2 || ns.program.is_some();
-            if binary && row_invariant(em.module.comp(c), operand, d, 4) {
+            let comp = em.module.comp(c);
+            let one = row_invariant(comp, operand, d, 4)
+                && row
+                    .rows
+                    .is_none_or(|s| row_invariant(comp, operand, s.d, 4));
+            if binary && one {
                 let v = em.emit(c, operand, idx, None)?;
                 let one = em.b.create_sized_stack_slot(StackSlotData::new(
                     StackSlotKind::ExplicitSlot,
@@ -288,8 +332,18 @@ pub(super) fn run_blocks(
                 ptrs.push((p, 1));
                 continue;
             }
-            if binary && let Some(p) = broadcast_row(em, row, operand, idx)? {
-                ptrs.push((p, 1));
+            // Over several rows, a per-column value the rows share repeats
+            // with the row length as its period (whole vectors only).
+            let period = match row.rows {
+                None => Some(1),
+                Some(s) => (s.n % 16 == 0 && !maps_dim(comp, operand, s.d)).then_some(s.n),
+            };
+            if binary
+                && let Some(step) = period
+                && (step == 1 || node.program.is_none())
+                && let Some(p) = broadcast_row(em, row, operand, idx)?
+            {
+                ptrs.push((p, step));
                 continue;
             }
             // Filled by inline code: the first operand into the result
@@ -299,6 +353,11 @@ pub(super) fn run_blocks(
                 None if k == 0 => base,
                 None => return Err(JitError::codegen("no block for an operand")),
             };
+            if let Some(s) = row.rows {
+                fill_rows(em, c, operand, s, d, fill, idx, &sym)?;
+                ptrs.push((fill, 1));
+                continue;
+            }
             em.hoist(c, operand, idx, &sym);
             let flags = MemFlagsData::new().with_notrap();
             em.for_range(j0, vhi, 4, |em, j| {
@@ -351,9 +410,66 @@ pub(super) fn run_blocks(
     Ok(())
 }
 
+/// Whether `id` is a broadcast that maps dimension `d` of its result to
+/// one of its operand's (so its value changes along `d`).
+fn maps_dim(comp: &rxla_ir::Computation, id: InstrId, d: usize) -> bool {
+    match &comp.get(id).op {
+        rxla_ir::Op::Broadcast { dimensions } => dimensions.contains(&(d as i64)),
+        _ => true,
+    }
+}
+
+/// Fills `operand` over the rows of `s` (element `j` of row `r` at
+/// `fill + 4·((r - r0)·n + j)`) with the inline code: vectors of 4, then
+/// a scalar tail per row.
+#[allow(clippy::too_many_arguments)]
+fn fill_rows(
+    em: &mut Emitter,
+    c: CompId,
+    operand: InstrId,
+    s: RowSpan,
+    d: usize,
+    fill: Value,
+    idx: &mut [Value],
+    sym: &Sym,
+) -> Result<()> {
+    let flags = MemFlagsData::new().with_notrap();
+    let zero = em.iconst(0);
+    let n4 = em.iconst(s.n & !3);
+    let n = em.iconst(s.n);
+    em.for_range(s.r0, s.r1, 1, |em, r| {
+        idx[s.d] = r;
+        idx[d] = zero;
+        let k = em.b.ins().isub(r, s.r0);
+        let off = em.b.ins().imul_imm_s(k, 4 * s.n);
+        let at = em.b.ins().iadd(fill, off);
+        em.hoist(c, operand, idx, sym);
+        em.for_range(zero, n4, 4, |em, j| {
+            idx[d] = j;
+            let v = em.emit(c, operand, idx, Some(sym))?;
+            let o = em.b.ins().ishl_imm_s(j, 2);
+            let a = em.b.ins().iadd(at, o);
+            em.b.ins().store(flags, v, a, 0);
+            Ok(())
+        })?;
+        em.for_range(n4, n, 1, |em, j| {
+            idx[d] = j;
+            let v = em.emit(c, operand, idx, None)?;
+            let o = em.b.ins().ishl_imm_s(j, 2);
+            let a = em.b.ins().iadd(at, o);
+            em.b.ins().store(flags, v, a, 0);
+            Ok(())
+        })
+    })?;
+    idx[s.d] = s.r0;
+    idx[d] = zero;
+    Ok(())
+}
+
 /// When `operand` is an f32 input of the kernel with the row's dims whose
 /// physically minor dimension is the row's (read at the row's own index,
-/// contiguously), the address of its element at `idx`.
+/// contiguously; with several rows, the rows' dimension next out, so the
+/// rows follow each other), the address of its element at `idx`.
 fn input_row(
     em: &mut Emitter,
     row: &BlockRow,
@@ -368,7 +484,10 @@ fn input_row(
         ElementType::F32 | ElementType::S32 | ElementType::U32
     ) && !shape.layout.is_padded()
         && shape.dims == row.dims
-        && shape.layout.minor_to_major.first() == Some(&(row.d as i64));
+        && shape.layout.minor_to_major.first() == Some(&(row.d as i64))
+        && row
+            .rows
+            .is_none_or(|s| shape.layout.minor_to_major.get(1) == Some(&(s.d as i64)));
     if !direct {
         return Ok(None);
     }

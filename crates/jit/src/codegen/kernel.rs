@@ -6,7 +6,9 @@
 //! dimensions when both are large, for transposed reads). Stores go to
 //! the single output buffer.
 
-use super::blocks::{BlockRow, BlockSlots, WideNode, kernel_users, run_blocks, wide_nodes};
+use super::blocks::{
+    BlockRow, BlockSlots, RowSpan, WideNode, kernel_users, run_blocks, spans_rows, wide_nodes,
+};
 use super::emit::{Emitter, Sym};
 use super::jit::{Jit, KernelSpec};
 use super::repr;
@@ -143,6 +145,15 @@ const TILE: i64 = 32;
 /// scratch per routine, in L1 with the row's other reads).
 const BLOCK: i64 = 256;
 
+/// Rows at most this long run their wide nodes over several rows per
+/// call (`Nest::row_groups`): a softmax over a middle axis of 64×512×64
+/// called each routine once per 64 values, and the calls (which also
+/// spill every vector register) cost more than the work.
+const SHORT_ROW: i64 = 128;
+
+/// Outputs per block of several short rows (4 KiB of scratch per routine).
+const ROWS_BLOCK: i64 = 1024;
+
 struct Nest<'s> {
     spec: &'s KernelSpec,
     out: &'s ArrayShape,
@@ -178,6 +189,11 @@ impl Nest<'_> {
         if self.tile && level + 2 == rank {
             return self.tiled(em, idx, lo, hi);
         }
+        if level + 2 == rank
+            && let Some(per) = self.rows_per_block(em)
+        {
+            return self.row_groups(em, idx, lo, hi, per);
+        }
         if level + 1 < rank {
             return em.for_range(lo, hi, 1, |em, i| {
                 idx[d] = i;
@@ -185,6 +201,86 @@ impl Nest<'_> {
             });
         }
         self.row(em, idx, lo, hi)
+    }
+
+    /// Rows per block when the wide nodes run over several whole rows at a
+    /// time: vector rows no longer than [`SHORT_ROW`] without padded
+    /// windows, whose nodes can span rows ([`spans_rows`]).
+    fn rows_per_block(&self, em: &Emitter) -> Option<i64> {
+        let rank = self.order.len();
+        if rank < 2 || !self.vectorize || self.tile || self.interior.is_some() {
+            return None;
+        }
+        let (dr, d) = (self.order[rank - 2], self.order[rank - 1]);
+        let n = self.out.dims[d];
+        let comp = em.module.comp(self.spec.comp);
+        (!self.blocks.is_empty()
+            && n <= SHORT_ROW
+            && self.out.dims[dr] > 1
+            && spans_rows(comp, &self.blocks, d, dr))
+        .then(|| (ROWS_BLOCK / n.max(1)).max(1))
+    }
+
+    /// Rows `lo..hi` of the second-innermost dimension, `per` at a time:
+    /// the wide nodes over all of a group's rows in one call each (see
+    /// `blocks::RowSpan`), then each row's own loops reading their
+    /// results (or nothing more when a wide root wrote the output rows).
+    fn row_groups(
+        &self,
+        em: &mut Emitter,
+        idx: &mut Vec<Value>,
+        lo: Value,
+        hi: Value,
+        per: i64,
+    ) -> Result<()> {
+        let rank = self.order.len();
+        let (dr, d) = (self.order[rank - 2], self.order[rank - 1]);
+        let n = self.out.dims[d];
+        let c = self.spec.comp;
+        let root_direct = self.blocks.last().is_some_and(|w| w.id == self.spec.root);
+        let slots = BlockSlots::new(em, &self.blocks, root_direct, per * n);
+        em.for_range(lo, hi, per, |em, r0| {
+            let end = em.b.ins().iadd_imm_s(r0, per);
+            let r1 = em.b.ins().smin(end, hi);
+            let (zero, nv) = (em.iconst(0), em.iconst(n));
+            idx[dr] = r0;
+            idx[d] = zero;
+            let out_row = if root_direct {
+                Some(em.address(self.out_base, self.out, idx)?)
+            } else {
+                None
+            };
+            let row = BlockRow {
+                comp: c,
+                dims: &self.out.dims,
+                d,
+                j0: zero,
+                j1: nv,
+                rows: Some(RowSpan { d: dr, r0, r1, n }),
+            };
+            run_blocks(em, &row, &self.blocks, &slots, idx, out_row)?;
+            let r = if root_direct {
+                Ok(())
+            } else {
+                let bases: Vec<(InstrId, Value)> = self
+                    .blocks
+                    .iter()
+                    .filter_map(|w| em.blocked.get(&(c, w.id)).map(|&(b, _)| (w.id, b)))
+                    .collect();
+                em.for_range(r0, r1, 1, |em, r| {
+                    idx[dr] = r;
+                    let k = em.b.ins().isub(r, r0);
+                    let off = em.b.ins().imul_imm_s(k, 4 * n);
+                    for &(id, b) in &bases {
+                        let p = em.b.ins().iadd(b, off);
+                        em.blocked.insert((c, id), (p, d));
+                    }
+                    self.vector_loops(em, idx, zero, nv)
+                })
+            };
+            em.blocked.clear();
+            r
+        })
     }
 
     /// The innermost loop over `lo..hi` of the contiguous dimension:
@@ -249,6 +345,7 @@ impl Nest<'_> {
                 d,
                 j0,
                 j1,
+                rows: None,
             };
             run_blocks(em, &row, &self.blocks, &slots, idx, out_row)?;
             let r = if root_direct {

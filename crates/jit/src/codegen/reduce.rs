@@ -548,6 +548,7 @@ fn reduce_vec_loops(
                     d: m,
                     j0,
                     j1,
+                    rows: None,
                 };
                 blocks::run_blocks(em, &block, &wide, &slots, &mut oi0, None)?;
                 for (k, &(v, ty)) in vars.iter().enumerate() {

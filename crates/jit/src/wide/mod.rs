@@ -100,16 +100,19 @@ pub unsafe extern "C" fn block_log(dst: *mut f32, src: *const f32, n: i64) -> i6
     n
 }
 
-/// `dst[i] = a[i·sa] ∘ b[i·sb]` for `i < n`, `∘` one IEEE operation (so
-/// bit-identical to the JIT's inline F32X4 code), 16 lanes at a time; `sa`
-/// and `sb` are each 0 (one value for the whole block) or 1. Division gains
-/// most: Zen 5 divides a zmm register in about the time an xmm one takes.
-/// `dst` may be `a` or `b`.
+/// `dst[i] = a[f(i, sa)] ∘ b[f(i, sb)]` for `i < n`, `∘` one IEEE
+/// operation (so bit-identical to the JIT's inline F32X4 code), 16 lanes at
+/// a time; a step of 0 reads one value for the whole block (`f = 0`), 1
+/// reads a row (`f = i`), and `p ≥ 2` repeats the first `p` values
+/// (`f = i mod p`: a per-column value across a block of several short
+/// rows). Division gains most: Zen 5 divides a zmm register in about the
+/// time an xmm one takes. `dst` may be `a` or `b`.
 ///
 /// # Safety
-/// `a` and `b` point at `n` readable f32 values (one when their step is 0)
-/// and `dst` at `n` writable ones (each either disjoint from or equal to
-/// the others); [`available`] returned true.
+/// `a` and `b` point at `n` readable f32 values (one when their step is 0,
+/// `min(n, p)` when it is `p ≥ 2`) and `dst` at `n` writable ones (each
+/// either disjoint from or equal to the others); [`available`] returned
+/// true.
 macro_rules! binary_routine {
     ($(#[$doc:meta])* $name:ident, $run:ident) => {
         $(#[$doc])*
@@ -128,7 +131,7 @@ macro_rules! binary_routine {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: forwarded contract.
             unsafe {
-                avx512::$run(dst, a, sa != 0, b, sb != 0, n)
+                avx512::$run(dst, a, sa.max(0) as usize, b, sb.max(0) as usize, n)
             };
             n
         }
@@ -240,8 +243,9 @@ pub(super) mod avx512 {
     }
     block_loop!(run_exp, exp16);
 
-    /// `dst[i] = a[i] ∘ b[i]` with step-0 operands broadcast; the tail
-    /// masked (`fill_a`/`fill_b` in the masked-off lanes, never stored).
+    /// `dst[i] = a[i] ∘ b[i]` with step-0 operands broadcast and step-`p`
+    /// ones periodic (see `block_div`); the tail masked (`1.0` in the
+    /// masked-off lanes, never stored).
     macro_rules! binary_loop {
         ($name:ident, $op:ident) => {
             /// # Safety
@@ -250,33 +254,73 @@ pub(super) mod avx512 {
             pub unsafe fn $name(
                 dst: *mut f32,
                 a: *const f32,
-                a_row: bool,
+                a_step: usize,
                 b: *const f32,
-                b_row: bool,
+                b_step: usize,
                 n: i64,
             ) {
                 let n = n.max(0) as usize;
-                let mut i = 0;
                 // SAFETY (whole body): every access is within [0, n) of the
-                // arrays (element 0 of a step-0 one); the tail is masked.
+                // arrays (element 0 of a step-0 one, [0, p) of a periodic
+                // one); the tails are masked.
                 unsafe {
-                    let load = |p: *const f32, row: bool, i: usize, k: __mmask16| {
-                        if !row {
+                    // Lanes `o..o + 16` of an operand (masked by `k`),
+                    // `o` its offset for output `i`.
+                    let load = |p: *const f32, step: usize, o: usize, k: __mmask16| {
+                        if step == 0 {
                             _mm512_set1_ps(*p)
                         } else if k == !0 {
-                            _mm512_loadu_ps(p.add(i))
+                            _mm512_loadu_ps(p.add(o))
                         } else {
-                            _mm512_mask_loadu_ps(_mm512_set1_ps(1.0), k, p.add(i))
+                            _mm512_mask_loadu_ps(_mm512_set1_ps(1.0), k, p.add(o))
                         }
                     };
+                    let whole = |step: usize| step <= 1 || step % 16 == 0;
+                    if !(whole(a_step) && whole(b_step)) {
+                        // A period that splits vectors: element by element.
+                        let at = |p: *const f32, step: usize, i: usize| match step {
+                            0 => *p,
+                            1 => *p.add(i),
+                            s => *p.add(i % s),
+                        };
+                        for i in 0..n {
+                            let x = _mm512_set1_ps(at(a, a_step, i));
+                            let y = _mm512_set1_ps(at(b, b_step, i));
+                            *dst.add(i) = _mm512_cvtss_f32($op(x, y));
+                        }
+                        return;
+                    }
+                    if a_step <= 1 && b_step <= 1 {
+                        // Rows and single values: offsets are `i` itself.
+                        let mut i = 0usize;
+                        while i + 16 <= n {
+                            let q = $op(load(a, a_step, i, !0), load(b, b_step, i, !0));
+                            _mm512_storeu_ps(dst.add(i), q);
+                            i += 16;
+                        }
+                        if i < n {
+                            let k: __mmask16 = ((1u32 << (n - i)) - 1) as __mmask16;
+                            let q = $op(load(a, a_step, i, k), load(b, b_step, i, k));
+                            _mm512_mask_storeu_ps(dst.add(i), k, q);
+                        }
+                        return;
+                    }
+                    // Offsets into a periodic operand wrap at its period.
+                    let next = |o: usize, step: usize| {
+                        let o = o + 16;
+                        if step > 1 && o == step { 0 } else { o }
+                    };
+                    let (mut oa, mut ob, mut i) = (0usize, 0usize, 0usize);
                     while i + 16 <= n {
-                        let q = $op(load(a, a_row, i, !0), load(b, b_row, i, !0));
+                        let q = $op(load(a, a_step, oa, !0), load(b, b_step, ob, !0));
                         _mm512_storeu_ps(dst.add(i), q);
+                        oa = next(oa, a_step);
+                        ob = next(ob, b_step);
                         i += 16;
                     }
                     if i < n {
                         let k: __mmask16 = ((1u32 << (n - i)) - 1) as __mmask16;
-                        let q = $op(load(a, a_row, i, k), load(b, b_row, i, k));
+                        let q = $op(load(a, a_step, oa, k), load(b, b_step, ob, k));
                         _mm512_mask_storeu_ps(dst.add(i), k, q);
                     }
                 }
