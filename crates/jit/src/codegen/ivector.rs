@@ -120,6 +120,27 @@ pub fn binary(
                 _ => em.b.ins().ushr_imm_s(x, k as i64),
             }
         }
+        BinaryOp::Divide | BinaryOp::Remainder => {
+            // Lane by lane through the scalar form (its x/0 and overflow
+            // rules; a constant divisor becomes a multiply there).
+            // A uniform divisor (a splat) as its scalar: the scalar form
+            // then sees a constant one.
+            let ys = em.splat_arg(y);
+            let mut v: Option<Value> = None;
+            for k in 0..4u8 {
+                let a = em.b.ins().extractlane(x, k);
+                let d = match ys {
+                    Some(d) => d,
+                    None => em.b.ins().extractlane(y, k),
+                };
+                let r = super::scalar::binary(em, op, et, a, d)?;
+                v = Some(match v {
+                    None => em.b.ins().scalar_to_vector(I32X4, r),
+                    Some(v) => em.b.ins().insertlane(v, r, k),
+                });
+            }
+            return v.ok_or_else(|| JitError::codegen("vector divide lanes"));
+        }
         _ => {
             return Err(JitError::unsupported(format!(
                 "vector {} on {et}",

@@ -81,7 +81,7 @@ fn build_with(
         && rank > 0
         && (matches!(
             out.element_type,
-            ElementType::F32 | ElementType::F16 | ElementType::BF16
+            ElementType::F32 | ElementType::F16 | ElementType::BF16 | ElementType::Pred
         ) || super::ivector::is_int_lane(out.element_type))
         && out.dims[order[rank - 1]] >= 4;
     let outer = if rank == 0 { 1 } else { out.dims[order[0]] };
@@ -391,7 +391,9 @@ impl Nest<'_> {
             let step = |em: &mut Emitter, idx: &mut Vec<Value>, j: Value| -> Result<()> {
                 idx[d] = j;
                 let v = em.emit(self.spec.comp, self.spec.root, idx, Some(&sym))?;
-                let want = if super::ivector::is_int_lane(self.out.element_type) {
+                let want = if super::ivector::is_int_lane(self.out.element_type)
+                    || self.out.element_type == ElementType::Pred
+                {
                     I32X4
                 } else {
                     F32X4

@@ -433,7 +433,60 @@ fn vload_half_lanes(
 
 impl Emitter<'_, '_> {
     /// Stores one element of type `et` (half types as their bits).
+    /// Four pred bytes (contiguous, or one for all lanes) as an I32X4
+    /// lane mask (all ones where true).
+    fn load_pred_lanes(
+        &mut self,
+        shape: &ArrayShape,
+        addr: Value,
+        sym: &Sym,
+        flags: MemFlagsData,
+    ) -> Result<Value> {
+        let pst = physical_strides(shape);
+        let stride: i64 = match sym {
+            Sym::Dims(c) => c.iter().zip(&pst).map(|(&c, &s)| c * s as i64).sum(),
+            Sym::RowMajor(c) if shape.layout.is_default() => *c,
+            Sym::RowMajor(_) => {
+                return Err(JitError::unsupported("reshape of a non-row-major buffer"));
+            }
+        };
+        match stride {
+            0 => {
+                let b = self.b.ins().load(I8, flags, addr, 0);
+                let b = from_memory(self, b, ElementType::Pred)?;
+                super::vector::splat(self, b, ElementType::Pred)
+            }
+            1 => {
+                // The four bytes widened to i32 lanes (0 or 1), negated.
+                let w = self.b.ins().load(I32, flags, addr, 0);
+                let v = self.b.ins().scalar_to_vector(I32X4, w);
+                let v = self.b.ins().bitcast(I8X16, le(), v);
+                let v = self.b.ins().uwiden_low(v);
+                let v = self.b.ins().uwiden_low(v);
+                let zero = self.b.ins().iconst(I32, 0);
+                let zero = self.b.ins().splat(I32X4, zero);
+                // A pred byte is 0 or 1 (every writer stores those).
+                Ok(self.b.ins().isub(zero, v))
+            }
+            _ => Err(JitError::unsupported("strided pred vector load")),
+        }
+    }
+
     pub fn store_elem(&mut self, v: Value, addr: Value, et: ElementType) -> Result<()> {
+        if et == ElementType::Pred && self.b.func.dfg.value_type(v) == I32X4 {
+            // A lane mask (0 or all ones) to four bytes 0 or 1.
+            let zero = self.b.ins().iconst(I32, 0);
+            let zero = self.b.ins().splat(I32X4, zero);
+            let ones = self.b.ins().isub(zero, v);
+            let h = self.b.ins().snarrow(ones, ones);
+            let b = self.b.ins().unarrow(h, h);
+            let w = self.b.ins().bitcast(I32X4, le(), b);
+            let w = self.b.ins().extractlane(w, 0);
+            self.b
+                .ins()
+                .store(MemFlagsData::new().with_notrap(), w, addr, 0);
+            return Ok(());
+        }
         if is_half(et) && self.b.func.dfg.value_type(v) == F32X4 {
             // Four patterns narrowed (each below 2^16: no saturation) and
             // stored as one 64-bit word.
@@ -482,6 +535,9 @@ impl Emitter<'_, '_> {
             return from_memory(self, v, et);
         };
         let int_lanes = matches!(et, ElementType::S32 | ElementType::U32);
+        if et == ElementType::Pred {
+            return self.load_pred_lanes(shape, addr, sym, flags);
+        }
         if et != ElementType::F32
             && !int_lanes
             && !matches!(et, ElementType::BF16 | ElementType::F16)
