@@ -442,6 +442,10 @@ fn gemm_plan(comp: &rxla_ir::Computation, id: InstrId) -> Option<GemmPlan> {
     match &instr.op {
         Op::Dot { dims } => rxla_gemm::DotPlan::new(&lt, &rt, dims, &ot)
             .ok()
+            // Many tiny products (a batch of 8x8 matrices): the engine's
+            // per-product setup (packing, blocking) costs more than the
+            // product; the loop kernel (`codegen/dot.rs`) runs them.
+            .filter(|p| !(all_f32 && p.batch >= 16 && p.m * p.n * p.k <= 1024))
             .map(|p| GemmPlan::Dot(Box::new(p))),
         Op::Convolution {
             window,

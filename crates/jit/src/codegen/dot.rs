@@ -15,6 +15,9 @@ use cranelift_codegen::ir::{InstBuilder, Value};
 use rxla_ir::{ArrayShape, BinaryOp, DotDims, ElementType};
 
 /// `dot` of `at` (operands lhs, rhs) with dimension numbers `dims`.
+/// Contractions of at most this many steps are unrolled.
+const UNROLL: i64 = 16;
+
 pub fn dot(em: &mut Emitter, at: &At, dims: &DotDims) -> Result<Value> {
     let (c, out, idx, lanes) = (at.c, &at.shape, at.idx, at.lanes);
     let (lhs, rhs) = (at.instr.operands[0], at.instr.operands[1]);
@@ -92,7 +95,7 @@ pub fn dot(em: &mut Emitter, at: &At, dims: &DotDims) -> Result<Value> {
         Some(_) => (Some(Sym::Dims(lc)), Some(Sym::Dims(rc))),
         None => (None, None),
     };
-    em.nest(&extents, &mut Vec::new(), &mut |em, ks| {
+    let mut step = |em: &mut Emitter, ks: &[Value]| -> Result<()> {
         let mut li2 = li.clone();
         let mut ri2 = ri.clone();
         for (j, &k) in ks.iter().enumerate() {
@@ -120,7 +123,24 @@ pub fn dot(em: &mut Emitter, at: &At, dims: &DotDims) -> Result<Value> {
         };
         em.b.def_var(acc, r);
         Ok(())
-    })?;
+    };
+    let total: i64 = extents.iter().product();
+    if total <= UNROLL {
+        // A short contraction as straight-line code (same order): no loop
+        // branch or index arithmetic per step (batches of small matrices).
+        for flat in 0..total {
+            let mut rest = flat;
+            let mut ks = vec![0i64; extents.len()];
+            for (k, &n) in ks.iter_mut().zip(&extents).rev() {
+                *k = rest % n;
+                rest /= n;
+            }
+            let ks: Vec<Value> = ks.into_iter().map(|k| em.iconst(k)).collect();
+            step(em, &ks)?;
+        }
+    } else {
+        em.nest(&extents, &mut Vec::new(), &mut step)?;
+    }
     let r = em.b.use_var(acc);
     if repr::is_half(et) {
         repr::round_half(em, r, et)

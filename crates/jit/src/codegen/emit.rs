@@ -525,12 +525,29 @@ impl<'a, 'f> Emitter<'a, 'f> {
             .filter(|&(_, &n)| n > 1)
             .map(|(t, _)| t)
             .collect();
+        // Constant indices (unrolled loops) become one displacement added
+        // last, which x64 folds into the access's addressing mode.
+        let mut disp = 0i64;
+        terms.retain(|&(v, s)| match self.known_int(v) {
+            Some(k) => {
+                disp = disp.wrapping_add(k.wrapping_mul(s));
+                false
+            }
+            None => true,
+        });
+        let with_disp = |em: &mut Self, a: Value| {
+            if disp == 0 {
+                a
+            } else {
+                em.b.ins().iadd_imm_s(a, disp)
+            }
+        };
         // Major terms first: the minor one (the loop counter of the
         // innermost loop) is added last, after a prefix computed once per
         // scope and reused by every access of the same row.
         terms.sort_by_key(|&(_, s)| std::cmp::Reverse(s));
         let Some(last) = terms.pop() else {
-            return Ok(base);
+            return Ok(with_disp(self, base));
         };
         let key = (base, terms);
         let cached = self
@@ -553,7 +570,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
             }
         };
         let off = self.scaled(last.0, last.1);
-        Ok(self.b.ins().iadd(prefix, off))
+        let a = self.b.ins().iadd(prefix, off);
+        Ok(with_disp(self, a))
     }
 
     /// `v · s`: a shift (not a multiply) for powers of two, so that x64
