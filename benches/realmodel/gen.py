@@ -227,6 +227,17 @@ def main():
             return i + 1, y - (y * y - x) / (2 * y)
         return lax.while_loop(lambda c: c[0] < 30, body, (0, jnp.ones_like(x)))[1]
     case("newton_sqrt_30x4096", newton, spec((4096,)))
+    # Gathers and index arithmetic (session 15 cliff scan): an embedding
+    # lookup, take_along_axis (a gather with batching dims), searchsorted
+    # (a while loop over u32/pred kernels) and a batch of tiny matmuls.
+    case("embed_gather_32k_512",
+         lambda e, i: e[(jnp.abs(i) * 32000).astype(jnp.int32)], spec((32000, 512)), spec((8192,)))
+    case("take_along_axis_1024x1024",
+         lambda x, i: jnp.take_along_axis(x, (jnp.abs(i) * 1024).astype(jnp.int32), axis=1),
+         spec((1024, 1024)), spec((1024, 1024)))
+    case("searchsorted_1M_4096", lambda a, v: jnp.searchsorted(jnp.sort(a), v), spec((4096,)), spec((1 << 20,)))
+    case("bmm_small_4096x8x8", lambda a, b: jnp.einsum('bij,bjk->bik', a, b),
+         spec((4096, 8, 8)), spec((4096, 8, 8)))
 
 
 if __name__ == "__main__":
