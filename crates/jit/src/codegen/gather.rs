@@ -33,8 +33,9 @@ pub fn gather_lanes(
     // Lanes along offset dims only: one start for all lanes, and the lanes
     // move through the operand's window dims (never clamped there: a
     // valid output position is inside the slice).
-    let (oi, moves) = operand_index(em, at, dims, slice_sizes)?;
-    if coef.iter().zip(&moves).all(|(&k, m)| k == 0 || m.is_some()) {
+    let offset = |d: usize| dims.offset_dims.contains(&(d as i64));
+    if coef.iter().enumerate().all(|(d, &k)| k == 0 || offset(d)) {
+        let (oi, moves) = operand_index(em, at, dims, slice_sizes)?;
         let rank = em.array_shape(at.c, at.instr.operands[0])?.rank();
         let mut op_coef = vec![0; rank];
         for (&k, m) in coef.iter().zip(&moves) {
