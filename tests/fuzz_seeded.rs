@@ -187,6 +187,11 @@ mod regressions {
     }
 
     #[test]
+    fn jit_vector_map_int_body() {
+        regression_seeded("jit_vector_map_int_body.hlo", Oracle::Jit, 68000053);
+    }
+
+    #[test]
     fn jit_bf16_dot_overflow_nan() {
         regression_seeded("jit_bf16_dot_overflow_nan.hlo", Oracle::Jit, 60003407);
     }

@@ -337,6 +337,17 @@ pub fn map(em: &mut Emitter, at: &At, to_apply: CompId) -> Result<Value> {
     }) {
         return Err(JitError::unsupported("map of a non-scalar computation"));
     }
+    // In lanes only f32 bodies (compares to pred included): an integer
+    // body's constants would stay scalar.
+    if at.lanes.is_some()
+        && cc.instructions.iter().any(|i| {
+            let t = i.shape.element_type();
+            !(t == Some(ElementType::F32)
+                || t == Some(ElementType::Pred) && matches!(i.op, Op::Compare { .. }))
+        })
+    {
+        return Err(JitError::unsupported("vector map of a non-f32 computation"));
+    }
     let mut args = Vec::with_capacity(at.instr.operands.len());
     for &o in &at.instr.operands {
         args.push(em.emit(at.c, o, at.idx, at.lanes)?);
