@@ -438,7 +438,8 @@ impl ConvPlan {
 
     /// Runs the f32 convolution, then `epi` (rows = output features, bias per row = per output feature, columns =
     /// output positions `b * spatial_count + spatial_index`; also when the position-major NHWC GEMM runs, which
-    /// swaps the bias kinds internally; an epilogue with a `map` callback keeps the feature-major GEMM).
+    /// swaps the bias kinds internally; a `map` callback is then called with that GEMM's numbering: row = output
+    /// position, column = output feature within the segment's GEMM, values along features).
     pub fn run_f32(
         &self,
         input: &[f32],
@@ -515,11 +516,7 @@ impl ConvPlan {
         deint: Option<&[f32]>,
     ) -> Result<()> {
         let (kern, blk, threads) = opts.resolve("convolution")?;
-        if let Some(rp) = self
-            .rows_plan
-            .as_ref()
-            .filter(|_| epi.is_none_or(|e| e.map.is_none()))
-        {
+        if let Some(rp) = self.rows_plan.as_ref() {
             // SAFETY: forwarded contract.
             return unsafe { self.run_rows(rp, input, kernel, output, epi, opts) };
         }
@@ -610,8 +607,8 @@ const MIN_ROWS_FEATURES: usize = 8;
 impl ConvPlan {
     /// The position-major GEMMs (`nhwc.rs`), one per (feature group, batch group) segment of output features:
     /// rows = output positions, columns = the segment's features. The caller's epilogue numbering (rows =
-    /// features) is kept: its per-feature bias becomes a per-column bias of these GEMMs and vice versa; `epi`
-    /// has no `map`.
+    /// features) is kept: its per-feature bias becomes a per-column bias of these GEMMs and vice versa; a `map`
+    /// gets these GEMMs' numbering (row = position, column = feature).
     ///
     /// # Safety
     /// As for `run_f32_raw`.
@@ -631,7 +628,7 @@ impl ConvPlan {
                 Bias::PerCol(v) => Bias::PerRow(v),
             }),
             relu: e.relu,
-            map: None,
+            map: e.map,
         });
         let cols = Offsets::Strided(self.s_out_f);
         let mut o = 0;
