@@ -77,8 +77,9 @@ impl Tracker {
     /// The `map` callback body: one C segment `vals`.
     pub fn segment(&self, vals: &mut [f32]) {
         let p = vals.as_ptr() as usize;
-        let inside =
-            p >= self.out && (p - self.out) % 4 == 0 && (p - self.out) / 4 + vals.len() <= self.len;
+        let inside = p >= self.out
+            && (p - self.out).is_multiple_of(4)
+            && (p - self.out) / 4 + vals.len() <= self.len;
         if !inside {
             self.redo.store(true, Ordering::Relaxed);
             return;
@@ -142,6 +143,7 @@ impl Tracker {
 /// `lhs`/`rhs`/`out` are the plan's live buffers (`out` distinct from the
 /// inputs, `len` floats); `res`, if any, holds `len` floats and is not
 /// `out`.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn run_fused(
     plan: &GemmPlan,
     lhs: *const f32,
@@ -171,7 +173,7 @@ pub unsafe fn run_fused(
     unsafe {
         match plan {
             GemmPlan::Dot(p) => p.run_f32_raw(lhs, rhs, out, Some(&epi), opts)?,
-            GemmPlan::Conv(p) => p.run_f32_raw(lhs, rhs, out, Some(&epi), opts)?,
+            GemmPlan::Conv(p) => p.run_f32_raw_any_order(lhs, rhs, out, Some(&epi), opts)?,
         }
     }
     // (The GEMM engine applies an epilogue once to every output element,

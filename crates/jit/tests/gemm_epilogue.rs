@@ -126,10 +126,13 @@ ENTRY e {{
     )
 }
 
+/// Input, kernel and output dims, window.
+type ConvCase = ([i64; 4], [i64; 4], [i64; 4], &'static str);
+
 #[test]
 fn nhwc_convolutions_with_relu_and_residual() {
     // (input, kernel, output, window)
-    let cases: [([i64; 4], [i64; 4], [i64; 4], &str); 5] = [
+    let cases: [ConvCase; 5] = [
         ([2, 5, 6, 40], [1, 1, 40, 72], [2, 5, 6, 72], "size=1x1"),
         (
             [2, 9, 7, 16],
@@ -173,7 +176,7 @@ fn non_finite_operands_redo_the_product() {
     // inf in the input (unpadded: the fused run sees a non-finite raw value
     // and redoes it; padded: the guard's kernel runs first), inf in the
     // kernel (padded: guarded before the GEMM).
-    let cases: [([i64; 4], [i64; 4], [i64; 4], &str); 2] = [
+    let cases: [ConvCase; 2] = [
         ([2, 5, 6, 40], [1, 1, 40, 72], [2, 5, 6, 72], "size=1x1"),
         (
             [2, 9, 7, 16],
