@@ -285,8 +285,12 @@ pub fn fuse(module: &Module, cid: CompId, prog: &mut Program) -> usize {
             // (Row-grouped steps run later, block by block.)
             let ungrouped =
                 |id: InstrId| prog.in_group.get(id.index()).is_some_and(|g| g.is_none());
+            // (A parameter's value is there from the start.)
             let res_ok = r.is_none_or(|(r, _)| {
-                r != g && r.index() < g.index() && ok_shape(r) && ungrouped(r)
+                r != g
+                    && (r.index() < g.index() || matches!(prog.steps[r.index()], Step::Param(_)))
+                    && ok_shape(r)
+                    && ungrouped(r)
             });
             if !(gemm_ok && single && res_ok && ok_shape(g) && ungrouped(g)) {
                 continue;

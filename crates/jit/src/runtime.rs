@@ -464,7 +464,18 @@ pub fn run_program(
                 let is_dot = matches!(plan.as_ref(), GemmPlan::Dot(_));
                 let guarded = guard.is_some() && !is_dot && !finite();
                 if let Some(e) = epi {
-                    run_gemm_epilogue(ctx, prog, &vals, i, plan, guard, guarded, e, [l, r], o)?;
+                    run_gemm_epilogue(
+                        ctx,
+                        prog,
+                        (&vals, args),
+                        i,
+                        plan,
+                        guard,
+                        guarded,
+                        e,
+                        [l, r],
+                        o,
+                    )?;
                     vals[i] = smallvec::smallvec![o];
                     continue;
                 }
@@ -933,7 +944,7 @@ fn kernel_input(prog: &Program, vals: &[Leaves], id: InstrId) -> Result<*const u
 fn run_gemm_epilogue(
     ctx: &Ctx,
     prog: &Program,
-    vals: &[Leaves],
+    (vals, args): (&[Leaves], &[Leaves]),
     i: usize,
     plan: &GemmPlan,
     guard: &Option<GemmGuard>,
@@ -943,16 +954,28 @@ fn run_gemm_epilogue(
     o: Leaf,
 ) -> Result<()> {
     let len = o.len / 4;
+    // A residual sharing bytes with the output (a caller's buffer) is
+    // copied first.
+    let copy: Vec<f32>;
     let res = match e.residual {
         Some(r) => {
-            let leaf = vals[r.index()]
-                .first()
-                .copied()
-                .ok_or_else(|| JitError::input("gemm epilogue residual"))?;
-            if leaf.len != o.len || std::ptr::eq(leaf.ptr, o.ptr) {
+            let leaf = match prog.steps.get(r.index()) {
+                Some(Step::Param(k)) => args.get(*k),
+                _ => vals.get(r.index()),
+            }
+            .and_then(|l| l.first().copied())
+            .ok_or_else(|| JitError::input("gemm epilogue residual"))?;
+            if leaf.len != o.len {
                 return Err(JitError::codegen("gemm epilogue residual buffer"));
             }
-            Some(leaf.ptr as *const f32)
+            let (a, b) = (leaf.ptr as usize, o.ptr as usize);
+            if a < b + o.len && b < a + leaf.len {
+                // SAFETY: the residual leaf is a live buffer of `len` f32s.
+                copy = unsafe { std::slice::from_raw_parts(leaf.ptr as *const f32, len) }.to_vec();
+                Some(copy.as_ptr())
+            } else {
+                Some(leaf.ptr as *const f32)
+            }
         }
         None => None,
     };

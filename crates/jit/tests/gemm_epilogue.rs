@@ -72,7 +72,8 @@ fn check(name: &str, text: &str, args: &[Literal]) -> usize {
 
 /// An NHWC convolution `x[n,h,w,ci] * k[kh,kw,ci,co]` with `window`, then
 /// `relu`, or `relu(add)` with a residual parameter (`first`: the residual
-/// is the add's first operand); `tail`: the result is read once more.
+/// is the add's first operand; declared after the convolution, as JAX
+/// does); `tail`: the result is read once more.
 #[allow(clippy::too_many_arguments)]
 fn conv_module(
     x: [i64; 4],
@@ -120,8 +121,8 @@ ep {{
 ENTRY e {{
   x = {xs} parameter(0)
   k = {ks} parameter(1)
-{rparam}  c = {os} convolution(x, k), window={{{window}}}, dim_labels=b01f_01io->b01f
-{root}}}
+  c = {os} convolution(x, k), window={{{window}}}, dim_labels=b01f_01io->b01f
+{rparam}{root}}}
 "
     )
 }
