@@ -480,6 +480,41 @@ impl ConvPlan {
         epi: Option<&Epilogue>,
         opts: &Options,
     ) -> Result<()> {
+        // SAFETY: forwarded contract.
+        unsafe { self.run_inner(input, kernel, output, epi, opts, false) }
+    }
+
+    /// As `run_f32_raw`, but a `map` callback does not keep the feature-major GEMM: on the position-major NHWC
+    /// path it is called with that GEMM's numbering (row = output position, column = output feature within the
+    /// segment, values along features). For callbacks that locate a segment by its address, not its numbering.
+    ///
+    /// # Safety
+    /// As for `run_f32_raw`.
+    pub unsafe fn run_f32_raw_any_order(
+        &self,
+        input: *const f32,
+        kernel: *const f32,
+        output: *mut f32,
+        epi: Option<&Epilogue>,
+        opts: &Options,
+    ) -> Result<()> {
+        // SAFETY: forwarded contract.
+        unsafe { self.run_inner(input, kernel, output, epi, opts, true) }
+    }
+
+    /// `run_f32_raw`; `map_any`: see `run_f32_raw_any_order`.
+    ///
+    /// # Safety
+    /// As for `run_f32_raw`.
+    unsafe fn run_inner(
+        &self,
+        input: *const f32,
+        kernel: *const f32,
+        output: *mut f32,
+        epi: Option<&Epilogue>,
+        opts: &Options,
+        map_any: bool,
+    ) -> Result<()> {
         if let Some(e) = epi {
             e.check(self.m, self.n, "convolution")?;
         }
@@ -493,10 +528,10 @@ impl ConvPlan {
                 // SAFETY: `input` holds the plan's input; `d` holds len() floats.
                 unsafe { p2.deinterleave(input, d) };
                 // SAFETY: forwarded contract.
-                unsafe { self.run_groups(input, kernel, output, epi, opts, Some(d)) }
+                unsafe { self.run_groups(input, kernel, output, epi, opts, Some(d), map_any) }
             }),
             // SAFETY: forwarded contract.
-            None => unsafe { self.run_groups(input, kernel, output, epi, opts, None) },
+            None => unsafe { self.run_groups(input, kernel, output, epi, opts, None, map_any) },
         }
     }
 
@@ -505,6 +540,7 @@ impl ConvPlan {
     ///
     /// # Safety
     /// As for `run_f32_raw`; `deint` (if any) is the `Plane2` input.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn run_groups(
         &self,
         input: *const f32,
@@ -513,12 +549,13 @@ impl ConvPlan {
         epi: Option<&Epilogue>,
         opts: &Options,
         deint: Option<&[f32]>,
+        map_any: bool,
     ) -> Result<()> {
         let (kern, blk, threads) = opts.resolve("convolution")?;
         if let Some(rp) = self
             .rows_plan
             .as_ref()
-            .filter(|_| epi.is_none_or(|e| e.map.is_none()))
+            .filter(|_| map_any || epi.is_none_or(|e| e.map.is_none()))
         {
             // SAFETY: forwarded contract.
             return unsafe { self.run_rows(rp, input, kernel, output, epi, opts) };
@@ -610,8 +647,8 @@ const MIN_ROWS_FEATURES: usize = 8;
 impl ConvPlan {
     /// The position-major GEMMs (`nhwc.rs`), one per (feature group, batch group) segment of output features:
     /// rows = output positions, columns = the segment's features. The caller's epilogue numbering (rows =
-    /// features) is kept: its per-feature bias becomes a per-column bias of these GEMMs and vice versa; `epi`
-    /// has no `map`.
+    /// features) is kept: its per-feature bias becomes a per-column bias of these GEMMs and vice versa; a `map`
+    /// (only from `run_f32_raw_any_order`) gets these GEMMs' numbering (row = position, column = feature).
     ///
     /// # Safety
     /// As for `run_f32_raw`.
@@ -631,7 +668,7 @@ impl ConvPlan {
                 Bias::PerCol(v) => Bias::PerRow(v),
             }),
             relu: e.relu,
-            map: None,
+            map: e.map,
         });
         let cols = Offsets::Strided(self.s_out_f);
         let mut o = 0;

@@ -790,3 +790,74 @@ fn nhwc_epilogue_numbering() {
         }
     }
 }
+
+/// `run_f32_raw_any_order`: a `map` callback runs on the position-major NHWC GEMM and sees every output element
+/// exactly once, inside the output buffer (1×1, 3×3 padded, strided, dilated, grouped; odd sizes; two threads).
+#[test]
+fn nhwc_map_any_order_covers_each_element_once() {
+    let wd = window_dim(3, 1, 1, 1, 1, false);
+    let one = window_dim(1, 1, 0, 0, 1, false);
+    let s2 = window_dim(3, 2, 1, 0, 1, false);
+    let dil = window_dim(3, 1, 2, 1, 2, false);
+    let cases = [
+        nhwc_2d(&(2, 5, 6, 8, 20, [wd.clone(), wd.clone()], 1, 1)),
+        nhwc_2d(&(3, 7, 5, 13, 33, [one.clone(), one], 1, 1)),
+        nhwc_2d(&(1, 9, 11, 6, 17, [s2.clone(), s2], 1, 1)),
+        nhwc_2d(&(2, 8, 7, 5, 9, [dil.clone(), wd], 1, 1)),
+        nhwc_2d(&(1, 6, 6, 16, 32, [dil.clone(), dil], 2, 1)),
+    ];
+    let mut rng = Rng::new(19);
+    for kernel in kernels() {
+        for (ci, case) in cases.iter().enumerate() {
+            let lay = |d: &[usize]| TensorLayout::row_major(d);
+            let (li, lk, lo) = (lay(&case.in_dims), lay(&case.k_dims), lay(&case.out_dims));
+            let plan = ConvPlan::new(
+                &li,
+                &lk,
+                &lo,
+                &case.window,
+                &case.dims,
+                case.fgc as i64,
+                case.bgc as i64,
+            )
+            .unwrap();
+            let (x, w) = (rng.vec(li.count()), rng.vec(lk.count()));
+            let o = opts(kernel, 2);
+            let mut plain = vec![0f32; lo.count()];
+            plan.run_f32(&x, &w, &mut plain, None, &o).unwrap();
+            let mut y = vec![f32::NAN; lo.count()];
+            let (base, len) = (y.as_ptr() as usize, y.len());
+            let seen = std::sync::Mutex::new(vec![0u8; len]);
+            let map = |_: usize, _: usize, vals: &mut [f32]| {
+                let off = (vals.as_ptr() as usize).wrapping_sub(base) / 4;
+                assert!(off + vals.len() <= len, "segment outside the output");
+                let mut s = seen.lock().unwrap();
+                for (t, v) in vals.iter_mut().enumerate() {
+                    s[off + t] += 1;
+                    *v = 2.0 * *v + 1.0;
+                }
+            };
+            let e = Epilogue {
+                bias: None,
+                relu: false,
+                map: Some(&map),
+            };
+            // SAFETY: the buffers hold the plan's extents.
+            unsafe {
+                plan.run_f32_raw_any_order(x.as_ptr(), w.as_ptr(), y.as_mut_ptr(), Some(&e), &o)
+            }
+            .unwrap();
+            assert!(
+                seen.lock().unwrap().iter().all(|&c| c == 1),
+                "case {ci} {kernel:?}"
+            );
+            for (q, (a, b)) in y.iter().zip(&plain).enumerate() {
+                let want = 2.0 * b + 1.0;
+                assert!(
+                    (a - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                    "case {ci} {kernel:?} element {q}: {a} vs {want}"
+                );
+            }
+        }
+    }
+}

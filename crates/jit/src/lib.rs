@@ -13,6 +13,7 @@ pub mod codegen;
 pub mod error;
 pub mod executable;
 pub mod fallback;
+pub mod gemm_epilogue;
 pub mod options;
 pub mod plan;
 pub mod rows;

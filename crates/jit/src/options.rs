@@ -41,6 +41,10 @@ pub struct CompileOptions {
     /// (`codegen/regions.rs`, `codegen/assemble.rs`) instead of one
     /// select per element. Off only for testing.
     pub region_copies: bool,
+    /// Run a relu (or residual add + relu) fusion over an f32 dot or
+    /// convolution inside the GEMM's tiles (`gemm_epilogue`). Off only for
+    /// testing.
+    pub gemm_epilogues: bool,
 }
 
 impl Default for CompileOptions {
@@ -57,6 +61,7 @@ impl Default for CompileOptions {
             verify_clif: cfg!(debug_assertions),
             wide_math: true,
             region_copies: true,
+            gemm_epilogues: true,
         }
     }
 }
@@ -112,6 +117,9 @@ pub struct CompileStats {
     /// Kernels built region by region (`codegen/assemble.rs`: a
     /// concatenate, pad or reversed copy as wide moves and fills).
     pub region_kernels: usize,
+    /// Relu / residual-add epilogues run inside GEMM steps
+    /// (`gemm_epilogue`).
+    pub gemm_epilogues: usize,
     /// Scatter operands (index arithmetic, broadcast zeros, computed
     /// updates) computed inside the scatter's kernel instead of their own
     /// (`scatter_inputs`).

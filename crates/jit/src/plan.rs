@@ -66,6 +66,9 @@ pub enum Step {
         /// dot, whose operands are widened to f32 scratch buffers and whose
         /// f32 result is rounded once (the evaluator's semantics).
         types: [rxla_ir::ElementType; 3],
+        /// A relu (or residual add + relu) fused into the GEMM's tiles
+        /// (`gemm_epilogue`); the fusion's step aliases this value.
+        epi: Option<Box<crate::gemm_epilogue::GemmEpi>>,
     },
     Fallback(Box<FallbackCall>),
     /// `fft` with rustfft plans (`runtime::fft`).
@@ -165,7 +168,7 @@ fn leaf_sources(comp: &rxla_ir::Computation, id: InstrId) -> Vec<(InstrId, usize
 }
 
 /// `shape` with every padded layout replaced by its unpadded form.
-fn unpad(shape: &Shape) -> Shape {
+pub(crate) fn unpad(shape: &Shape) -> Shape {
     match shape {
         Shape::Array(a) => {
             let mut a = a.clone();
@@ -1408,6 +1411,9 @@ impl Planner<'_> {
                 prog.in_group[m] = Some(g);
             }
         }
+        if self.opts.gemm_epilogues {
+            self.stats.gemm_epilogues += crate::gemm_epilogue::fuse(self.module, cid, &mut prog);
+        }
         Ok(prog)
     }
 
@@ -1667,6 +1673,7 @@ impl Planner<'_> {
                     inputs: [instr.operands[0], instr.operands[1]],
                     guard,
                     types: gemm_types(comp, id).ok_or_else(|| JitError::codegen("gemm types"))?,
+                    epi: None,
                 }
             }
             // A fusion around an f32 dot/convolution runs its parts: the

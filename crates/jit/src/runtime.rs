@@ -436,11 +436,13 @@ pub fn run_program(
                 inputs,
                 guard,
                 types,
+                epi,
             } => {
+                // (A fused epilogue's result is the root when its fusion is.)
+                let root_here = i == prog.root.index()
+                    || epi.as_ref().is_some_and(|e| e.fused_into == prog.root);
                 let o = match out {
-                    Some(o) if i == prog.root.index() && o.len() == 1 && o[0].len == sizes[0] => {
-                        o[0]
-                    }
+                    Some(o) if root_here && o.len() == 1 && o[0].len == sizes[0] => o[0],
                     _ => leaves_of(st, sizes)[0],
                 };
                 let l = vals[inputs[0].index()]
@@ -461,6 +463,22 @@ pub fn run_program(
                 };
                 let is_dot = matches!(plan.as_ref(), GemmPlan::Dot(_));
                 let guarded = guard.is_some() && !is_dot && !finite();
+                if let Some(e) = epi {
+                    run_gemm_epilogue(
+                        ctx,
+                        prog,
+                        (&vals, args),
+                        i,
+                        plan,
+                        guard,
+                        guarded,
+                        e,
+                        [l, r],
+                        o,
+                    )?;
+                    vals[i] = smallvec::smallvec![o];
+                    continue;
+                }
                 if let (true, Some(g)) = (guarded, guard) {
                     run_gemm_guard(ctx, g, &operands(prog, i, &vals), [l, r], o)?;
                     vals[i] = smallvec::smallvec![o];
@@ -918,6 +936,109 @@ fn kernel_input(prog: &Program, vals: &[Leaves], id: InstrId) -> Result<*const u
 /// Runs a GEMM step's guard into its output `o`: the exact loop kernel
 /// on the operands `lr`, or the evaluator on the step's operand leaves
 /// `ops`.
+/// An f32 GEMM step with a fused epilogue (`gemm_epilogue`): fused into
+/// the tiles, or (guarded operands, a non-finite raw value, a segment the
+/// GEMM handed over elsewhere) the product unfused, its guard, then the
+/// epilogue over the whole buffer.
+#[allow(clippy::too_many_arguments)]
+fn run_gemm_epilogue(
+    ctx: &Ctx,
+    prog: &Program,
+    (vals, args): (&[Leaves], &[Leaves]),
+    i: usize,
+    plan: &GemmPlan,
+    guard: &Option<GemmGuard>,
+    guarded: bool,
+    e: &crate::gemm_epilogue::GemmEpi,
+    lr: [Leaf; 2],
+    o: Leaf,
+) -> Result<()> {
+    let len = o.len / 4;
+    // A residual sharing bytes with the output (a caller's buffer) is
+    // copied first.
+    let copy: Vec<f32>;
+    let res = match e.residual {
+        Some(r) => {
+            let leaf = match prog.steps.get(r.index()) {
+                Some(Step::Param(k)) => args.get(*k),
+                _ => vals.get(r.index()),
+            }
+            .and_then(|l| l.first().copied())
+            .ok_or_else(|| JitError::input("gemm epilogue residual"))?;
+            if leaf.len != o.len {
+                return Err(JitError::codegen("gemm epilogue residual buffer"));
+            }
+            let (a, b) = (leaf.ptr as usize, o.ptr as usize);
+            if a < b + o.len && b < a + leaf.len {
+                // SAFETY: the residual leaf is a live buffer of `len` f32s.
+                copy = unsafe { std::slice::from_raw_parts(leaf.ptr as *const f32, len) }.to_vec();
+                Some(copy.as_ptr())
+            } else {
+                Some(leaf.ptr as *const f32)
+            }
+        }
+        None => None,
+    };
+    let opts = rxla_gemm::Options::with_threads(ctx.threads);
+    let (lp, rp, op) = (
+        lr[0].ptr as *const f32,
+        lr[1].ptr as *const f32,
+        o.ptr as *mut f32,
+    );
+    let fused = !guarded
+        && unsafe {
+            // SAFETY: the buffers have the planned shapes; the output is
+            // distinct from the inputs and the residual (checked above).
+            crate::gemm_epilogue::run_fused(
+                plan,
+                lp,
+                rp,
+                op,
+                len,
+                res,
+                e.residual_first,
+                16 * e.minor,
+                &opts,
+            )
+        }
+        .map_err(|err| JitError::input(format!("gemm: {err}")))?;
+    if fused {
+        return Ok(());
+    }
+    if guarded {
+        if let Some(g) = guard {
+            run_gemm_guard(ctx, g, &operands(prog, i, vals), lr, o)?;
+        }
+    } else {
+        // SAFETY: as above.
+        unsafe {
+            match plan {
+                GemmPlan::Dot(p) => p.run_f32_raw(lp, rp, op, None, &opts),
+                GemmPlan::Conv(p) => p.run_f32_raw(lp, rp, op, None, &opts),
+            }
+        }
+        .map_err(|err| JitError::input(format!("gemm: {err}")))?;
+        // SAFETY: the live buffers just read/written.
+        let non_finite =
+            || unsafe { dot_may_differ_non_finite(bytes(lr[0]), bytes(lr[1]), bytes(o)) };
+        if let Some(g) = guard
+            && non_finite()
+        {
+            run_gemm_guard(ctx, g, &operands(prog, i, vals), lr, o)?;
+        }
+    }
+    // SAFETY: `o` holds `len` f32 values, the residual too (checked above),
+    // and they do not overlap.
+    let (out, res) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(op, len),
+            res.map(|r| std::slice::from_raw_parts(r, len)),
+        )
+    };
+    crate::gemm_epilogue::apply(out, res, e.residual_first);
+    Ok(())
+}
+
 fn run_gemm_guard(
     ctx: &Ctx,
     guard: &GemmGuard,

@@ -180,9 +180,14 @@ pub fn recordable(prog: &Program) -> bool {
             Step::Kernel { post, .. } => post.is_none(),
             Step::DusInPlace(_) => true,
             Step::Gemm {
-                plan, guard, types, ..
+                plan,
+                guard,
+                types,
+                epi,
+                ..
             } => {
-                types.iter().all(|&t| t == ElementType::F32)
+                epi.is_none()
+                    && types.iter().all(|&t| t == ElementType::F32)
                     && (guard.is_none() || matches!(plan.as_ref(), GemmPlan::Dot(_)))
             }
             _ => false,
