@@ -529,11 +529,13 @@ impl<'a, 'f> Emitter<'a, 'f> {
         // last, which x64 folds into the access's addressing mode.
         let mut disp = 0i64;
         terms.retain(|&(v, s)| match self.known_int(v) {
-            Some(k) => {
+            // (Zero stays a term: the prefixes of row accesses are keyed
+            // and hoisted as before.)
+            Some(k) if k != 0 => {
                 disp = disp.wrapping_add(k.wrapping_mul(s));
                 false
             }
-            None => true,
+            _ => true,
         });
         let with_disp = |em: &mut Self, a: Value| {
             if disp == 0 {
