@@ -190,27 +190,8 @@ fn per_lane_compare(
     let unit = sym.dims(at.idx.len())?;
     let mut mask: Option<Value> = None;
     for k in 0..4i64 {
-        let idx: Vec<Value> = at
-            .idx
-            .iter()
-            .zip(&unit)
-            .map(|(&i, &u)| {
-                if u == 0 || k == 0 {
-                    i
-                } else {
-                    em.b.ins().iadd_imm_s(i, u * k)
-                }
-            })
-            .collect();
-        let lane = At {
-            c: at.c,
-            id: at.id,
-            instr: at.instr,
-            shape: at.shape.clone(),
-            idx: &idx,
-            lanes: None,
-        };
-        let p = compare(em, &lane, direction, kind)?;
+        let idx = at.lane_index(em, &unit, k);
+        let p = compare(em, &at.scalar_at(&idx), direction, kind)?;
         let p = em.b.ins().uextend(I32, p);
         let m = em.b.ins().ineg(p);
         mask = Some(match mask {

@@ -93,6 +93,31 @@ impl At<'_> {
     pub fn et(&self) -> ElementType {
         self.shape.element_type
     }
+
+    /// The output index of lane `k` when lanes move by `coef`.
+    pub fn lane_index(&self, em: &mut Emitter, coef: &[i64], k: i64) -> Vec<Value> {
+        self.idx
+            .iter()
+            .zip(coef)
+            .map(|(&i, &c)| match c * k {
+                0 => i,
+                s => em.b.ins().iadd_imm_s(i, s),
+            })
+            .collect()
+    }
+
+    /// This instruction at the scalar index `idx` (one lane of a vector
+    /// step).
+    pub fn scalar_at<'y>(&'y self, idx: &'y [Value]) -> At<'y> {
+        At {
+            c: self.c,
+            id: self.id,
+            instr: self.instr,
+            shape: self.shape.clone(),
+            idx,
+            lanes: None,
+        }
+    }
 }
 
 /// A buffer base and the major `(index, byte stride)` terms of an address.

@@ -47,24 +47,8 @@ pub fn gather_lanes(
     }
     let mut v: Option<Value> = None;
     for k in 0..4u8 {
-        let idx: Vec<Value> = at
-            .idx
-            .iter()
-            .zip(&coef)
-            .map(|(&i, &c)| match c * i64::from(k) {
-                0 => i,
-                s => em.b.ins().iadd_imm_s(i, s),
-            })
-            .collect();
-        let lane = At {
-            c: at.c,
-            id: at.id,
-            instr: at.instr,
-            shape: at.shape.clone(),
-            idx: &idx,
-            lanes: None,
-        };
-        let x = gather(em, &lane, dims, slice_sizes)?;
+        let idx = at.lane_index(em, &coef, i64::from(k));
+        let x = gather(em, &at.scalar_at(&idx), dims, slice_sizes)?;
         v = Some(match v {
             None => em.b.ins().scalar_to_vector(ty, x),
             Some(v) => em.b.ins().insertlane(v, x, k),

@@ -442,14 +442,7 @@ impl Emitter<'_, '_> {
         sym: &Sym,
         flags: MemFlagsData,
     ) -> Result<Value> {
-        let pst = physical_strides(shape);
-        let stride: i64 = match sym {
-            Sym::Dims(c) => c.iter().zip(&pst).map(|(&c, &s)| c * s as i64).sum(),
-            Sym::RowMajor(c) if shape.layout.is_default() => *c,
-            Sym::RowMajor(_) => {
-                return Err(JitError::unsupported("reshape of a non-row-major buffer"));
-            }
-        };
+        let stride = lane_stride(shape, sym)?;
         match stride {
             0 => {
                 let b = self.b.ins().load(I8, flags, addr, 0);
@@ -544,14 +537,7 @@ impl Emitter<'_, '_> {
         {
             return Err(JitError::unsupported("vector loads of non-f32 data"));
         }
-        let pst = physical_strides(shape);
-        let stride: i64 = match sym {
-            Sym::Dims(c) => c.iter().zip(&pst).map(|(&c, &s)| c * s as i64).sum(),
-            Sym::RowMajor(c) if shape.layout.is_default() => *c,
-            Sym::RowMajor(_) => {
-                return Err(JitError::unsupported("reshape of a non-row-major buffer"));
-            }
-        };
+        let stride = lane_stride(shape, sym)?;
         if int_lanes {
             // s32/u32 lanes (`ivector`): contiguous or one value for all.
             return match stride {
@@ -623,5 +609,15 @@ impl Emitter<'_, '_> {
                 Ok(v)
             }
         }
+    }
+}
+
+/// How far (in elements of the buffer) one lane moves along `sym`.
+fn lane_stride(shape: &ArrayShape, sym: &Sym) -> Result<i64> {
+    let pst = physical_strides(shape);
+    match sym {
+        Sym::Dims(c) => Ok(c.iter().zip(&pst).map(|(&c, &s)| c * s as i64).sum()),
+        Sym::RowMajor(c) if shape.layout.is_default() => Ok(*c),
+        Sym::RowMajor(_) => Err(JitError::unsupported("reshape of a non-row-major buffer")),
     }
 }
