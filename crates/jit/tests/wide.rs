@@ -3,16 +3,35 @@
 //! row's own index are computed per row block in 512-bit vectors, by the
 //! same algorithm as the inline F32X4 code — so the results are bit for
 //! bit those of the inline code, specials (NaN, ±inf, overflow, denormal
-//! results) and row tails included.
+//! results) and row tails included — except a NaN's sign and payload,
+//! which the project's policy leaves unspecified (docs/FUZZING.md: any two
+//! NaNs are equal): when both operands of an add are NaN, x86 returns the
+//! first source's, and which operand is first is not fixed (Cranelift
+//! swaps a commutative op's operands to fold a load, and so may LLVM), so
+//! these tests compare every NaN as the canonical quiet NaN.
 
 use rxla_ir::{Literal, parse_module};
 use rxla_jit::{CompileOptions, compile};
 
 fn bits(l: &Literal) -> Vec<u8> {
-    l.leaves()
-        .iter()
-        .flat_map(|a| a.to_physical_bytes().unwrap())
-        .collect()
+    let mut out = Vec::new();
+    for a in l.leaves() {
+        let bytes = a.to_physical_bytes().unwrap();
+        if a.shape.element_type != rxla_ir::ElementType::F32 {
+            out.extend(bytes);
+            continue;
+        }
+        for c in bytes.chunks(4) {
+            let v = u32::from_le_bytes(c.try_into().unwrap());
+            let v = if f32::from_bits(v).is_nan() {
+                0x7fc0_0000
+            } else {
+                v
+            };
+            out.extend(v.to_le_bytes());
+        }
+    }
+    out
 }
 
 fn inputs(n: usize) -> Vec<f32> {

@@ -92,6 +92,13 @@ fn min_cost() -> usize {
 /// Cost units below which the inline code is as good (memory-bound): a
 /// cheap op is 1, a divide or square root 4, a transcendental 10.
 const MIN_COST: usize = 16;
+/// The floor for kernels whose values fit in L2 (at most
+/// [`IN_CACHE_ELEMENTS`] per array): there the arithmetic, not memory,
+/// sets the pace, and a program wins from a divide and a few cheap ops on
+/// (a Newton step on 4096 values: 0.078 -> 0.030 ms; on arrays of
+/// millions the same floor measured up to 1.46x slower).
+const MIN_COST_IN_CACHE: usize = 6;
+const IN_CACHE_ELEMENTS: i64 = 1 << 16;
 /// Largest expression compiled (recursion depth of the chain builder).
 const MAX_NODES: usize = 1024;
 
@@ -168,7 +175,14 @@ pub fn wide_program(
             cost += w;
         }
     }
-    if !member.contains(&root) || cost < min_cost() || member.len() > MAX_NODES {
+    let elements = dims.iter().try_fold(1i64, |a, &d| a.checked_mul(d));
+    let in_cache = elements.is_some_and(|n| n <= IN_CACHE_ELEMENTS);
+    let floor = if in_cache {
+        min_cost().min(MIN_COST_IN_CACHE)
+    } else {
+        min_cost()
+    };
+    if !member.contains(&root) || cost < floor || member.len() > MAX_NODES {
         return None;
     }
     let mut b = Builder {
