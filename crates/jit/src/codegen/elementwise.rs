@@ -98,13 +98,19 @@ pub fn compare(
     if let Some(sym) = lanes
         && !matches!(ot, ElementType::F32 | ElementType::F16 | ElementType::BF16)
     {
-        if ivector::is_int_lane(ot) && straight_line(em, at) {
+        // Inside an inlined reducer body the operands are bound lane
+        // values, not addressable per lane: the compare must be one vector
+        // compare (pred lane masks and s32/u32 lanes are I32X4).
+        let in_body = em.bound.keys().any(|&(c, _)| c == at.c);
+        let lane_type = ivector::is_int_lane(ot) || ot == ElementType::Pred;
+        if lane_type && (in_body || straight_line(em, at)) {
             // s32/u32 operands in integer lanes (a one-hot's
-            // `iota == broadcast(label)`): one vector compare; an operand
-            // the lanes cannot hold falls back to the per-lane compare
-            // (no control flow was emitted on the way: `straight_line`).
+            // `iota == broadcast(label)`) or pred lane masks: one vector
+            // compare; an operand the lanes cannot hold falls back to the
+            // per-lane compare (no control flow was emitted on the way:
+            // `straight_line`).
             match int_lane_compare(em, at, ot, direction) {
-                Err(JitError::Unsupported(_)) => {}
+                Err(JitError::Unsupported(_)) if !in_body => {}
                 r => return r,
             }
         }
@@ -121,7 +127,7 @@ pub fn compare(
     }
 }
 
-/// An s32/u32 compare in integer lanes: an I32X4 lane mask (all ones
+/// An s32/u32 (or pred mask) compare in integer lanes: an I32X4 lane mask (all ones
 /// where true), signed or unsigned by the element type, exactly the
 /// scalar compare of each lane. `Unsupported` when an operand is not
 /// held in integer lanes.
@@ -139,6 +145,8 @@ fn int_lane_compare(
             "compare operands not in integer lanes",
         ));
     }
+    // Pred lane masks are all ones (true) or zero: unsigned order is
+    // false < true, as on the 0/1 bytes.
     let signed = ot == ElementType::S32;
     let cc = scalar::int_cc(direction, signed);
     Ok(em.b.ins().icmp(cc, a, b))
