@@ -26,12 +26,15 @@
 //! variadic reduce is opaque with its operands simplified, and before
 //! the e-graph a variadic reduce read through one output whose reducer
 //! computes that output from its own accumulator and input alone becomes
-//! a plain reduce ([`split_reduce`], `variadic reduces split`). Computations
+//! a plain reduce ([`split_reduce`], `variadic reduces split`), and a
+//! reduce over size-1 dims only whose reducer is one binary op becomes
+//! that op on the broadcast init and the reshaped input
+//! ([`degenerate_reduce`], `reduces over size-1 dims folded`). Computations
 //! with complex (c64/c128) values are left alone: the rules and the
 //! constant analysis do not model them; so are computations with bounded
 //! dynamic dimensions (the rules build shapes from bounds). Fuel: one unit per computation
 //! the pass rewrites (asked before rewriting it) and one per split
-//! variadic reduce; not per rule application, since rewrites inside the
+//! variadic reduce or folded size-1 reduce; not per rule application, since rewrites inside the
 //! e-graph are not individually observable.
 //!
 //! Statistics: `rule <name>` (rewrites applied per rule, including ones
@@ -45,6 +48,7 @@ pub mod analysis;
 pub mod cost;
 pub mod explain;
 pub use explain::explain;
+pub mod degenerate_reduce;
 pub mod lang;
 pub mod lower;
 pub mod raise;
@@ -137,7 +141,7 @@ impl Pass for Simplify {
     }
 
     fn description(&self) -> &'static str {
-        "algebraic simplification by equality saturation (egg): identities, involutions, transpose/reshape/broadcast/slice/pad/concat folding, ReshapeMover, TransposeFolding, reduce/convert/select/min-max/tuple rules, variadic reduces read through one independent output made plain; any layouts (root, parameters and bitcast bytes kept); IEEE-exact unless fast-math; DAG-aware bytes+flops extraction; honours fuel per rewritten computation and per split reduce"
+        "algebraic simplification by equality saturation (egg): identities, involutions, transpose/reshape/broadcast/slice/pad/concat folding, ReshapeMover, TransposeFolding, reduce/convert/select/min-max/tuple rules, variadic reduces read through one independent output made plain; reduces over size-1 dims with a one-op reducer made elementwise; any layouts (root, parameters and bitcast bytes kept); IEEE-exact unless fast-math; DAG-aware bytes+flops extraction; honours fuel per rewritten computation and per split reduce"
     }
 
     fn options(&self) -> &'static [PassOption] {
@@ -217,6 +221,13 @@ impl Pass for Simplify {
             });
             if split > 0 {
                 ctx.stat("variadic reduces split", split as u64);
+                changed = true;
+            }
+            let folded = degenerate_reduce::fold_degenerate_reduces(module, &mut |what| {
+                ctx.consume_fuel(format_args!("{what}"))
+            });
+            if folded > 0 {
+                ctx.stat("reduces over size-1 dims folded", folded as u64);
                 changed = true;
             }
         }

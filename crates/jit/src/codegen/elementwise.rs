@@ -152,35 +152,10 @@ fn int_lane_compare(
     Ok(em.b.ins().icmp(cc, a, b))
 }
 
-/// Whether the compare's operands (up to the kernel's inputs) are made of
-/// ops whose lane form emits no control flow (iota, constants,
-/// broadcasts, reshapes, elementwise ops, converts), so that a failed
-/// attempt at integer lanes leaves only dead values behind.
+/// Whether the compare's operands are straight-line lane code
+/// ([`Emitter::straight_line`]).
 fn straight_line(em: &Emitter, at: &At) -> bool {
-    let comp = em.module.comp(at.c);
-    let mut stack: Vec<InstrId> = at.instr.operands.clone();
-    let mut seen = std::collections::HashSet::new();
-    while let Some(id) = stack.pop() {
-        if !seen.insert(id) || em.inputs.contains_key(&(at.c, id)) {
-            continue;
-        }
-        let i = comp.get(id);
-        let ok = matches!(
-            i.op,
-            Op::Iota { .. }
-                | Op::Constant { .. }
-                | Op::Broadcast { .. }
-                | Op::Reshape
-                | Op::Convert
-                | Op::Unary(_)
-                | Op::Binary(_)
-        );
-        if !ok {
-            return false;
-        }
-        stack.extend(i.operands.iter().copied());
-    }
-    true
+    em.straight_line(at.c, at.instr.operands.clone())
 }
 
 /// A compare of non-f32 operands in a vector kernel (a causal mask's

@@ -216,6 +216,42 @@ struct VecPool {
 }
 
 impl<'a, 'f> Emitter<'a, 'f> {
+    /// Whether the values `ids` of computation `c` (up to the kernel's
+    /// inputs) are made of ops whose lane form emits no control flow
+    /// (iota, constants, broadcasts, reshapes, elementwise ops, converts,
+    /// selects, clamps and compares of such operands), so that a failed
+    /// attempt at integer lanes leaves only dead values behind.
+    pub fn straight_line(&self, c: CompId, ids: Vec<InstrId>) -> bool {
+        use rxla_ir::Op;
+        let comp = self.module.comp(c);
+        let mut stack: Vec<InstrId> = ids;
+        let mut seen = std::collections::HashSet::new();
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id) || self.inputs.contains_key(&(c, id)) {
+                continue;
+            }
+            let i = comp.get(id);
+            let ok = matches!(
+                i.op,
+                Op::Iota { .. }
+                    | Op::Constant { .. }
+                    | Op::Broadcast { .. }
+                    | Op::Reshape
+                    | Op::Convert
+                    | Op::Unary(_)
+                    | Op::Binary(_)
+                    | Op::Select
+                    | Op::Clamp
+                    | Op::Compare { .. }
+            );
+            if !ok {
+                return false;
+            }
+            stack.extend(i.operands.iter().copied());
+        }
+        true
+    }
+
     pub fn new(
         b: FunctionBuilder<'f>,
         jm: &'a mut JITModule,
