@@ -480,10 +480,11 @@ impl From<ArrayShape> for Shape {
 }
 
 impl fmt::Display for ArrayShape {
-    /// `f32[2,3]{1,0}`; scalars and tokens print without a layout.
+    /// `f32[2,3]{1,0}`; scalars and tokens print without a layout unless
+    /// it says more than the default (`s4[]{:E(4)}`, as XLA prints it).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.fmt_no_layout(f)?;
-        if !self.dims.is_empty() {
+        if !self.dims.is_empty() || !self.layout.is_default() {
             write!(f, "{}", self.layout)?;
         }
         Ok(())
