@@ -223,5 +223,8 @@ fn packed_narrow_layouts_take_packed_bytes() {
     assert!(sizes.contains(&501), "{sizes:?}");
     assert!(sizes.contains(&1001), "{sizes:?}");
     assert!(sizes.contains(&2), "{sizes:?}");
-    assert!(sizes.iter().all(|&s| s == 501 || s == 1001 || s == 2), "{sizes:?}");
+    assert!(
+        sizes.iter().all(|&s| s == 501 || s == 1001 || s == 2),
+        "{sizes:?}"
+    );
 }

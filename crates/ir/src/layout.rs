@@ -13,7 +13,10 @@ use std::fmt;
 /// Extras XLA prints before `E(n)` (dim level types, tiles, tail padding,
 /// index and pointer types); the others (`S(n)`, ...) come after it.
 fn printed_before_element_size(item: &str) -> bool {
-    matches!(item.as_bytes().first(), Some(b'D' | b'T' | b'L' | b'#' | b'*'))
+    matches!(
+        item.as_bytes().first(),
+        Some(b'D' | b'T' | b'L' | b'#' | b'*')
+    )
 }
 
 /// A layout of an array shape of rank N.
@@ -215,13 +218,21 @@ impl fmt::Display for Layout {
         if let Some(v) = self.padding_value {
             write!(f, ":V({})", fmt_float_short(v))?;
         }
-        for e in self.extras.iter().filter(|e| printed_before_element_size(e)) {
+        for e in self
+            .extras
+            .iter()
+            .filter(|e| printed_before_element_size(e))
+        {
             write!(f, ":{e}")?;
         }
         if let Some(n) = self.element_size_in_bits {
             write!(f, ":E({n})")?;
         }
-        for e in self.extras.iter().filter(|e| !printed_before_element_size(e)) {
+        for e in self
+            .extras
+            .iter()
+            .filter(|e| !printed_before_element_size(e))
+        {
             write!(f, ":{e}")?;
         }
         f.write_str("}")

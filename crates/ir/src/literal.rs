@@ -976,8 +976,20 @@ mod tests {
     #[test]
     fn packing_matches_xla_buffers() {
         let cases: &[(ElementType, &[i64], &[f64], u32, &[u8])] = &[
-            (ElementType::S4, &[5], &[1., -2., 3., -4., 5.], 4, &[0xe1, 0xc3, 0x05]),
-            (ElementType::S4, &[5], &[-1., 2., -3., 4., -5.], 4, &[0x2f, 0x4d, 0x0b]),
+            (
+                ElementType::S4,
+                &[5],
+                &[1., -2., 3., -4., 5.],
+                4,
+                &[0xe1, 0xc3, 0x05],
+            ),
+            (
+                ElementType::S4,
+                &[5],
+                &[-1., 2., -3., 4., -5.],
+                4,
+                &[0x2f, 0x4d, 0x0b],
+            ),
             (
                 ElementType::U4,
                 &[7],
@@ -985,7 +997,13 @@ mod tests {
                 4,
                 &[0x21, 0x43, 0xf5, 0x09],
             ),
-            (ElementType::S2, &[5], &[1., -2., 0., -1., 1.], 2, &[0xc9, 0x01]),
+            (
+                ElementType::S2,
+                &[5],
+                &[1., -2., 0., -1., 1.],
+                2,
+                &[0xc9, 0x01],
+            ),
             (
                 ElementType::U2,
                 &[7],
@@ -1009,20 +1027,33 @@ mod tests {
             let back = ArrayLiteral::from_physical_bytes(p.shape.clone(), bytes).unwrap();
             assert_eq!(&back.data, &lit.as_array().unwrap().data);
             // Unpacked (no E): one byte per element.
-            assert_eq!(lit.as_array().unwrap().to_physical_bytes().unwrap().len(), vals.len());
+            assert_eq!(
+                lit.as_array().unwrap().to_physical_bytes().unwrap().len(),
+                vals.len()
+            );
         }
         // XLA leaves junk in the padding bits of the last byte (its
         // negate result ended in 0xfb): reading ignores them.
-        let p = packed(&Literal::narrow(ElementType::S4, &[5], &[0.; 5]).unwrap(), 4);
+        let p = packed(
+            &Literal::narrow(ElementType::S4, &[5], &[0.; 5]).unwrap(),
+            4,
+        );
         let back = ArrayLiteral::from_physical_bytes(p.shape.clone(), &[0x2f, 0x4d, 0xfb]).unwrap();
         assert_eq!(Literal::Array(back).to_text(), "{-1, 2, -3, 4, -5}");
         // Transposed layout packs in physical (minor-to-major) order.
-        let m = Literal::narrow(ElementType::S4, &[3, 3], &[-4., -3., -2., -1., 0., 1., 2., 3., 4.])
-            .unwrap();
+        let m = Literal::narrow(
+            ElementType::S4,
+            &[3, 3],
+            &[-4., -3., -2., -1., 0., 1., 2., 3., 4.],
+        )
+        .unwrap();
         let mut l = Layout::column_major(2);
         l.element_size_in_bits = Some(4);
         let t = m.as_array().unwrap().relayout(l).unwrap();
-        assert_eq!(t.to_physical_bytes().unwrap(), [0xfc, 0xd2, 0x30, 0x1e, 0x04]);
+        assert_eq!(
+            t.to_physical_bytes().unwrap(),
+            [0xfc, 0xd2, 0x30, 0x1e, 0x04]
+        );
         // Wrong lengths are errors.
         assert!(ArrayLiteral::from_physical_bytes(t.shape.clone(), &[0; 9]).is_err());
         assert!(ArrayLiteral::from_physical_bytes(t.shape.clone(), &[0; 4]).is_err());
@@ -1038,7 +1069,12 @@ mod tests {
     #[test]
     fn pack_unpack_identity() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
-        for ty in [ElementType::S2, ElementType::U2, ElementType::S4, ElementType::U4] {
+        for ty in [
+            ElementType::S2,
+            ElementType::U2,
+            ElementType::S4,
+            ElementType::U4,
+        ] {
             let bits = ty.bit_width();
             for n in 0..40usize {
                 let raw: Vec<u8> = (0..n)

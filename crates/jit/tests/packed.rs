@@ -14,8 +14,10 @@ fn exe(text: &str) -> rxla_jit::Executable {
 
 #[test]
 fn s4_negate_on_packed_buffers() {
-    let e = exe("HloModule m, entry_computation_layout={(s4[5]{0:E(4)})->s4[5]{0:E(4)}}\n\
-                 ENTRY main {\n  x = s4[5]{0:E(4)} parameter(0)\n  ROOT n = s4[5]{0:E(4)} negate(x)\n}\n");
+    let e = exe(
+        "HloModule m, entry_computation_layout={(s4[5]{0:E(4)})->s4[5]{0:E(4)}}\n\
+                 ENTRY main {\n  x = s4[5]{0:E(4)} parameter(0)\n  ROOT n = s4[5]{0:E(4)} negate(x)\n}\n",
+    );
     // {1, -2, 3, -4, 5} -> {-1, 2, -3, 4, -5}. The input's padding nibble
     // is junk (XLA leaves it so): it is ignored.
     let mut out = [0u8; 3];
