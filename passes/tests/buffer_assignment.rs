@@ -202,3 +202,29 @@ fn corpus_assignments_never_overlap() {
     }
     assert!(n >= 40);
 }
+
+#[test]
+fn packed_narrow_layouts_take_packed_bytes() {
+    // s4[1001]{0:E(4)} is 501 bytes (two per byte, XLA's size); without
+    // E(4) one byte per element; u2 E(2) four per byte.
+    let m = common::parse(
+        "HloModule p\nENTRY e {\n  x = s4[1001]{0:E(4)} parameter(0)\n  \
+         n = s4[1001]{0:E(4)} negate(x)\n  w = s4[1001]{0} convert(n)\n  \
+         u = u2[7]{0:E(2)} parameter(1)\n  a = u2[7]{0:E(2)} add(u, u)\n  \
+         ROOT t = (s4[1001]{0}, u2[7]{0:E(2)}) tuple(w, a)\n}\n",
+    );
+    let opts = BufferOptions {
+        in_place: false,
+        ..BufferOptions::default()
+    };
+    let a = assign_buffers(&m, &opts).unwrap();
+    let mut sizes: Vec<usize> = a.entry().buffers.iter().map(|b| b.size).collect();
+    sizes.sort();
+    assert!(sizes.contains(&501), "{sizes:?}");
+    assert!(sizes.contains(&1001), "{sizes:?}");
+    assert!(sizes.contains(&2), "{sizes:?}");
+    assert!(
+        sizes.iter().all(|&s| s == 501 || s == 1001 || s == 2),
+        "{sizes:?}"
+    );
+}

@@ -47,7 +47,11 @@ pub fn shape_bytes(shape: &Shape) -> u64 {
         .iter()
         .map(|a| {
             let n = a.element_count().map(|n| n as u64).unwrap_or(u64::MAX);
-            n.saturating_mul(a.element_type.byte_size() as u64)
+            match a.packed_bits() {
+                // Packed narrow integers (E(4)): ceil(n * bits / 8).
+                Some(bits) => n.saturating_mul(bits as u64).div_ceil(8),
+                None => n.saturating_mul(a.element_type.byte_size() as u64),
+            }
         })
         .fold(0u64, u64::saturating_add)
 }

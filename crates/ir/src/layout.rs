@@ -1,10 +1,23 @@
 //! Layouts: how an array's logical elements are placed in linear memory
-//! (`minor_to_major`, optional `padded_dimensions` and `padding_value`), plus
-//! newer XLA suffixes (`T(8,128)`, `S(1)`, ...) kept verbatim. Validation
-//! only; index arithmetic lives in [`crate::index`].
+//! (`minor_to_major`, optional `padded_dimensions` and `padding_value`,
+//! `element_size_in_bits` (text `E(4)`: s2/u2/s4/u4 elements packed several
+//! per byte in XLA buffers, see docs/SEMANTICS.md "Packed narrow
+//! integers")), plus newer XLA suffixes (`T(8,128)`, `S(1)`, ...) kept
+//! verbatim. Validation only; index arithmetic lives in [`crate::index`],
+//! bit packing in [`crate::narrow`].
 
+use crate::element_type::ElementType;
 use crate::error::{IrError, Result};
 use std::fmt;
+
+/// Extras XLA prints before `E(n)` (dim level types, tiles, tail padding,
+/// index and pointer types); the others (`S(n)`, ...) come after it.
+fn printed_before_element_size(item: &str) -> bool {
+    matches!(
+        item.as_bytes().first(),
+        Some(b'D' | b'T' | b'L' | b'#' | b'*')
+    )
+}
 
 /// A layout of an array shape of rank N.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,8 +29,12 @@ pub struct Layout {
     pub padded_dimensions: Option<Vec<i64>>,
     /// Value of the padding elements (text `V(x)`); `None` means 0.
     pub padding_value: Option<f64>,
+    /// XLA's `element_size_in_bits` (text `E(n)`); `None` when absent (XLA's
+    /// 0). `E(2)`/`E(4)` on s2/u2/s4/u4 packs 4 or 2 elements per byte in
+    /// the physical buffer ([`Layout::packed_bits`]).
+    pub element_size_in_bits: Option<u32>,
     /// Other layout suffix items kept verbatim for printing back (tiling
-    /// `T(8,128)`, memory space `S(1)`, element size `E(4)`, ...).
+    /// `T(8,128)`, memory space `S(1)`, ...).
     pub extras: Vec<String>,
 }
 
@@ -29,6 +46,7 @@ impl Layout {
             minor_to_major: (0..rank as i64).rev().collect(),
             padded_dimensions: None,
             padding_value: None,
+            element_size_in_bits: None,
             extras: Vec::new(),
         }
     }
@@ -39,6 +57,7 @@ impl Layout {
             minor_to_major: m2m.into(),
             padded_dimensions: None,
             padding_value: None,
+            element_size_in_bits: None,
             extras: Vec::new(),
         }
     }
@@ -62,6 +81,7 @@ impl Layout {
     pub fn is_default(&self) -> bool {
         self.padded_dimensions.is_none()
             && self.extras.is_empty()
+            && self.element_size_in_bits.is_none()
             && self
                 .minor_to_major
                 .iter()
@@ -122,6 +142,41 @@ impl Layout {
         Ok(())
     }
 
+    /// Checks `element_size_in_bits` against the element type: absent, the
+    /// type's bit width (`E(4)` on s4/u4, `E(2)` on s2/u2: packed), or its
+    /// byte size in bits (`E(8)` on s4: one element per byte, unpacked).
+    pub fn validate_element_size(&self, ty: ElementType) -> Result<()> {
+        match self.element_size_in_bits {
+            None => Ok(()),
+            Some(n) if n == ty.bit_width() || n as usize == ty.byte_size() * 8 => Ok(()),
+            Some(n) => Err(IrError::shape(format!(
+                "layout {self}: element size E({n}) does not fit {ty} (allowed: E({}){})",
+                ty.bit_width(),
+                if ty.bit_width() as usize != ty.byte_size() * 8 {
+                    format!(" or E({})", ty.byte_size() * 8)
+                } else {
+                    String::new()
+                }
+            ))),
+        }
+    }
+
+    /// Bits per element when the physical buffer packs several `ty`
+    /// elements per byte (`E(2)`/`E(4)` on s2/u2/s4/u4), else `None`.
+    pub fn packed_bits(&self, ty: ElementType) -> Option<u32> {
+        self.element_size_in_bits
+            .filter(|&n| n < 8 && n == ty.bit_width())
+    }
+
+    /// The layout without `element_size_in_bits` (one byte per narrow
+    /// element: rxla's internal storage).
+    pub fn unpacked(&self) -> Layout {
+        Layout {
+            element_size_in_bits: None,
+            ..self.clone()
+        }
+    }
+
     /// Physical dims: padded widths when padded, else the logical dims.
     pub fn physical_dims(&self, dims: &[i64]) -> Vec<i64> {
         match &self.padded_dimensions {
@@ -140,7 +195,8 @@ fn fmt_float_short(v: f64) -> String {
 }
 
 impl fmt::Display for Layout {
-    /// `{1,0}`, `{0,1:P(3,5)}`, `{0,1:P(3,5):V(-1)}`, `{1,0:T(8,128)}`.
+    /// `{1,0}`, `{0,1:P(3,5)}`, `{0,1:P(3,5):V(-1)}`, `{1,0:T(8,128)}`,
+    /// `{0:E(4)}`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("{")?;
         for (i, d) in self.minor_to_major.iter().enumerate() {
@@ -162,7 +218,21 @@ impl fmt::Display for Layout {
         if let Some(v) = self.padding_value {
             write!(f, ":V({})", fmt_float_short(v))?;
         }
-        for e in &self.extras {
+        for e in self
+            .extras
+            .iter()
+            .filter(|e| printed_before_element_size(e))
+        {
+            write!(f, ":{e}")?;
+        }
+        if let Some(n) = self.element_size_in_bits {
+            write!(f, ":E({n})")?;
+        }
+        for e in self
+            .extras
+            .iter()
+            .filter(|e| !printed_before_element_size(e))
+        {
             write!(f, ":{e}")?;
         }
         f.write_str("}")
@@ -192,5 +262,27 @@ mod tests {
                 .validate(&[2, 2])
                 .is_err()
         );
+    }
+
+    #[test]
+    fn element_size() {
+        let mut l = Layout::default_for_rank(1);
+        l.element_size_in_bits = Some(4);
+        assert_eq!(l.to_string(), "{0:E(4)}");
+        assert!(!l.is_default());
+        assert_eq!(l.packed_bits(ElementType::S4), Some(4));
+        assert_eq!(l.packed_bits(ElementType::U4), Some(4));
+        assert!(l.validate_element_size(ElementType::U4).is_ok());
+        assert!(l.validate_element_size(ElementType::F32).is_err());
+        assert!(l.validate_element_size(ElementType::S2).is_err());
+        l.element_size_in_bits = Some(8);
+        assert!(l.validate_element_size(ElementType::S4).is_ok());
+        assert_eq!(l.packed_bits(ElementType::S4), None);
+        l.element_size_in_bits = Some(3);
+        assert!(l.validate_element_size(ElementType::S4).is_err());
+        l.element_size_in_bits = Some(2);
+        l.extras = vec!["S(1)".into(), "T(2)".into()];
+        assert_eq!(l.to_string(), "{0:T(2):E(2):S(1)}");
+        assert_eq!(l.unpacked().packed_bits(ElementType::U2), None);
     }
 }

@@ -600,6 +600,7 @@ impl ArrayLiteral {
     /// shape changes).
     pub fn relayout(&self, layout: Layout) -> Result<ArrayLiteral> {
         layout.validate(&self.shape.dims)?;
+        layout.validate_element_size(self.shape.element_type)?;
         let mut shape = self.shape.clone();
         shape.layout = layout;
         Ok(ArrayLiteral {
@@ -610,9 +611,25 @@ impl ArrayLiteral {
     }
 
     /// The physical buffer under the literal's layout (padding filled with
-    /// the layout's padding value).
+    /// the layout's padding value), as XLA holds it: a packed layout
+    /// (`E(4)` on s4, ...) packs the elements ([`crate::narrow::pack_bits`]);
+    /// otherwise narrow types take one byte each.
     pub fn to_physical_bytes(&self) -> Result<Vec<u8>> {
-        if self.shape.layout.is_default() {
+        let storage = self.storage_bytes()?;
+        match self.shape.packed_bits() {
+            None => Ok(storage),
+            Some(bits) => {
+                let mut out = vec![0u8; crate::narrow::packed_len(storage.len(), bits)];
+                crate::narrow::pack_bits(&storage, bits, &mut out).map_err(IrError::literal)?;
+                Ok(out)
+            }
+        }
+    }
+
+    /// The physical buffer with one byte per narrow element (packing
+    /// ignored): rxla's internal storage.
+    fn storage_bytes(&self) -> Result<Vec<u8>> {
+        if self.shape.layout.unpacked().is_default() {
             return Ok(self.data.to_le_bytes());
         }
         self.shape.physical_element_count()?;
@@ -624,7 +641,8 @@ impl ArrayLiteral {
         Ok(self.data.take_or(&map, &fill).to_le_bytes())
     }
 
-    /// Reads a literal of `shape` from its physical buffer.
+    /// Reads a literal of `shape` from its physical buffer (packed when the
+    /// layout says so, [`ArrayLiteral::to_physical_bytes`]).
     pub fn from_physical_bytes(shape: ArrayShape, bytes: &[u8]) -> Result<ArrayLiteral> {
         let expect = shape.byte_size()?;
         if bytes.len() != expect {
@@ -633,8 +651,18 @@ impl ArrayLiteral {
                 bytes.len()
             )));
         }
+        let unpacked;
+        let bytes = match shape.packed_bits() {
+            None => bytes,
+            Some(bits) => {
+                let mut v = vec![0u8; shape.physical_element_count()?];
+                crate::narrow::unpack_bits(bytes, bits, &mut v).map_err(IrError::literal)?;
+                unpacked = v;
+                &unpacked[..]
+            }
+        };
         let phys = ArrayData::from_le_bytes(shape.element_type, bytes)?;
-        if shape.layout.is_default() || shape.element_type == ElementType::Token {
+        if shape.layout.unpacked().is_default() || shape.element_type == ElementType::Token {
             return ArrayLiteral::new(shape, phys);
         }
         let n = shape.element_count()?;
@@ -933,5 +961,147 @@ mod tests {
     #[test]
     fn count_mismatch_is_error() {
         assert!(Literal::from_vec(&[2, 2], vec![1.0f32]).is_err());
+    }
+
+    /// `lit` under its default layout plus `E(bits)`.
+    fn packed(lit: &Literal, bits: u32) -> ArrayLiteral {
+        let a = lit.as_array().unwrap();
+        let mut l = a.shape.layout.clone();
+        l.element_size_in_bits = Some(bits);
+        a.relayout(l).unwrap()
+    }
+
+    /// The byte values read from XLA:CPU buffers (jax 0.10.2,
+    /// docs/SEMANTICS.md "Packed narrow integers").
+    #[test]
+    fn packing_matches_xla_buffers() {
+        let cases: &[(ElementType, &[i64], &[f64], u32, &[u8])] = &[
+            (
+                ElementType::S4,
+                &[5],
+                &[1., -2., 3., -4., 5.],
+                4,
+                &[0xe1, 0xc3, 0x05],
+            ),
+            (
+                ElementType::S4,
+                &[5],
+                &[-1., 2., -3., 4., -5.],
+                4,
+                &[0x2f, 0x4d, 0x0b],
+            ),
+            (
+                ElementType::U4,
+                &[7],
+                &[1., 2., 3., 4., 5., 15., 9.],
+                4,
+                &[0x21, 0x43, 0xf5, 0x09],
+            ),
+            (
+                ElementType::S2,
+                &[5],
+                &[1., -2., 0., -1., 1.],
+                2,
+                &[0xc9, 0x01],
+            ),
+            (
+                ElementType::U2,
+                &[7],
+                &[1., 2., 3., 0., 3., 2., 1.],
+                2,
+                &[0x39, 0x1b],
+            ),
+            (
+                ElementType::S4,
+                &[3, 3],
+                &[-4., -3., -2., -1., 0., 1., 2., 3., 4.],
+                4,
+                &[0xdc, 0xfe, 0x10, 0x32, 0x04],
+            ),
+        ];
+        for &(ty, dims, vals, bits, bytes) in cases {
+            let lit = Literal::narrow(ty, dims, vals).unwrap();
+            let p = packed(&lit, bits);
+            assert_eq!(p.shape.byte_size().unwrap(), bytes.len(), "{ty}{dims:?}");
+            assert_eq!(p.to_physical_bytes().unwrap(), bytes, "{ty}{dims:?}");
+            let back = ArrayLiteral::from_physical_bytes(p.shape.clone(), bytes).unwrap();
+            assert_eq!(&back.data, &lit.as_array().unwrap().data);
+            // Unpacked (no E): one byte per element.
+            assert_eq!(
+                lit.as_array().unwrap().to_physical_bytes().unwrap().len(),
+                vals.len()
+            );
+        }
+        // XLA leaves junk in the padding bits of the last byte (its
+        // negate result ended in 0xfb): reading ignores them.
+        let p = packed(
+            &Literal::narrow(ElementType::S4, &[5], &[0.; 5]).unwrap(),
+            4,
+        );
+        let back = ArrayLiteral::from_physical_bytes(p.shape.clone(), &[0x2f, 0x4d, 0xfb]).unwrap();
+        assert_eq!(Literal::Array(back).to_text(), "{-1, 2, -3, 4, -5}");
+        // Transposed layout packs in physical (minor-to-major) order.
+        let m = Literal::narrow(
+            ElementType::S4,
+            &[3, 3],
+            &[-4., -3., -2., -1., 0., 1., 2., 3., 4.],
+        )
+        .unwrap();
+        let mut l = Layout::column_major(2);
+        l.element_size_in_bits = Some(4);
+        let t = m.as_array().unwrap().relayout(l).unwrap();
+        assert_eq!(
+            t.to_physical_bytes().unwrap(),
+            [0xfc, 0xd2, 0x30, 0x1e, 0x04]
+        );
+        // Wrong lengths are errors.
+        assert!(ArrayLiteral::from_physical_bytes(t.shape.clone(), &[0; 9]).is_err());
+        assert!(ArrayLiteral::from_physical_bytes(t.shape.clone(), &[0; 4]).is_err());
+        // E(4) on f32 does not validate.
+        let f = Literal::vec1(vec![1.0f32]);
+        let mut l = Layout::default_for_rank(1);
+        l.element_size_in_bits = Some(4);
+        assert!(f.as_array().unwrap().relayout(l).is_err());
+    }
+
+    /// pack then unpack is the identity, for every length 0..40 and all
+    /// four types, on pseudo-random values.
+    #[test]
+    fn pack_unpack_identity() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for ty in [
+            ElementType::S2,
+            ElementType::U2,
+            ElementType::S4,
+            ElementType::U4,
+        ] {
+            let bits = ty.bit_width();
+            for n in 0..40usize {
+                let raw: Vec<u8> = (0..n)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        seed as u8
+                    })
+                    .collect();
+                let lit = ArrayLiteral::new(
+                    ArrayShape::new(ty, vec![n as i64]).unwrap(),
+                    ArrayData::narrow(ty, raw),
+                )
+                .unwrap();
+                let p = packed(&Literal::Array(lit.clone()), bits);
+                let bytes = p.to_physical_bytes().unwrap();
+                assert_eq!(bytes.len(), (n * bits as usize).div_ceil(8));
+                let back = ArrayLiteral::from_physical_bytes(p.shape.clone(), &bytes).unwrap();
+                assert_eq!(back.data, lit.data, "{ty} n={n}");
+                // And unpack then pack gives the buffer back (padding bits 0).
+                let mut st = vec![0u8; n];
+                crate::narrow::unpack_bits(&bytes, bits, &mut st).unwrap();
+                let mut again = vec![0u8; bytes.len()];
+                crate::narrow::pack_bits(&st, bits, &mut again).unwrap();
+                assert_eq!(again, bytes);
+            }
+        }
     }
 }

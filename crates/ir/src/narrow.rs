@@ -14,6 +14,12 @@
 //! with its sign (`0x80` of the fnuz types is -NaN).
 //! `tests/data/f8_tables.txt` (written from `ml_dtypes` by
 //! `gen_f8_tables.py`) checks all of this bit for bit.
+//!
+//! Packing ([`pack_bits`], [`unpack_bits`]) converts between that storage
+//! and XLA's packed buffers (layout `E(2)`/`E(4)`): physical element `i`
+//! sits in byte `i * bits / 8` at bit offset `(i * bits) % 8`, low bits
+//! first, as XLA:CPU (jax 0.10.2) lays them out; unused high bits of the
+//! last byte are written as zero and ignored when read.
 
 use crate::element_type::ElementType;
 
@@ -223,6 +229,58 @@ pub fn int_n_range(ty: ElementType) -> (i64, i64) {
     } else {
         (0, (1i64 << w) - 1)
     }
+}
+
+/// Bytes of a packed buffer of `n` elements of `bits` bits (1..=8):
+/// ceil(n * bits / 8), without overflow.
+pub fn packed_len(n: usize, bits: u32) -> usize {
+    let per_byte = (8 / bits.clamp(1, 8)) as usize;
+    n / per_byte + usize::from(n % per_byte != 0)
+}
+
+/// Packs one-byte-per-element storage `src` (each byte's low `bits` bits
+/// are the element) into `dst`, which must be `packed_len(src.len(), bits)`
+/// bytes; `bits` is 1, 2 or 4. Padding bits of the last byte become zero.
+pub fn pack_bits(src: &[u8], bits: u32, dst: &mut [u8]) -> Result<(), String> {
+    check_packed(src.len(), bits, dst.len())?;
+    let per_byte = (8 / bits) as usize;
+    let mask = ((1u16 << bits) - 1) as u8;
+    for (out, chunk) in dst.iter_mut().zip(src.chunks(per_byte)) {
+        *out = chunk
+            .iter()
+            .enumerate()
+            .fold(0u8, |acc, (k, &e)| acc | ((e & mask) << (k as u32 * bits)));
+    }
+    Ok(())
+}
+
+/// Unpacks a packed buffer `src` into one byte per element in `dst`
+/// (`src` must be `packed_len(dst.len(), bits)` bytes): each element is
+/// its `bits`-bit pattern in the low bits, the high bits zero (the
+/// canonical storage of s2/u2/s4/u4).
+pub fn unpack_bits(src: &[u8], bits: u32, dst: &mut [u8]) -> Result<(), String> {
+    check_packed(dst.len(), bits, src.len())?;
+    let per_byte = (8 / bits) as usize;
+    let mask = ((1u16 << bits) - 1) as u8;
+    for (&b, chunk) in src.iter().zip(dst.chunks_mut(per_byte)) {
+        for (k, e) in chunk.iter_mut().enumerate() {
+            *e = (b >> (k as u32 * bits)) & mask;
+        }
+    }
+    Ok(())
+}
+
+fn check_packed(n: usize, bits: u32, packed: usize) -> Result<(), String> {
+    if !matches!(bits, 1 | 2 | 4) {
+        return Err(format!("cannot pack {bits}-bit elements"));
+    }
+    let need = packed_len(n, bits);
+    if packed != need {
+        return Err(format!(
+            "packed buffer of {packed} bytes for {n} elements of {bits} bits, which need {need}"
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -146,6 +146,7 @@ impl ArrayShape {
     ) -> Result<ArrayShape> {
         let mut s = ArrayShape::new(element_type, dims)?;
         layout.validate(&s.dims)?;
+        layout.validate_element_size(element_type)?;
         s.layout = layout;
         Ok(s)
     }
@@ -170,12 +171,24 @@ impl ArrayShape {
         checked_product(&self.layout.physical_dims(&self.dims))
     }
 
-    /// Size of the physical buffer in bytes, checked.
+    /// Size of the physical buffer in bytes, checked: XLA's size, so a
+    /// packed layout (`E(4)` on s4, [`crate::Layout::packed_bits`]) takes
+    /// ceil(n * bits / 8) bytes for n physical elements.
     pub fn byte_size(&self) -> Result<usize> {
-        self.physical_element_count()?
-            .checked_mul(self.element_type.byte_size())
+        let n = self.physical_element_count()?;
+        let bytes = match self.layout.packed_bits(self.element_type) {
+            Some(bits) => Some(crate::narrow::packed_len(n, bits)),
+            None => n.checked_mul(self.element_type.byte_size()),
+        };
+        bytes
             .filter(|&b| b <= i64::MAX as usize)
             .ok_or_else(|| IrError::shape(format!("byte size of {self} overflows")))
+    }
+
+    /// Bits per element of a packed physical buffer (`E(2)`/`E(4)` on
+    /// s2/u2/s4/u4), else `None`.
+    pub fn packed_bits(&self) -> Option<u32> {
+        self.layout.packed_bits(self.element_type)
     }
 
     /// Resolves a dimension number: negative numbers count from the end
@@ -387,6 +400,7 @@ impl Shape {
                     )));
                 }
                 a.layout.validate(&a.dims)?;
+                a.layout.validate_element_size(a.element_type)?;
                 a.element_count()?;
                 a.byte_size()?;
                 Ok(())
@@ -466,10 +480,11 @@ impl From<ArrayShape> for Shape {
 }
 
 impl fmt::Display for ArrayShape {
-    /// `f32[2,3]{1,0}`; scalars and tokens print without a layout.
+    /// `f32[2,3]{1,0}`; scalars and tokens print without a layout unless
+    /// it says more than the default (`s4[]{:E(4)}`, as XLA prints it).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.fmt_no_layout(f)?;
-        if !self.dims.is_empty() {
+        if !self.dims.is_empty() || !self.layout.is_default() {
             write!(f, "{}", self.layout)?;
         }
         Ok(())

@@ -185,6 +185,18 @@ fn compile_shallow(module: &Module, opts: &CompileOptions) -> Result<Executable>
     if let Some(why) = dynamic_reason(module) {
         return compile_dynamic(module, opts, why);
     }
+    let given = module;
+    // Packed narrow layouts (E(4)) exist only at the run_into boundary:
+    // the plan sees one byte per element (packing.rs).
+    let unpacked;
+    let module = if crate::packing::any_packed(module) {
+        let mut m = module.clone();
+        crate::packing::strip(&mut m);
+        unpacked = m;
+        &unpacked
+    } else {
+        module
+    };
     let original = module;
     let fused;
     let module = if opts.fusion {
@@ -209,13 +221,25 @@ fn compile_shallow(module: &Module, opts: &CompileOptions) -> Result<Executable>
     let budget = crate::budget::measure(module, &program);
     let code = planner.jit.finish()?;
     let entry = module.entry_computation();
-    let params = entry
+    let given_entry = given.entry_computation();
+    let given_params = given_entry.parameters();
+    let params: Vec<Shape> = entry
         .parameters()
         .into_iter()
-        .map(|p| entry.get(p).shape.clone())
+        .enumerate()
+        .map(|(k, p)| {
+            let internal = &entry.get(p).shape;
+            match given_params.get(k) {
+                Some(&g) => crate::packing::external(internal, &given_entry.get(g).shape),
+                None => internal.clone(),
+            }
+        })
         .collect();
-    let result = entry.root_instruction().shape.clone();
-    let entry_result = module
+    let result = crate::packing::external(
+        &entry.root_instruction().shape,
+        &given_entry.root_instruction().shape,
+    );
+    let entry_result = given
         .entry_layout
         .as_ref()
         .map(|l| l.result.clone())
@@ -568,11 +592,58 @@ impl Executable {
                 "run_into: the module has dynamic dimensions (results have runtime sizes); use run",
             ));
         }
+        // Lengths first, then packed leaves (E(4) layouts) are staged
+        // through one-byte-per-element temporaries (packing.rs).
+        let mut k = 0;
+        for (pi, p) in self.params.iter().enumerate() {
+            for n in leaf_bytes(p)? {
+                let b = inputs.get(k).ok_or_else(|| {
+                    JitError::input(format!("missing input buffer {k} (parameter {pi})"))
+                })?;
+                if b.len() != n {
+                    return Err(JitError::input(format!(
+                        "input buffer {k} has {} bytes, parameter {pi} needs {n}",
+                        b.len()
+                    )));
+                }
+                k += 1;
+            }
+        }
+        if k != inputs.len() {
+            return Err(JitError::input(format!(
+                "{} input buffers, expected {k}",
+                inputs.len()
+            )));
+        }
+        let sizes = leaf_bytes(&self.result)?;
+        if outputs.len() != sizes.len() || outputs.iter().zip(&sizes).any(|(o, &n)| o.len() != n) {
+            return Err(JitError::input(format!(
+                "output buffers must be {sizes:?} bytes, got {:?}",
+                outputs.iter().map(|o| o.len()).collect::<Vec<_>>()
+            )));
+        }
+        let param_leaves: Vec<&rxla_ir::ArrayShape> =
+            self.params.iter().flat_map(|p| p.leaves()).collect();
+        let mut staging =
+            crate::packing::Staging::new(inputs, &param_leaves, &self.result.leaves())?;
+        let staged_in: Vec<&[u8]> = inputs
+            .iter()
+            .zip(&staging.inputs)
+            .map(|(b, s)| s.as_deref().unwrap_or(b))
+            .collect();
+        let inputs = &staged_in[..];
         let mut args: Vec<Leaves> = Vec::with_capacity(self.params.len());
         let mut k = 0;
         for (pi, p) in self.params.iter().enumerate() {
             let mut leaves = Vec::new();
-            for n in leaf_bytes(p)? {
+            for a in p.leaves() {
+                let n = if a.element_type.is_token() {
+                    0
+                } else {
+                    let mut s = a.clone();
+                    s.layout.element_size_in_bits = None;
+                    s.byte_size()?
+                };
                 let b = inputs.get(k).ok_or_else(|| {
                     JitError::input(format!("missing input buffer {k} (parameter {pi})"))
                 })?;
@@ -596,18 +667,18 @@ impl Executable {
                 inputs.len()
             )));
         }
-        let sizes = leaf_bytes(&self.result)?;
-        if outputs.len() != sizes.len() || outputs.iter().zip(&sizes).any(|(o, &n)| o.len() != n) {
-            return Err(JitError::input(format!(
-                "output buffers must be {sizes:?} bytes, got {:?}",
-                outputs.iter().map(|o| o.len()).collect::<Vec<_>>()
-            )));
-        }
         let out_leaves: Leaves = outputs
             .iter_mut()
-            .map(|o| Leaf {
-                ptr: o.as_mut_ptr(),
-                len: o.len(),
+            .zip(staging.outputs.iter_mut())
+            .map(|(o, t)| {
+                let o: &mut [u8] = match t {
+                    Some((_, t)) => t.as_mut_slice(),
+                    None => o,
+                };
+                Leaf {
+                    ptr: o.as_mut_ptr(),
+                    len: o.len(),
+                }
             })
             .collect();
         let ctx = Ctx {
@@ -650,6 +721,7 @@ impl Executable {
                 unsafe { std::ptr::copy(r.ptr, o.ptr, o.len.min(r.len)) };
             }
         }
+        staging.finish(outputs)?;
         Ok(())
     }
 }

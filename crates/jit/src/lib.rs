@@ -15,6 +15,7 @@ pub mod executable;
 pub mod fallback;
 pub mod gemm_epilogue;
 pub mod options;
+pub mod packing;
 pub mod plan;
 pub mod rows;
 pub mod runtime;

@@ -101,6 +101,7 @@ pub fn pad_minor_dims(c: &mut Computation, width: i64) -> u64 {
                 x != c.root.index()
                     && !a.layout.is_padded()
                     && a.layout.extras.is_empty()
+                    && a.layout.element_size_in_bits.is_none()
                     && may_produce_padded(&instr.op)
                     && minor.is_some_and(|&m| m >= width && m % width != 0)
             }

@@ -69,6 +69,7 @@ pub fn transpose_bitcast_layout(operand: &ArrayShape, perm: &[i64]) -> Option<La
         out = out.with_padding(padded, l.padding_value);
     }
     out.extras = l.extras.clone();
+    out.element_size_in_bits = l.element_size_in_bits;
     Some(out)
 }
 

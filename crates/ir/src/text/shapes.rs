@@ -225,6 +225,17 @@ pub fn layout(c: &mut Cursor<'_>) -> Result<Layout> {
                     .parse()
                     .map_err(|_| c.error_at(at, format!("bad padding value {}", quote(inner))))?;
                 layout.padding_value = Some(v);
+            } else if let Some(inner) = item.strip_prefix("E(").and_then(|s| s.strip_suffix(')')) {
+                if layout.element_size_in_bits.is_some() {
+                    return Err(c.error_at(at, "layout has two E(...) items"));
+                }
+                let n: u32 = inner
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|&n| (1..=128).contains(&n))
+                    .ok_or_else(|| c.error_at(at, format!("bad element size {}", quote(inner))))?;
+                layout.element_size_in_bits = Some(n);
             } else {
                 layout.extras.push(item.to_string());
             }
