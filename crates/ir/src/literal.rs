@@ -971,11 +971,14 @@ mod tests {
         a.relayout(l).unwrap()
     }
 
+    /// One packing case: type, dims, values, bits per element, bytes.
+    type PackCase<'a> = (ElementType, &'a [i64], &'a [f64], u32, &'a [u8]);
+
     /// The byte values read from XLA:CPU buffers (jax 0.10.2,
     /// docs/SEMANTICS.md "Packed narrow integers").
     #[test]
     fn packing_matches_xla_buffers() {
-        let cases: &[(ElementType, &[i64], &[f64], u32, &[u8])] = &[
+        let cases: &[PackCase] = &[
             (
                 ElementType::S4,
                 &[5],

@@ -235,7 +235,7 @@ pub fn int_n_range(ty: ElementType) -> (i64, i64) {
 /// ceil(n * bits / 8), without overflow.
 pub fn packed_len(n: usize, bits: u32) -> usize {
     let per_byte = (8 / bits.clamp(1, 8)) as usize;
-    n / per_byte + usize::from(n % per_byte != 0)
+    n.div_ceil(per_byte)
 }
 
 /// Packs one-byte-per-element storage `src` (each byte's low `bits` bits
