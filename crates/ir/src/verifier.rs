@@ -138,14 +138,16 @@ fn check_async_operand(
     };
     match &src.op {
         Op::AsyncStart { calls: f } | Op::AsyncUpdate { calls: f } if *f == calls => Ok(()),
-        Op::AsyncStart { calls: f } | Op::AsyncUpdate { calls: f } => Err(IrError::verify(format!(
-            "{} of {} takes {} {}, which calls {}",
-            instr.op.opcode(),
-            name(calls),
-            src.op.opcode(),
-            src.name,
-            name(*f)
-        ))),
+        Op::AsyncStart { calls: f } | Op::AsyncUpdate { calls: f } => {
+            Err(IrError::verify(format!(
+                "{} of {} takes {} {}, which calls {}",
+                instr.op.opcode(),
+                name(calls),
+                src.op.opcode(),
+                src.name,
+                name(*f)
+            )))
+        }
         op => Err(IrError::verify(format!(
             "{} of {} must take an async-start or async-update of it, got {} {}",
             instr.op.opcode(),

@@ -1823,7 +1823,9 @@ impl Planner<'_> {
             // through the evaluator (collectives inside with single-device
             // semantics, as above); its done/update halves are views of
             // the start's tuple (above).
-            Op::AsyncStart { .. } => self.fallback(cid, id, "async-start (runs its computation synchronously)")?,
+            Op::AsyncStart { .. } => {
+                self.fallback(cid, id, "async-start (runs its computation synchronously)")?
+            }
             _ => {
                 let mut inputs: Vec<InstrId> = Vec::new();
                 let mut spec_inputs = Vec::new();

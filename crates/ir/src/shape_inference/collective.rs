@@ -338,8 +338,7 @@ fn in_place_index_sets(s: &Shape, rank: usize, pairs: usize, what: &str) -> Resu
     match s {
         Shape::Tuple(t) if scalars(t) => Ok(1),
         Shape::Tuple(t)
-            if t.len() == pairs
-                && t.iter().all(|e| matches!(e, Shape::Tuple(u) if scalars(u))) =>
+            if t.len() == pairs && t.iter().all(|e| matches!(e, Shape::Tuple(u) if scalars(u))) =>
         {
             Ok(pairs)
         }
@@ -385,7 +384,10 @@ pub(super) fn collective_permute_in_place(
         if !fits {
             return err(format!(
                 "slice_sizes {{{}}} must have {rank} sizes, each at most the input's and the output's dim ({} and {})",
-                s.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","),
+                s.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
                 ash(input),
                 ash(output)
             ));

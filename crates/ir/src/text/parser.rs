@@ -414,7 +414,13 @@ impl<'a> Parser<'a> {
             Op::AsyncStart { calls } | Op::AsyncUpdate { calls } => Some(calls),
             _ => None,
         });
-        let op = build_op(&mut attrs, &raw.shape, raw.literal, raw.parameter, inherited)?;
+        let op = build_op(
+            &mut attrs,
+            &raw.shape,
+            raw.literal,
+            raw.parameter,
+            inherited,
+        )?;
         let operand_shapes: Vec<&Shape> = operands.iter().map(|o| &comp.get(*o).shape).collect();
         let inferred = crate::shape_inference::infer_shape(
             &self.module,
@@ -1028,9 +1034,7 @@ fn build_op(
                 .parse("source_target_pairs", attrs::pairs)?
                 .unwrap_or_default(),
         },
-        "collective-permute-start"
-            if a.list.iter().flatten().any(|x| x.key == "slice_sizes") =>
-        {
+        "collective-permute-start" if a.list.iter().flatten().any(|x| x.key == "slice_sizes") => {
             return Err(a.c.error_at(
                 a.at,
                 "collective-permute-start with slice_sizes= (XLA's in-place form: input, output, input_start_indices, output_start_indices) is not supported; the synchronous collective-permute in-place form is",
@@ -1047,7 +1051,10 @@ fn build_op(
             calls: a.comp("calls")?,
         },
         "async-update" | "async-done" => {
-            let calls = match (a.list.iter().flatten().any(|x| x.key == "calls"), inherited_calls) {
+            let calls = match (
+                a.list.iter().flatten().any(|x| x.key == "calls"),
+                inherited_calls,
+            ) {
                 (false, Some(c)) => c,
                 _ => a.comp("calls")?,
             };
