@@ -91,7 +91,10 @@ pub fn check_module(module: &Module, grid: DeviceGrid) -> Result<()> {
                     .map_err(fail)?;
             }
             if let Op::CollectivePermute { pairs, channel_id }
-            | Op::CollectivePermuteStart { pairs, channel_id } = &instr.op
+            | Op::CollectivePermuteStart { pairs, channel_id }
+            | Op::CollectivePermuteInPlace {
+                pairs, channel_id, ..
+            } = &instr.op
             {
                 grid.permute_domain(pairs, channel_id.is_some(), 0)
                     .map_err(fail)?;

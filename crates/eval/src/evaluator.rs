@@ -809,6 +809,36 @@ impl<'a> Evaluator<'a> {
             }
             Op::Call { to_apply } => self.eval_comp(*to_apply, ops),
             Op::Fusion { calls, .. } => self.eval_comp(*calls, ops),
+            // XLA's generic async wrappers, run synchronously: the start
+            // calls its computation (collectives inside rendezvous as
+            // usual); context elements are zeros.
+            Op::AsyncStart { calls } => {
+                let result = self.eval_comp(*calls, ops)?;
+                let mut v = vec![
+                    Literal::Tuple(ops.iter().map(|l| (*l).clone()).collect()),
+                    result,
+                ];
+                if let Shape::Tuple(t) = &instr.shape {
+                    for s in t.iter().skip(2) {
+                        v.push(Literal::zeros(s)?);
+                    }
+                }
+                Ok(Literal::Tuple(v))
+            }
+            Op::AsyncUpdate { .. } => match ops.first() {
+                Some(l @ Literal::Tuple(t)) if t.len() >= 2 => Ok((*l).clone()),
+                _ => Err(EvalError::new(format!(
+                    "async-update {}: the operand must be an async-start's tuple",
+                    instr.name
+                ))),
+            },
+            Op::AsyncDone { .. } => match ops.first() {
+                Some(Literal::Tuple(t)) if t.len() >= 2 => Ok(t[1].clone()),
+                _ => Err(EvalError::new(format!(
+                    "async-done {}: the operand must be an async-start's tuple",
+                    instr.name
+                ))),
+            },
             Op::While { condition, body } => self.eval_while(instr, *condition, *body, ops),
             Op::Conditional { branches } => {
                 let sel = arr(ops, 0)?;
@@ -948,6 +978,7 @@ impl<'a> Evaluator<'a> {
             | Op::ReduceScatter { .. }
             | Op::AllToAll { .. }
             | Op::CollectivePermute { .. }
+            | Op::CollectivePermuteInPlace { .. }
             | Op::CollectivePermuteStart { .. }
             | Op::CollectivePermuteDone
             | Op::CollectiveBroadcast { .. }

@@ -43,6 +43,9 @@ pub fn passes_through(op: &Op) -> bool {
             | Op::GetTupleElement { .. }
             | Op::Call { .. }
             | Op::Fusion { .. }
+            | Op::AsyncStart { .. }
+            | Op::AsyncUpdate { .. }
+            | Op::AsyncDone { .. }
             | Op::While { .. }
             | Op::Conditional { .. }
             | Op::OptimizationBarrier

@@ -741,6 +741,20 @@ pub enum Op {
         pairs: Vec<(i64, i64)>,
         channel_id: Option<i64>,
     },
+    /// `collective-permute(input, output, input_start_indices,
+    /// output_start_indices), source_target_pairs=..., slice_sizes={{...}}`:
+    /// XLA's in-place form. For pair k (s, t), device t's result is its
+    /// `output` with the `slice_sizes[k]` block of device s's `input` at
+    /// s's `input_start_indices[k]` written at t's
+    /// `output_start_indices[k]` (indices clamped as dynamic-slice does);
+    /// a device no pair targets returns `output` unchanged. The index
+    /// operands are a tuple of scalars (one set, one `slice_sizes` entry,
+    /// for every pair) or a tuple of such tuples (one per pair).
+    CollectivePermuteInPlace {
+        pairs: Vec<(i64, i64)>,
+        channel_id: Option<i64>,
+        slice_sizes: Vec<Vec<i64>>,
+    },
     /// `collective-permute-start(x)`: `(operand, result, u32[]...)`.
     CollectivePermuteStart {
         pairs: Vec<(i64, i64)>,
@@ -748,6 +762,18 @@ pub enum Op {
     },
     /// `collective-permute-done(start)`: element 1 of the start's tuple.
     CollectivePermuteDone,
+    /// `async-start(x...), calls=f`: XLA's generic async wrapper of the
+    /// instruction `f` holds, run synchronously: `((x...), f(x...),
+    /// context...)` (the declared tuple may carry any context shapes after
+    /// the result; rxla fills them with zeros). `async_execution_thread=`
+    /// and `async_group_id=` are kept verbatim.
+    AsyncStart { calls: CompId },
+    /// `async-update(start), calls=f`: the start's tuple, unchanged.
+    AsyncUpdate { calls: CompId },
+    /// `async-done(start), calls=f`: element 1 of the start's tuple (`f`'s
+    /// result). The operand must be an `async-start` or `async-update` of
+    /// the same `f` (the verifier checks).
+    AsyncDone { calls: CompId },
     /// `collective-broadcast(x...), replica_groups=...`: the first group
     /// member's value, on every member.
     CollectiveBroadcast { attrs: CollectiveAttrs },
@@ -849,9 +875,14 @@ impl Op {
             Op::AllGatherDone => "all-gather-done",
             Op::ReduceScatter { .. } => "reduce-scatter",
             Op::AllToAll { .. } => "all-to-all",
-            Op::CollectivePermute { .. } => "collective-permute",
+            Op::CollectivePermute { .. } | Op::CollectivePermuteInPlace { .. } => {
+                "collective-permute"
+            }
             Op::CollectivePermuteStart { .. } => "collective-permute-start",
             Op::CollectivePermuteDone => "collective-permute-done",
+            Op::AsyncStart { .. } => "async-start",
+            Op::AsyncUpdate { .. } => "async-update",
+            Op::AsyncDone { .. } => "async-done",
             Op::CollectiveBroadcast { .. } => "collective-broadcast",
             Op::ReplicaId => "replica-id",
             Op::PartitionId => "partition-id",
@@ -924,6 +955,9 @@ impl Op {
             "collective-permute",
             "collective-permute-start",
             "collective-permute-done",
+            "async-start",
+            "async-update",
+            "async-done",
             "collective-broadcast",
             "replica-id",
             "partition-id",
@@ -960,7 +994,10 @@ impl Op {
                 select, scatter, ..
             } => vec![*select, *scatter],
             Op::Sort { comparator, .. } => vec![*comparator],
-            Op::Fusion { calls, .. } => vec![*calls],
+            Op::Fusion { calls, .. }
+            | Op::AsyncStart { calls }
+            | Op::AsyncUpdate { calls }
+            | Op::AsyncDone { calls } => vec![*calls],
             Op::While { condition, body } => vec![*condition, *body],
             Op::Conditional { branches } => branches.clone(),
             Op::CustomCall { called, .. } => called.clone(),
@@ -984,7 +1021,10 @@ impl Op {
                 select, scatter, ..
             } => vec![select, scatter],
             Op::Sort { comparator, .. } => vec![comparator],
-            Op::Fusion { calls, .. } => vec![calls],
+            Op::Fusion { calls, .. }
+            | Op::AsyncStart { calls }
+            | Op::AsyncUpdate { calls }
+            | Op::AsyncDone { calls } => vec![calls],
             Op::While { condition, body } => vec![condition, body],
             Op::Conditional { branches } => branches.iter_mut().collect(),
             Op::CustomCall { called, .. } => called.iter_mut().collect(),
@@ -1111,6 +1151,7 @@ impl Op {
                 | Op::ReduceScatter { .. }
                 | Op::AllToAll { .. }
                 | Op::CollectivePermute { .. }
+                | Op::CollectivePermuteInPlace { .. }
                 | Op::CollectivePermuteStart { .. }
                 | Op::CollectivePermuteDone
                 | Op::CollectiveBroadcast { .. }

@@ -94,6 +94,9 @@ pub fn verify_computation(module: &Module, id: CompId) -> Result<()> {
                 return Err(at(IrError::verify("calls its own computation")));
             }
         }
+        if let Op::AsyncUpdate { calls } | Op::AsyncDone { calls } = &instr.op {
+            check_async_operand(module, c, instr, *calls).map_err(at)?;
+        }
         let operands: Vec<&Shape> = instr
             .operands
             .iter()
@@ -110,6 +113,49 @@ pub fn verify_computation(module: &Module, id: CompId) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// An `async-update`/`async-done` takes an `async-start` or
+/// `async-update` of the same computation.
+fn check_async_operand(
+    module: &Module,
+    c: &Computation,
+    instr: &crate::module::Instruction,
+    calls: CompId,
+) -> Result<()> {
+    let Some(&o) = instr.operands.first() else {
+        return Ok(()); // shape inference reports the count
+    };
+    let Some(src) = c.instructions.get(o.index()) else {
+        return Ok(()); // check_structure reports it
+    };
+    let name = |id: CompId| {
+        module
+            .computations
+            .get(id.index())
+            .map_or("?", |c| c.name.as_str())
+            .to_string()
+    };
+    match &src.op {
+        Op::AsyncStart { calls: f } | Op::AsyncUpdate { calls: f } if *f == calls => Ok(()),
+        Op::AsyncStart { calls: f } | Op::AsyncUpdate { calls: f } => {
+            Err(IrError::verify(format!(
+                "{} of {} takes {} {}, which calls {}",
+                instr.op.opcode(),
+                name(calls),
+                src.op.opcode(),
+                src.name,
+                name(*f)
+            )))
+        }
+        op => Err(IrError::verify(format!(
+            "{} of {} must take an async-start or async-update of it, got {} {}",
+            instr.op.opcode(),
+            name(calls),
+            op.opcode(),
+            src.name
+        ))),
+    }
 }
 
 /// Non-empty, root in range, unique names, operands defined before use.

@@ -1448,12 +1448,17 @@ impl Planner<'_> {
                 leaves_from(&from, &instr.shape, false).unwrap_or(Step::Tuple)
             }
             Op::AfterAll => Step::Token,
-            Op::GetTupleElement { index } => {
+            // async-done takes element 1 of its start's tuple.
+            Op::GetTupleElement { .. } | Op::AsyncDone { .. } => {
+                let index = match instr.op {
+                    Op::GetTupleElement { index } => index,
+                    _ => 1,
+                };
                 let src = instr.operands[0];
                 let elems = comp.get(src).shape.tuple_elements().ok_or_else(|| {
                     JitError::input(format!("{}: operand is not a tuple", instr.name))
                 })?;
-                let k = *index as usize;
+                let k = index as usize;
                 let start: usize = elems.iter().take(k).map(leaf_count).sum();
                 let len = leaf_count(&instr.shape);
                 let from: Vec<_> = leaf_sources(comp, src)
@@ -1463,7 +1468,7 @@ impl Planner<'_> {
                     .collect();
                 leaves_from(&from, &instr.shape, false).unwrap_or(Step::Alias { src, start, len })
             }
-            Op::OptimizationBarrier
+            Op::OptimizationBarrier | Op::AsyncUpdate { .. }
                 if operand_shape(0).is_some_and(|s| s.compatible(&instr.shape)) =>
             {
                 let src = instr.operands[0];
@@ -1813,6 +1818,13 @@ impl Planner<'_> {
             // (`Executable::run_replicated`).
             op if op.is_collective() => {
                 self.fallback(cid, id, "collective (single-device semantics)")?
+            }
+            // The generic async wrapper runs its computation on the host
+            // through the evaluator (collectives inside with single-device
+            // semantics, as above); its done/update halves are views of
+            // the start's tuple (above).
+            Op::AsyncStart { .. } => {
+                self.fallback(cid, id, "async-start (runs its computation synchronously)")?
             }
             _ => {
                 let mut inputs: Vec<InstrId> = Vec::new();

@@ -155,7 +155,13 @@ impl Rules<'_> {
     ) -> Option<Vec<Shape>> {
         let operand = &comp.instructions.get(instr.operands.get(i)?.index())?.shape;
         let list = match &instr.op {
-            Op::Bitcast | Op::BitcastConvert | Op::CustomCall { .. } | Op::Outfeed { .. } => {
+            Op::Bitcast
+            | Op::BitcastConvert
+            | Op::CustomCall { .. }
+            | Op::Outfeed { .. }
+            | Op::AsyncStart { .. }
+            | Op::AsyncUpdate { .. }
+            | Op::AsyncDone { .. } => {
                 vec![operand.clone()]
             }
             Op::Call { to_apply: f } | Op::Fusion { calls: f, .. } => {
@@ -211,6 +217,9 @@ impl Rules<'_> {
             | Op::Infeed { .. }
             | Op::Outfeed { .. }
             | Op::RngBitGenerator { .. }
+            | Op::AsyncStart { .. }
+            | Op::AsyncUpdate { .. }
+            | Op::AsyncDone { .. }
             | Op::AfterAll => Some(instr.shape.clone()),
             Op::Constant { .. } if instr.shape.is_tuple() => Some(instr.shape.clone()),
             _ => None,

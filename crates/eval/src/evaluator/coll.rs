@@ -103,6 +103,31 @@ fn dim(instr: &Instruction, x: &ArrayLiteral, d: i64) -> Result<usize> {
     }
 }
 
+/// Index set `k` of an in-place collective-permute's index operand (a
+/// tuple of scalars, shared by every pair, or a tuple of such tuples).
+fn in_place_starts<'a>(
+    instr: &Instruction,
+    idx: &'a Literal,
+    k: usize,
+) -> Result<Vec<&'a ArrayLiteral>> {
+    let Literal::Tuple(t) = idx else {
+        return err(instr, "start indices must be a tuple");
+    };
+    let set = match t.first() {
+        Some(Literal::Tuple(_)) => match t.get(k) {
+            Some(Literal::Tuple(u)) => u,
+            _ => return err(instr, format!("no start index set for pair {k}")),
+        },
+        _ => t,
+    };
+    set.iter()
+        .map(|l| {
+            l.as_array()
+                .map_err(|_| EvalError::new("collective-permute: a start index is not a scalar"))
+        })
+        .collect()
+}
+
 impl Evaluator<'_> {
     fn grid_and_device(&self) -> (DeviceGrid, usize) {
         match self.replica {
@@ -319,6 +344,47 @@ impl Evaluator<'_> {
                     }
                     _ => Ok(received),
                 }
+            }
+            Op::CollectivePermuteInPlace {
+                pairs,
+                channel_id,
+                slice_sizes,
+            } => {
+                let domain = grid
+                    .permute_domain(pairs, channel_id.is_some(), device)
+                    .map_err(|e| EvalError::new(format!("{}: {e}", instr.name)))?;
+                let me = domain.iter().position(|&d| d == device).unwrap_or(0);
+                let [input, output, in_idx, out_idx] = ops else {
+                    return err(instr, "the in-place form takes four operands");
+                };
+                let sent = Literal::Tuple(vec![(*input).clone(), (*in_idx).clone()]);
+                let parts = self.rendezvous(comp, instr, sent, &domain)?;
+                let mut result = output
+                    .as_array()
+                    .map_err(|_| EvalError::new("collective-permute: output is not an array"))?
+                    .clone();
+                for (k, &(s, t)) in pairs.iter().enumerate() {
+                    if t != me as i64 {
+                        continue;
+                    }
+                    let Some(Literal::Tuple(src)) = parts.get(s as usize) else {
+                        return err(instr, format!("source {s} out of range"));
+                    };
+                    let (Some(Literal::Array(x)), Some(idx)) = (src.first(), src.get(1)) else {
+                        return err(instr, "a source's contribution is malformed");
+                    };
+                    let size = slice_sizes
+                        .get(k)
+                        .or_else(|| slice_sizes.first())
+                        .ok_or_else(|| EvalError::new("collective-permute: no slice_sizes"))?;
+                    let starts = in_place_starts(instr, idx, k)?;
+                    let block_shape = ArrayShape::new(x.shape.element_type, size.clone())?;
+                    let block = movement::dynamic_slice(x, &starts, &block_shape)?;
+                    let out_starts = in_place_starts(instr, out_idx, k)?;
+                    let shape = result.shape.clone();
+                    result = movement::dynamic_update_slice(&result, &block, &out_starts, &shape)?;
+                }
+                Ok(Literal::Array(result))
             }
             _ => err(instr, "not a collective"),
         }

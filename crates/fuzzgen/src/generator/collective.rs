@@ -1,6 +1,7 @@
 //! Generators of the cross-device ops in their single-device (1×1) form,
 //! so every oracle sees them: all-reduce, all-gather, reduce-scatter,
-//! all-to-all (array and tuple forms), collective-permute,
+//! all-to-all (array and tuple forms), collective-permute (also XLA's
+//! in-place form),
 //! collective-broadcast, the async start/done pairs, replica-id and
 //! partition-id. Groups are `{}`, `{{0}}` or the iota `[1,1]<=[1]`;
 //! channel ids and `use_global_device_ids` vary (every group mode is
@@ -37,6 +38,54 @@ fn attrs(g: &mut Gen, global_attr: bool) -> CollectiveAttrs {
 fn pairs(g: &mut Gen) -> (Vec<(i64, i64)>, Option<i64>) {
     let p = if g.chance(3, 4) { vec![(0, 0)] } else { vec![] };
     (p, g.coin().then(|| g.range(1, 9)))
+}
+
+/// XLA's in-place collective-permute of `x` into another value of its
+/// shape: random (possibly out-of-range, so clamped) start indices, one
+/// set for every pair or one per pair, and a random block size.
+fn in_place(
+    g: &mut Gen,
+    cb: &mut Cb,
+    x: rxla_ir::InstrId,
+    a: &rxla_ir::ArrayShape,
+    pairs: Vec<(i64, i64)>,
+    channel_id: Option<i64>,
+) {
+    let out = g.value_of(cb, a);
+    let ty = g.ty_index();
+    let per_pair = !pairs.is_empty() && g.coin();
+    let index_operand = |g: &mut Gen, cb: &mut Cb| {
+        let set = |g: &mut Gen, cb: &mut Cb| {
+            let v: Vec<rxla_ir::InstrId> = (0..a.rank()).map(|_| g.index_scalar(cb, ty)).collect();
+            let shape = Shape::Tuple(vec![Shape::scalar(ty); a.rank()]);
+            (g.emit(cb, Op::Tuple, v, shape.clone()), shape)
+        };
+        if per_pair {
+            let (v, shapes): (Vec<_>, Vec<_>) = (0..pairs.len()).map(|_| set(g, cb)).unzip();
+            g.emit(cb, Op::Tuple, v, Shape::Tuple(shapes))
+        } else {
+            set(g, cb).0
+        }
+    };
+    let in_idx = index_operand(g, cb);
+    let out_idx = index_operand(g, cb);
+    let sets = if per_pair { pairs.len() } else { 1 };
+    let slice_sizes = (0..sets)
+        .map(|_| a.dims.iter().map(|&d| g.range(0, d)).collect())
+        .collect();
+    let op = Op::CollectivePermuteInPlace {
+        pairs,
+        channel_id,
+        slice_sizes,
+    };
+    emit_array(
+        g,
+        cb,
+        op,
+        vec![x, out, in_idx, out_idx],
+        a.element_type,
+        a.dims.clone(),
+    );
 }
 
 pub(super) fn by_name(g: &mut Gen, cb: &mut Cb, name: &str) -> bool {
@@ -155,7 +204,9 @@ pub(super) fn by_name(g: &mut Gen, cb: &mut Cb, name: &str) -> bool {
                 return false;
             };
             let (pairs, channel_id) = pairs(g);
-            if name == "collective-permute" {
+            if name == "collective-permute" && g.chance(1, 3) {
+                in_place(g, cb, x, &a, pairs, channel_id);
+            } else if name == "collective-permute" {
                 let op = Op::CollectivePermute { pairs, channel_id };
                 emit_array(g, cb, op, vec![x], a.element_type, a.dims);
             } else {

@@ -2,7 +2,9 @@
 //! a bounded trip count: a counter in the loop state compared with a small
 //! constant), conditional (pred or index selector, possibly out of range),
 //! and the ops only produced for the round-trip/parser oracles: custom-call,
-//! infeed, outfeed, rng (the collectives are in `collective`); plus rng-bit-generator. Nothing here
+//! infeed, outfeed, rng (the collectives are in `collective`); plus rng-bit-generator
+//! and XLA's generic async wrappers (async-start/-update/-done around a
+//! generated computation). Nothing here
 //! may emit an invalid instruction or an unbounded loop.
 
 use super::{Cb, Gen, scalar};
@@ -31,6 +33,29 @@ pub(super) fn by_name(g: &mut Gen, cb: &mut Cb, name: &str) -> bool {
                 }
             };
             g.emit(cb, op, args, shape);
+        }
+        // XLA's generic async wrapper around a generated computation
+        // (collectives among its ops too): start, sometimes an update, done.
+        "async-start" | "async-update" | "async-done" => {
+            if !g.can_nest(cb) {
+                return false;
+            }
+            let k = g.range(1, 2);
+            let args: Vec<InstrId> = (0..k).map(|_| g.any_value(cb)).collect();
+            let params: Vec<Shape> = args.iter().map(|&a| cb.shape(a).clone()).collect();
+            let (calls, result) = g.general_comp(&params, None, cb.depth + 1);
+            let mut tuple = vec![Shape::Tuple(params), result.clone()];
+            match g.range(0, 2) {
+                0 => {}
+                1 => tuple.push(Shape::scalar(ElementType::U32)),
+                _ => tuple.push(Shape::scalar(ElementType::S32)),
+            }
+            let st = Shape::Tuple(tuple);
+            let mut s = g.emit(cb, Op::AsyncStart { calls }, args, st.clone());
+            if name == "async-update" || g.chance(1, 4) {
+                s = g.emit(cb, Op::AsyncUpdate { calls }, vec![s], st);
+            }
+            g.emit(cb, Op::AsyncDone { calls }, vec![s], result);
         }
         "while" => {
             if !g.can_nest(cb) {

@@ -15,6 +15,22 @@ impl ComputationBuilder<'_> {
         self.push("call", Op::Call { to_apply: f }, args, None)
     }
 
+    /// `async-start(args...), calls=f`: `((args...), f's result)`; take
+    /// the result with [`ComputationBuilder::async_done`].
+    pub fn async_start(&mut self, f: CompId, args: &[Value]) -> Result<Value> {
+        self.push("async-start", Op::AsyncStart { calls: f }, args, None)
+    }
+
+    /// `async-update(start), calls=f`: the start's tuple.
+    pub fn async_update(&mut self, f: CompId, start: Value) -> Result<Value> {
+        self.push("async-update", Op::AsyncUpdate { calls: f }, &[start], None)
+    }
+
+    /// `async-done(start), calls=f`: `f`'s result.
+    pub fn async_done(&mut self, f: CompId, start: Value) -> Result<Value> {
+        self.push("async-done", Op::AsyncDone { calls: f }, &[start], None)
+    }
+
     /// `fusion(args...), kind=kind, calls=f`.
     pub fn fusion(&mut self, kind: &str, f: CompId, args: &[Value]) -> Result<Value> {
         self.push(

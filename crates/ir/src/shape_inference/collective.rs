@@ -7,7 +7,7 @@
 //! the declared shape decides and only has to be consistent; the run
 //! checks it against the real group size.
 
-use super::{array, err, expect_count, make, need_declared, sh};
+use super::{array, ash, err, expect_count, make, need_declared, sh};
 use crate::collective::{CollectiveAttrs, GroupMode};
 use crate::element_type::ElementType;
 use crate::error::{IrError, Result};
@@ -322,4 +322,76 @@ pub(super) fn done(ops: &[&Shape], index: Option<usize>, start: &str) -> Result<
 pub(super) fn device_id(ops: &[&Shape]) -> Result<Shape> {
     expect_count(ops, 0)?;
     make(ElementType::U32, vec![])
+}
+
+/// The index sets of an in-place collective-permute's index operand: a
+/// tuple of `rank` integer scalars (one set for every pair) or a tuple of
+/// `pairs` such tuples. Returns how many sets it holds.
+fn in_place_index_sets(s: &Shape, rank: usize, pairs: usize, what: &str) -> Result<usize> {
+    let scalars = |t: &[Shape]| {
+        t.len() == rank
+            && t.iter().all(|e| {
+                e.as_array()
+                    .is_ok_and(|a| a.rank() == 0 && a.element_type.is_integer())
+            })
+    };
+    match s {
+        Shape::Tuple(t) if scalars(t) => Ok(1),
+        Shape::Tuple(t)
+            if t.len() == pairs && t.iter().all(|e| matches!(e, Shape::Tuple(u) if scalars(u))) =>
+        {
+            Ok(pairs)
+        }
+        s => err(format!(
+            "{what} must be a tuple of {rank} integer scalars or a tuple of {pairs} such tuples (one per pair), got {}",
+            sh(s)
+        )),
+    }
+}
+
+/// In-place `collective-permute(input, output, input_start_indices,
+/// output_start_indices), slice_sizes=...`: the output's shape.
+pub(super) fn collective_permute_in_place(
+    ops: &[&Shape],
+    pairs: &[(i64, i64)],
+    slice_sizes: &[Vec<i64>],
+) -> Result<Shape> {
+    expect_count(ops, 4)?;
+    check_pairs(pairs)?;
+    let input = array(ops[0], "input")?;
+    let output = array(ops[1], "output")?;
+    if input.element_type != output.element_type || input.rank() != output.rank() {
+        return err(format!(
+            "input {} and output {} must have the same element type and rank",
+            ash(input),
+            ash(output)
+        ));
+    }
+    let rank = input.rank();
+    let n_in = in_place_index_sets(ops[2], rank, pairs.len(), "input_start_indices")?;
+    let n_out = in_place_index_sets(ops[3], rank, pairs.len(), "output_start_indices")?;
+    if n_in != n_out || (slice_sizes.len() != n_in && slice_sizes.len() != 1) {
+        return err(format!(
+            "input_start_indices ({n_in} sets), output_start_indices ({n_out}) and slice_sizes ({}) must agree",
+            slice_sizes.len()
+        ));
+    }
+    for s in slice_sizes {
+        let fits = s.len() == rank
+            && s.iter()
+                .zip(input.dims.iter().zip(&output.dims))
+                .all(|(&z, (&i, &o))| z >= 0 && z <= i && z <= o);
+        if !fits {
+            return err(format!(
+                "slice_sizes {{{}}} must have {rank} sizes, each at most the input's and the output's dim ({} and {})",
+                s.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+                ash(input),
+                ash(output)
+            ));
+        }
+    }
+    Ok(Shape::Array(output.clone()))
 }

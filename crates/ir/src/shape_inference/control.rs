@@ -278,3 +278,52 @@ pub(super) fn after_all(ops: &[&Shape]) -> Result<Shape> {
     }
     Ok(Shape::token())
 }
+
+/// `async-start(x...), calls=f`: `((x...), f's result, context...)`. A
+/// declared tuple whose first two elements agree may carry any context
+/// shapes after them (XLA prints `u32[]` or `s32[]`); without one, no
+/// context.
+pub(super) fn async_start(
+    module: &Module,
+    ops: &[&Shape],
+    f: CompId,
+    declared: Option<&Shape>,
+) -> Result<Shape> {
+    let p = check_args(module, ops, f)?;
+    let operands = Shape::Tuple(ops.iter().map(|s| (*s).clone()).collect());
+    let result = p.result.with_default_layouts();
+    if let Some(Shape::Tuple(t)) = declared
+        && t.len() >= 2
+        && t[0].compatible(&operands)
+        && t[1].compatible(&result)
+    {
+        return Ok(Shape::Tuple(t.clone()));
+    }
+    Ok(Shape::Tuple(vec![operands, result]))
+}
+
+/// The start tuple an `async-update`/`async-done` of `f` takes: at least
+/// `(operands, result)` with `result` matching `f`'s.
+fn async_operand<'a>(module: &Module, ops: &[&'a Shape], f: CompId) -> Result<&'a [Shape]> {
+    expect_count(ops, 1)?;
+    let p = callee(module, f)?;
+    match ops[0] {
+        Shape::Tuple(t) if t.len() >= 2 && t[1].compatible(&p.result) => Ok(t),
+        s => err(format!(
+            "the operand must be the tuple of an async-start of {} (operands, {}, context...), got {}",
+            comp_name(module, f),
+            sh(&p.result),
+            sh(s)
+        )),
+    }
+}
+
+/// `async-update(start), calls=f`: the start's tuple.
+pub(super) fn async_update(module: &Module, ops: &[&Shape], f: CompId) -> Result<Shape> {
+    Ok(Shape::Tuple(async_operand(module, ops, f)?.to_vec()))
+}
+
+/// `async-done(start), calls=f`: element 1 of the start's tuple.
+pub(super) fn async_done(module: &Module, ops: &[&Shape], f: CompId) -> Result<Shape> {
+    Ok(async_operand(module, ops, f)?[1].clone())
+}

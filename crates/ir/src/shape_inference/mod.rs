@@ -147,10 +147,16 @@ fn dispatch(module: &Module, op: &Op, ops: &[&Shape], declared: Option<&Shape>) 
         } => collective::reduce_scatter(module, ops, *dimension, *to_apply, attrs, declared),
         Op::AllToAll { dimension, attrs } => collective::all_to_all(ops, *dimension, attrs),
         Op::CollectivePermute { pairs, .. } => collective::collective_permute(ops, pairs),
+        Op::CollectivePermuteInPlace {
+            pairs, slice_sizes, ..
+        } => collective::collective_permute_in_place(ops, pairs, slice_sizes),
         Op::CollectivePermuteStart { pairs, .. } => {
             collective::collective_permute_start(ops, pairs, declared)
         }
         Op::CollectivePermuteDone => collective::done(ops, Some(1), "collective-permute-start"),
+        Op::AsyncStart { calls } => control::async_start(module, ops, *calls, declared),
+        Op::AsyncUpdate { calls } => control::async_update(module, ops, *calls),
+        Op::AsyncDone { calls } => control::async_done(module, ops, *calls),
         Op::CollectiveBroadcast { attrs } => collective::same_shape(ops, Some(attrs)),
         Op::ReplicaId | Op::PartitionId => collective::device_id(ops),
         Op::Rng { distribution } => control::rng(ops, *distribution, declared),

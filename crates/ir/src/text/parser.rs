@@ -240,6 +240,29 @@ impl<'a> Parser<'a> {
             index.insert(raw.name, raws.len());
             raws.push(raw);
         }
+        // XLA's `}, execution_thread="name"` (computations an async
+        // wrapper runs on another thread): accepted, not kept (rxla runs
+        // every computation on the caller's thread).
+        let before = c.pos;
+        c.skip_ws()?;
+        if c.peek() == Some(b',') {
+            c.expect(b',', "','")?;
+            c.skip_ws()?;
+            if !c.starts_with("execution_thread") {
+                return Err(c.err(format!(
+                    "expected execution_thread=\"...\" after computation {}, got {}",
+                    quote(name),
+                    c.describe_next()
+                )));
+            }
+            c.pos += "execution_thread".len();
+            c.skip_ws()?;
+            c.expect(b'=', "'=' after execution_thread")?;
+            c.skip_ws()?;
+            c.string()?;
+        } else {
+            c.pos = before;
+        }
         if raws.is_empty() {
             return Err(c.error_at(
                 name_pos,
@@ -386,7 +409,18 @@ impl<'a> Parser<'a> {
             at: raw.opcode_pos,
             comps: &self.comp_index,
         };
-        let op = build_op(&mut attrs, &raw.shape, raw.literal, raw.parameter)?;
+        // async-update / async-done may omit `calls=`: their start's.
+        let inherited = operands.first().and_then(|o| match comp.get(*o).op {
+            Op::AsyncStart { calls } | Op::AsyncUpdate { calls } => Some(calls),
+            _ => None,
+        });
+        let op = build_op(
+            &mut attrs,
+            &raw.shape,
+            raw.literal,
+            raw.parameter,
+            inherited,
+        )?;
         let operand_shapes: Vec<&Shape> = operands.iter().map(|o| &comp.get(*o).shape).collect();
         let inferred = crate::shape_inference::infer_shape(
             &self.module,
@@ -720,6 +754,7 @@ fn build_op(
     shape: &Shape,
     literal: Option<Literal>,
     parameter: Option<i64>,
+    inherited_calls: Option<CompId>,
 ) -> Result<Op> {
     let opcode = a.opcode;
     if let Some(u) = UnaryOp::ALL.iter().find(|u| u.name() == opcode) {
@@ -984,12 +1019,27 @@ fn build_op(
                 false => None,
             },
         },
+        "collective-permute" if a.list.iter().flatten().any(|x| x.key == "slice_sizes") => {
+            Op::CollectivePermuteInPlace {
+                channel_id: a.parse("channel_id", |c| c.int("channel_id"))?,
+                pairs: a
+                    .parse("source_target_pairs", attrs::pairs)?
+                    .unwrap_or_default(),
+                slice_sizes: a.parse_req("slice_sizes", |c| attrs::int_lists(c, "slice_sizes"))?,
+            }
+        }
         "collective-permute" => Op::CollectivePermute {
             channel_id: a.parse("channel_id", |c| c.int("channel_id"))?,
             pairs: a
                 .parse("source_target_pairs", attrs::pairs)?
                 .unwrap_or_default(),
         },
+        "collective-permute-start" if a.list.iter().flatten().any(|x| x.key == "slice_sizes") => {
+            return Err(a.c.error_at(
+                a.at,
+                "collective-permute-start with slice_sizes= (XLA's in-place form: input, output, input_start_indices, output_start_indices) is not supported; the synchronous collective-permute in-place form is",
+            ));
+        }
         "collective-permute-start" => Op::CollectivePermuteStart {
             channel_id: a.parse("channel_id", |c| c.int("channel_id"))?,
             pairs: a
@@ -997,6 +1047,22 @@ fn build_op(
                 .unwrap_or_default(),
         },
         "collective-permute-done" => Op::CollectivePermuteDone,
+        "async-start" => Op::AsyncStart {
+            calls: a.comp("calls")?,
+        },
+        "async-update" | "async-done" => {
+            let calls = match (
+                a.list.iter().flatten().any(|x| x.key == "calls"),
+                inherited_calls,
+            ) {
+                (false, Some(c)) => c,
+                _ => a.comp("calls")?,
+            };
+            match opcode {
+                "async-update" => Op::AsyncUpdate { calls },
+                _ => Op::AsyncDone { calls },
+            }
+        }
         "collective-broadcast" => Op::CollectiveBroadcast {
             attrs: a.collective(false)?,
         },

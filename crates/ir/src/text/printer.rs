@@ -301,6 +301,9 @@ fn typed_attrs(m: &Module, op: &Op, pred_selector: bool) -> Vec<(&'static str, S
             v.push(("to_apply", cn(to_apply)));
         }
         Op::Call { to_apply } => v.push(("to_apply", cn(to_apply))),
+        Op::AsyncStart { calls } | Op::AsyncUpdate { calls } | Op::AsyncDone { calls } => {
+            v.push(("calls", cn(calls)))
+        }
         Op::Fusion { kind, calls } => {
             if !kind.0.is_empty() {
                 v.push(("kind", kind.0.clone()));
@@ -373,6 +376,18 @@ fn typed_attrs(m: &Module, op: &Op, pred_selector: bool) -> Vec<(&'static str, S
                 v.push(("channel_id", c.to_string()));
             }
             v.push(("source_target_pairs", fmt_pairs(pairs)));
+        }
+        Op::CollectivePermuteInPlace {
+            pairs,
+            channel_id,
+            slice_sizes,
+        } => {
+            if let Some(c) = channel_id {
+                v.push(("channel_id", c.to_string()));
+            }
+            v.push(("source_target_pairs", fmt_pairs(pairs)));
+            let lists: Vec<String> = slice_sizes.iter().map(|l| fmt_list(l)).collect();
+            v.push(("slice_sizes", format!("{{{}}}", lists.join(","))));
         }
         Op::ReducePrecision {
             exponent_bits,
