@@ -4,8 +4,8 @@
 //! Failures of open, recorded bugs (the `KNOWN` table) are reported but do
 //! not fail the run; every other failure does. See docs/FUZZING.md.
 
-use rxla_fuzzgen::campaign::run_case;
-use rxla_fuzzgen::oracles::{Oracle, Verdict};
+use rxla_oracles::campaign::run_case;
+use rxla_oracles::{Oracle, Verdict};
 use std::path::{Path, PathBuf};
 
 /// Open bugs found by the fuzzers: (text in the failure message, text in
@@ -138,8 +138,8 @@ fn builder_oracle() {
 /// Reduced modules of bugs the fuzzers found.
 mod regressions {
     use super::repo;
-    use rxla_fuzzgen::oracles::Oracle;
     use rxla_ir::{Computation, ElementType, Instruction, Literal, Module, Op, PadDim, Shape};
+    use rxla_oracles::Oracle;
 
     /// Runs `oracle` on `tests/regressions/<file>` (seed 0 arguments).
     fn regression(file: &str, oracle: Oracle) {
@@ -323,9 +323,9 @@ mod regressions {
         if rxla_ir::verify_module(&m).is_err() {
             return;
         }
-        let r = rxla_fuzzgen::oracles::guard(|| {
-            let _ = rxla_fuzzgen::oracles::eval(&m, &[]);
-            Ok(rxla_fuzzgen::oracles::Verdict::Checked)
+        let r = rxla_oracles::guard(|| {
+            let _ = rxla_oracles::eval(&m, &[]);
+            Ok(rxla_oracles::Verdict::Checked)
         });
         if let Err(e) = r {
             panic!("{e}");

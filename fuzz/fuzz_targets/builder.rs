@@ -4,8 +4,8 @@
 
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
-use rxla_fuzzgen::oracles::builder;
 use rxla_fuzzgen::values::UChoices;
+use rxla_oracles::builder;
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);

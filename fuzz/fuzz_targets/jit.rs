@@ -7,7 +7,8 @@
 
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
-use rxla_fuzzgen::{GenConfig, generate, oracles::jit};
+use rxla_fuzzgen::{GenConfig, generate};
+use rxla_oracles::jit;
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rxla_fuzzgen::oracles::parser;
+use rxla_oracles::parser;
 
 fuzz_target!(|data: &[u8]| {
     if let Err(e) = parser::check_bytes(data) {

@@ -4,7 +4,8 @@
 
 use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
-use rxla_fuzzgen::{GenConfig, generate, oracles::roundtrip};
+use rxla_fuzzgen::{GenConfig, generate};
+use rxla_oracles::roundtrip;
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);

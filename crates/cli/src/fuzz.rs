@@ -1,13 +1,13 @@
 //! `rxla fuzz`: random well-typed programs checked by differential oracles
 //! on the stable toolchain. Parses flags, loops over seeds calling
-//! `rxla_fuzzgen::campaign::run_case`, prints progress, writes each failing
+//! `rxla_oracles::campaign::run_case`, prints progress, writes each failing
 //! input to `fuzz-failure-<oracle>-<seed>.hlo` and ends with a one-line
 //! summary. Exit 0 when nothing failed, 1 otherwise. No oracle logic here.
 
 use crate::Failure;
 use clap::Args;
-use rxla_fuzzgen::campaign::{Case, run_case};
-use rxla_fuzzgen::oracles::{Oracle, Verdict};
+use rxla_oracles::campaign::{Case, run_case};
+use rxla_oracles::{Oracle, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

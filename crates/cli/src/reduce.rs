@@ -1,13 +1,13 @@
 //! `rxla reduce FILE (--oracle NAME | --check CMD)`: shrinks a failing
 //! module while the failure persists (delta debugging in
-//! `rxla_fuzzgen::reduce`) and writes the smallest module found. Only
+//! `rxla_oracles::reduce`) and writes the smallest module found. Only
 //! flag parsing, the interestingness test (an oracle or an external
 //! command) and file I/O live here.
 
 use crate::{Failure, input};
 use clap::Args;
-use rxla_fuzzgen::oracles::Oracle;
 use rxla_ir::{Module, print_module};
+use rxla_oracles::Oracle;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
@@ -144,7 +144,7 @@ pub fn run(args: ReduceArgs) -> Result<(), Failure> {
                 oracle.name()
             );
             say!("keeping failures that contain: {want}");
-            rxla_fuzzgen::reduce::reduce(
+            rxla_oracles::reduce::reduce(
                 &module,
                 |m| matches!(oracle.check(m, seed), Err(e) if e.contains(&want)),
                 args.max_tests,
@@ -154,7 +154,7 @@ pub fn run(args: ReduceArgs) -> Result<(), Failure> {
             let tmp = std::env::temp_dir().join(format!("rxla-reduce-{}.hlo", std::process::id()));
             say!("reducing {} with: {cmd}", args.file);
             let r =
-                rxla_fuzzgen::reduce::reduce(&module, |m| run_check(cmd, m, &tmp), args.max_tests);
+                rxla_oracles::reduce::reduce(&module, |m| run_check(cmd, m, &tmp), args.max_tests);
             let _ = std::fs::remove_file(&tmp);
             r
         }

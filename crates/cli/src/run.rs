@@ -1,14 +1,18 @@
-//! `rxla run FILE|-`: evaluate a module on arguments (JSON, .npy, .npz or
-//! deterministic random) with a backend (the JIT or the reference
-//! interpreter), optionally after a pass pipeline, and print the results as
-//! HLO literal text or corpus-style JSON, or write them as .npy files or
-//! one .npz archive. `--time N`
-//! reports the median/min/max of N timed runs after a warm-up.
+//! `rxla run FILE|-`: evaluate a module with a backend (the JIT or the
+//! reference interpreter) on arguments from JSON, .npy files, one .npz
+//! archive or `--random-args=SEED` (the generator's tame values,
+//! `rxla_fuzzgen::values::tame_args`), on one device or a replicas ×
+//! partitions grid, optionally after a pass pipeline (with the IR
+//! debugging flags of `irdebug.rs`), and print the results as HLO literal
+//! text or corpus-style JSON, or write them as .npy files or one .npz
+//! archive. `--time N` reports the median/min/max of N timed runs after a
+//! warm-up; `--emit clif|asm` prints the JIT's kernels instead of running.
+//! A thin client: no value generation or compiler logic here.
 
 use crate::{Failure, input, npy};
 use clap::{Args, ValueEnum};
 use rxla_eval::RunOptions;
-use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, ElementType, Literal, Module, Shape};
+use rxla_ir::{ArrayLiteral, Literal, Module};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -145,103 +149,6 @@ pub struct RunArgs {
     pub deadline: Option<Instant>,
 }
 
-/// splitmix64: a tiny deterministic generator for `--random-args`.
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// A small integer in [-8, 8).
-    fn small(&mut self) -> i64 {
-        (self.next() % 16) as i64 - 8
-    }
-}
-
-/// Deterministic arguments: floats are multiples of 1/8 in [-2, 2) (so
-/// sums are exact), integers in [-8, 8) (unsigned: [0, 16)), preds fair.
-pub fn random_literal(shape: &Shape, rng: &mut SplitMix) -> Result<Literal, String> {
-    match shape {
-        Shape::Tuple(t) => Ok(Literal::Tuple(
-            t.iter()
-                .map(|s| random_literal(s, &mut SplitMix(rng.next())))
-                .collect::<Result<_, _>>()?,
-        )),
-        Shape::Array(a) => {
-            let n = a.element_count().map_err(|e| e.to_string())?;
-            if n > (1 << 28) {
-                return Err(format!(
-                    "parameter of shape {a} is too large for --random-args"
-                ));
-            }
-            let f = |r: &mut SplitMix| r.small() as f64 / 4.0;
-            let data = match a.element_type {
-                ElementType::Pred => ArrayData::Pred((0..n).map(|_| rng.next() & 1 == 1).collect()),
-                ElementType::S8 => ArrayData::S8((0..n).map(|_| rng.small() as i8).collect()),
-                ElementType::S16 => ArrayData::S16((0..n).map(|_| rng.small() as i16).collect()),
-                ElementType::S32 => ArrayData::S32((0..n).map(|_| rng.small() as i32).collect()),
-                ElementType::S64 => ArrayData::S64((0..n).map(|_| rng.small()).collect()),
-                ElementType::U8 => ArrayData::U8((0..n).map(|_| (rng.small() + 8) as u8).collect()),
-                ElementType::U16 => {
-                    ArrayData::U16((0..n).map(|_| (rng.small() + 8) as u16).collect())
-                }
-                ElementType::U32 => {
-                    ArrayData::U32((0..n).map(|_| (rng.small() + 8) as u32).collect())
-                }
-                ElementType::U64 => {
-                    ArrayData::U64((0..n).map(|_| (rng.small() + 8) as u64).collect())
-                }
-                ElementType::F16 => {
-                    ArrayData::F16((0..n).map(|_| half::f16::from_f64(f(rng) / 2.0)).collect())
-                }
-                ElementType::BF16 => {
-                    ArrayData::BF16((0..n).map(|_| half::bf16::from_f64(f(rng) / 2.0)).collect())
-                }
-                ElementType::F32 => ArrayData::F32((0..n).map(|_| (f(rng) / 2.0) as f32).collect()),
-                ElementType::F64 => ArrayData::F64((0..n).map(|_| f(rng) / 2.0).collect()),
-                ElementType::C64 => ArrayData::C64(
-                    (0..n)
-                        .map(|_| {
-                            let re = (f(rng) / 2.0) as f32;
-                            rxla_ir::Complex32::new(re, (f(rng) / 2.0) as f32)
-                        })
-                        .collect(),
-                ),
-                ElementType::C128 => ArrayData::C128(
-                    (0..n)
-                        .map(|_| {
-                            let re = f(rng) / 2.0;
-                            rxla_ir::Complex64::new(re, f(rng) / 2.0)
-                        })
-                        .collect(),
-                ),
-                t @ (rxla_ir::narrow_types!()) => ArrayData::narrow(
-                    t,
-                    (0..n)
-                        .map(|_| rxla_ir::narrow::from_f64(t, f(rng) / 2.0))
-                        .collect(),
-                ),
-                ElementType::Token => return Ok(Literal::token()),
-            };
-            let lit = ArrayLiteral::new(
-                ArrayShape {
-                    element_type: a.element_type,
-                    dims: a.dims.clone(),
-                    layout: a.layout.clone(),
-                    dynamic: a.dynamic,
-                },
-                data,
-            )
-            .map_err(|e| e.to_string())?;
-            Ok(Literal::Array(lit))
-        }
-    }
-}
-
 fn gather_args(args: &RunArgs, module: &Module) -> Result<Vec<Literal>, Failure> {
     let sig = module.entry_program_shape();
     let sources = [
@@ -289,12 +196,7 @@ fn gather_args(args: &RunArgs, module: &Module) -> Result<Vec<Literal>, Failure>
         return npz_args(path, module);
     }
     if let Some(seed) = args.random_args {
-        let mut rng = SplitMix(seed);
-        return sig
-            .parameters
-            .iter()
-            .map(|s| random_literal(s, &mut rng).map_err(Failure::input))
-            .collect();
+        return rxla_fuzzgen::values::tame_args(module, seed).map_err(Failure::input);
     }
     if sig.parameters.is_empty() {
         return Ok(Vec::new());

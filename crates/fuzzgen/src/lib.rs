@@ -1,18 +1,16 @@
-//! rxla-fuzzgen: differential fuzzing for rxla. A well-typed random program
-//! generator ([`generate`], [`generate_from_seed`]), random arguments with
-//! special values ([`random_args`]), the oracles that check the parser,
-//! printer, passes, builder and JIT against the evaluator
-//! ([`oracles`]), and a delta-debugging reducer ([`reduce`]).
+//! rxla-fuzzgen: the input side of rxla's differential fuzzing. A
+//! well-typed random program generator ([`generate`],
+//! [`generate_from_seed`]), random values and arguments with special
+//! values ([`values`], [`random_args`]) and the deterministic PRNG that
+//! turns a seed into both ([`prng`]). It depends on `rxla-ir` only: the
+//! oracles, the campaign driver and the reducer, which evaluate, optimize
+//! and compile what it generates, live in `rxla-oracles`.
 //!
-//! The generator must only produce modules that verify; the oracles must
-//! report failures as values, never by panicking (the drivers wrap them in
-//! `catch_unwind` to catch panics in the code under test).
+//! The generator must only produce modules that verify, and never panic
+//! whatever its input bytes.
 
-pub mod campaign;
 mod generator;
-pub mod oracles;
 pub mod prng;
-pub mod reduce;
 pub mod values;
 
 pub use generator::{GenConfig, UNEVALUABLE};

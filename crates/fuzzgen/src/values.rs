@@ -1,7 +1,8 @@
 //! Random element values and literals: small numbers, exact multiples of
 //! 1/8 and the special values that break code (±0, ±inf, NaN, denormals,
 //! INT_MIN, -1, MAX). Also `random_args`, the arguments of an ENTRY
-//! computation. Values only; no module construction here.
+//! computation, and `tame_args`, the special-free arguments of `rxla run
+//! --random-args`. Values only; no module construction here.
 
 use crate::prng::SplitMix64;
 use half::{bf16, f16};
@@ -197,6 +198,88 @@ pub fn random_args(module: &Module, seed: u64) -> Vec<Literal> {
         .collect()
 }
 
+/// Tame values for `rxla run --random-args`: no special values, so that
+/// sums of a few of them are exact and backends compare bit for bit.
+/// Floats are multiples of 1/8 in [-1, 1), signed integers in [-8, 8),
+/// unsigned ones in [0, 16), preds fair; each tuple element draws from its
+/// own stream, seeded by the next value of `rng`. An array of more than
+/// 2^28 elements is an error. The stream is stable: a seed gives the same
+/// arguments in every version.
+pub fn tame_literal(rng: &mut SplitMix64, shape: &Shape) -> Result<Literal, String> {
+    let a = match shape {
+        Shape::Tuple(t) => {
+            return t
+                .iter()
+                .map(|s| tame_literal(&mut SplitMix64::new(rng.next_u64()), s))
+                .collect::<Result<_, _>>()
+                .map(Literal::Tuple);
+        }
+        Shape::Array(a) => a,
+    };
+    let n = a.element_count().map_err(|e| e.to_string())?;
+    if n > (1 << 28) {
+        return Err(format!(
+            "parameter of shape {a} is too large for --random-args"
+        ));
+    }
+    let small = |r: &mut SplitMix64| r.range(-8, 7);
+    let unsigned = |r: &mut SplitMix64| r.range(-8, 7) + 8;
+    let f = |r: &mut SplitMix64| r.range(-8, 7) as f64 / 8.0;
+    let data = match a.element_type {
+        ElementType::Pred => ArrayData::Pred((0..n).map(|_| rng.coin()).collect()),
+        ElementType::S8 => ArrayData::S8((0..n).map(|_| small(rng) as i8).collect()),
+        ElementType::S16 => ArrayData::S16((0..n).map(|_| small(rng) as i16).collect()),
+        ElementType::S32 => ArrayData::S32((0..n).map(|_| small(rng) as i32).collect()),
+        ElementType::S64 => ArrayData::S64((0..n).map(|_| small(rng)).collect()),
+        ElementType::U8 => ArrayData::U8((0..n).map(|_| unsigned(rng) as u8).collect()),
+        ElementType::U16 => ArrayData::U16((0..n).map(|_| unsigned(rng) as u16).collect()),
+        ElementType::U32 => ArrayData::U32((0..n).map(|_| unsigned(rng) as u32).collect()),
+        ElementType::U64 => ArrayData::U64((0..n).map(|_| unsigned(rng) as u64).collect()),
+        ElementType::F16 => ArrayData::F16((0..n).map(|_| f16::from_f64(f(rng))).collect()),
+        ElementType::BF16 => ArrayData::BF16((0..n).map(|_| bf16::from_f64(f(rng))).collect()),
+        ElementType::F32 => ArrayData::F32((0..n).map(|_| f(rng) as f32).collect()),
+        ElementType::F64 => ArrayData::F64((0..n).map(|_| f(rng)).collect()),
+        ElementType::C64 => ArrayData::C64(
+            (0..n)
+                .map(|_| {
+                    let re = f(rng) as f32;
+                    Complex32::new(re, f(rng) as f32)
+                })
+                .collect(),
+        ),
+        ElementType::C128 => ArrayData::C128(
+            (0..n)
+                .map(|_| {
+                    let re = f(rng);
+                    Complex64::new(re, f(rng))
+                })
+                .collect(),
+        ),
+        t @ (rxla_ir::narrow_types!()) => ArrayData::narrow(
+            t,
+            (0..n)
+                .map(|_| rxla_ir::narrow::from_f64(t, f(rng)))
+                .collect(),
+        ),
+        ElementType::Token => return Ok(Literal::token()),
+    };
+    ArrayLiteral::new(a.clone(), data)
+        .map(Literal::Array)
+        .map_err(|e| e.to_string())
+}
+
+/// The tame arguments (see [`tame_literal`]) of the ENTRY computation of
+/// `module` for `seed`: what `rxla run --random-args=SEED` passes.
+pub fn tame_args(module: &Module, seed: u64) -> Result<Vec<Literal>, String> {
+    let mut rng = SplitMix64::new(seed);
+    module
+        .entry_program_shape()
+        .parameters
+        .iter()
+        .map(|s| tame_literal(&mut rng, s))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,5 +303,26 @@ mod tests {
         assert_eq!(l.shape(), s);
         let splat = splat_int(&ArrayShape::new(ElementType::S32, vec![2]).unwrap(), 3);
         assert_eq!(splat.as_slice::<i32>(), Some(&[3, 3][..]));
+    }
+
+    /// The tame stream is pinned: `rxla run --random-args=SEED` must give
+    /// the same arguments in every version (these are the values of the
+    /// CLI's former private generator).
+    #[test]
+    fn tame_values_are_stable() {
+        let s = Shape::array(ElementType::F32, vec![4]).unwrap();
+        let l = tame_literal(&mut SplitMix64::new(3), &s).unwrap();
+        let mut r = SplitMix64::new(3);
+        let want: Vec<f32> = (0..4)
+            .map(|_| ((r.next_u64() % 16) as i64 - 8) as f32 / 8.0)
+            .collect();
+        assert_eq!(l.as_slice::<f32>(), Some(&want[..]));
+        let u = Shape::array(ElementType::U8, vec![3]).unwrap();
+        let l = tame_literal(&mut SplitMix64::new(5), &u).unwrap();
+        let mut r = SplitMix64::new(5);
+        let want: Vec<u8> = (0..3).map(|_| (r.next_u64() % 16) as u8).collect();
+        assert_eq!(l.as_slice::<u8>(), Some(&want[..]));
+        let big = Shape::array(ElementType::Pred, vec![1 << 20, 512]).unwrap();
+        assert!(tame_literal(&mut SplitMix64::new(0), &big).is_err());
     }
 }

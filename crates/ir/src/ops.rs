@@ -1122,6 +1122,42 @@ impl Op {
         )
     }
 
+    /// Ops after which an error bound relative to the largest value of an
+    /// operand (a normwise bound, like an fft's) still holds: data
+    /// movement, `fft` itself and well-conditioned arithmetic (add,
+    /// subtract, multiply, negate, abs, maximum, minimum, select, clamp,
+    /// convert, real, imag, complex). Any other op (rsqrt, divide, log,
+    /// compare, ...) of a value that cancels to about 0 is as
+    /// ill-conditioned as it gets (the fuzz oracles' tolerance policy;
+    /// a multiply keeps the bound only by one scale, which is the
+    /// policy's to check).
+    pub fn keeps_normwise_error(&self) -> bool {
+        use BinaryOp as B;
+        use UnaryOp as U;
+        matches!(
+            self,
+            Op::Fft { .. }
+                | Op::Unary(U::Real | U::Imag | U::Abs | U::Negate)
+                | Op::Binary(B::Add | B::Subtract | B::Multiply | B::Maximum | B::Minimum)
+                | Op::Select
+                | Op::Clamp
+                | Op::Convert
+                | Op::Copy
+                | Op::Bitcast
+                | Op::Reshape
+                | Op::Transpose { .. }
+                | Op::Broadcast { .. }
+                | Op::Slice { .. }
+                | Op::DynamicSlice { .. }
+                | Op::Concatenate { .. }
+                | Op::Pad { .. }
+                | Op::Reverse { .. }
+                | Op::Tuple
+                | Op::GetTupleElement { .. }
+                | Op::Complex
+        )
+    }
+
     /// Ops that apply their computation to its own earlier result: a loop
     /// body, a reducer (the accumulator), a scatter or select-and-scatter
     /// combiner, an all-reduce's reducer.

@@ -34,7 +34,7 @@ fn check(seed: u64, cfg: &GenConfig, opts: &CompileOptions) -> Result<Option<usi
             // The fuzzer's JIT oracle knows the documented divergences
             // (an overflow reached in another order by a reassociated or
             // fused dot: -inf against NaN); anything else is a failure.
-            return match rxla_fuzzgen::oracles::jit::check_with(&module, seed, opts) {
+            return match rxla_oracles::jit::check_with(&module, seed, opts) {
                 Ok(_) => Ok(Some(exe.stats().row_groups)),
                 Err(why) => Err(format!("leaf {i}: {e}; oracle: {why}")),
             };
@@ -93,12 +93,12 @@ fn random_modules_match_the_evaluator_with_row_groups_everywhere() {
     // threads (the fuzzer's JIT oracle options and tolerance rules): the
     // row-locality analysis is checked against the evaluator.
     let cfg = GenConfig::evaluable();
-    let opts = rxla_fuzzgen::oracles::jit::options();
+    let opts = rxla_oracles::jit::options();
     assert_eq!(opts.row_group_min_bytes, 0);
     let (mut grouped, mut failures) = (0, Vec::new());
     for seed in 2000..2300 {
         let module = generate_from_seed(seed, &cfg);
-        if let Err(e) = rxla_fuzzgen::oracles::jit::check_with(&module, seed, &opts) {
+        if let Err(e) = rxla_oracles::jit::check_with(&module, seed, &opts) {
             failures.push(format!("seed {seed}: {e}"));
             continue;
         }

@@ -7,9 +7,9 @@
 //! values (NaN, ±0, ±inf, out-of-range indices).
 
 use rxla_eval::{RunOptions, evaluate};
-use rxla_fuzzgen::oracles::compare::same_values;
 use rxla_ir::{ArrayData, ArrayLiteral, ArrayShape, ElementType, Literal, Shape, parse_module};
 use rxla_jit::{CompileOptions, compile};
+use rxla_oracles::compare::same_values;
 
 /// Bit-exact equality of values (NaNs of any sign or payload are equal:
 /// x86 makes a negative default NaN where Rust code may keep another).

@@ -7,9 +7,9 @@
 //! values), in default, column-major and padded layouts.
 
 use rxla_eval::{RunOptions, evaluate};
-use rxla_fuzzgen::oracles::compare::same_values;
 use rxla_ir::{Literal, parse_module};
 use rxla_jit::{CompileOptions, Executable, compile};
+use rxla_oracles::compare::same_values;
 
 fn strict(fusion: bool) -> CompileOptions {
     CompileOptions {

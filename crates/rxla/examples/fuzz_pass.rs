@@ -1,12 +1,13 @@
 //! Example (e): fuzz a custom pass with the passes oracle of
-//! `rxla-fuzzgen`: random well-typed programs, each evaluated before and
-//! after the pass (and after a print/parse round trip); any difference is
-//! a bug with the seed that shows it. A deliberately wrong variant is
-//! caught. Run: `cargo run -p rxla --example fuzz_pass`.
+//! `rxla-oracles` on random well-typed programs from `rxla-fuzzgen`, each
+//! evaluated before and after the pass (and after a print/parse round
+//! trip); any difference is a bug with the seed that shows it. A
+//! deliberately wrong variant is caught. Run:
+//! `cargo run -p rxla --example fuzz_pass`.
 
 use rxla::prelude::*;
-use rxla_fuzzgen::oracles::{guard, passes::check_configs};
 use rxla_fuzzgen::{GenConfig, generate_from_seed};
+use rxla_oracles::{guard, passes::check_configs};
 
 /// Puts the operand with the smaller id first in every add and multiply
 /// (they are commutative, so this is correct). `WRONG` also swaps the

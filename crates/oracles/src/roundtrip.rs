@@ -3,9 +3,9 @@
 //! original (bit-exact, NaN payloads aside). Modules with ops the evaluator
 //! cannot compare (rng, infeed, ...) get the text checks only.
 
-use super::compare::same_values;
-use super::{OracleResult, Verdict, eval, has_unevaluable_ops};
-use crate::random_args;
+use crate::compare::same_values;
+use crate::{OracleResult, Verdict, eval, has_unevaluable_ops};
+use rxla_fuzzgen::random_args;
 use rxla_ir::{Module, parse_module, print_module, verify_module};
 
 pub fn check(module: &Module, seed: u64) -> OracleResult {

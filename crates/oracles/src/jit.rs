@@ -13,9 +13,9 @@
 
 pub mod tolerance;
 
-use super::compare::same_values;
-use super::{OracleResult, Verdict, eval};
-use crate::random_args;
+use crate::compare::same_values;
+use crate::{OracleResult, Verdict, eval};
+use rxla_fuzzgen::random_args;
 use rxla_ir::{ArrayLiteral, Literal, Module};
 use rxla_jit::{CompileOptions, JitError, compile};
 use tolerance::{LeafPolicy, leaf_policies};
@@ -96,7 +96,7 @@ fn compare_leaf(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{GenConfig, generate_from_seed};
+    use rxla_fuzzgen::{GenConfig, generate_from_seed};
 
     #[test]
     fn generated_modules_agree_or_skip() {
@@ -104,7 +104,7 @@ mod tests {
         let mut checked = 0;
         for seed in 0..40 {
             let m = generate_from_seed(seed, &cfg);
-            match crate::oracles::guard(|| check(&m, seed)) {
+            match crate::guard(|| check(&m, seed)) {
                 Ok(Verdict::Checked) => checked += 1,
                 Ok(Verdict::Skipped(_)) => {}
                 Err(e) => panic!("seed {seed}: {e}"),

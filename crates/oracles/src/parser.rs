@@ -3,9 +3,9 @@
 //! text parses and verifies, printing it must give text that parses again
 //! to the same printed form. Text mutations live here too.
 
-use super::{OracleResult, Verdict};
-use crate::prng::SplitMix64;
-use crate::values::Choices;
+use crate::{OracleResult, Verdict};
+use rxla_fuzzgen::prng::SplitMix64;
+use rxla_fuzzgen::values::Choices;
 use rxla_ir::{Module, parse_module, print_module, verify_module};
 use std::time::{Duration, Instant};
 
@@ -46,7 +46,7 @@ pub fn check_text(text: &str) -> OracleResult {
     if printed != printed2 {
         return Err(format!(
             "the text parses and verifies, but printing is not a fixed point: {}",
-            super::roundtrip::first_line_difference(&printed, &printed2)
+            crate::roundtrip::first_line_difference(&printed, &printed2)
         ));
     }
     Ok(Verdict::Checked)

@@ -1,29 +1,38 @@
-//! The differential oracles. Each checks one property of the code under
-//! test on one input and returns `Ok(Verdict)` or `Err(description)`:
+//! rxla-oracles: the checking side of rxla's differential fuzzing. Each
+//! oracle checks one property of the code under test on one input (a
+//! module from `rxla-fuzzgen`'s generator and the arguments of a seed) and
+//! returns `Ok(Verdict)` or `Err(description)`:
 //!
-//! 1. `roundtrip` — print → parse → print is a fixed point and the reparsed
-//!    module evaluates identically;
-//! 2. `passes` — every registered pass alone, and the O1/O2 pipelines,
+//! 1. [`roundtrip`] — print → parse → print is a fixed point and the
+//!    reparsed module evaluates identically;
+//! 2. [`passes`] — every registered pass alone, and the O1/O2 pipelines,
 //!    leave the evaluator's results unchanged;
-//! 3. `jit` — the JIT (default options) computes what the evaluator does:
-//!    bit-exact, except a stated tolerance downstream of float
-//!    accumulations and transcendentals (`jit::tolerance`);
-//! 4. `parser` — the parser never panics or hangs on arbitrary or mutated
+//! 3. [`jit`] — the JIT (default options) computes what the evaluator does:
+//!    bit-exact ([`compare`]), except a stated tolerance downstream of
+//!    float accumulations and transcendentals ([`jit::tolerance`]);
+//! 4. [`parser`] — the parser never panics or hangs on arbitrary or mutated
 //!    text;
-//! 5. `builder` — random builder calls return Ok or Err, never panic.
+//! 5. [`builder`] — random builder calls return Ok or Err, never panic.
+//!
+//! Also one fuzzing case from a seed ([`campaign`], shared by `rxla fuzz`,
+//! the seeded tests and the cargo-fuzz targets) and the delta-debugging
+//! reducer ([`reduce`]). Generating inputs is `rxla-fuzzgen`'s job, not
+//! this crate's.
 //!
 //! Oracles never panic themselves; [`guard`] turns a panic in the code
 //! under test into an `Err` for the stable drivers (cargo-fuzz targets call
-//! the oracles directly so libFuzzer sees the crash).
+//! the oracles directly so libFuzzer sees the crash). No I/O.
 
 pub mod builder;
+pub mod campaign;
 pub mod compare;
 pub mod jit;
 pub mod parser;
 pub mod passes;
+pub mod reduce;
 pub mod roundtrip;
 
-use crate::GenConfig;
+use rxla_fuzzgen::GenConfig;
 use rxla_ir::{Literal, Module};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Once;
@@ -165,9 +174,9 @@ pub fn eval(module: &Module, args: &[Literal]) -> Result<Literal, String> {
 
 /// Whether `module` uses an op the evaluating oracles cannot compare.
 pub fn has_unevaluable_ops(module: &Module) -> bool {
-    crate::opcodes_used(module)
+    rxla_fuzzgen::opcodes_used(module)
         .iter()
-        .any(|o| crate::UNEVALUABLE.contains(o))
+        .any(|o| rxla_fuzzgen::UNEVALUABLE.contains(o))
 }
 
 #[cfg(test)]
@@ -179,7 +188,7 @@ mod tests {
         let r = guard(|| panic!("boom {}", 7));
         let e = r.unwrap_err();
         assert!(e.starts_with("panic: boom 7 at "), "{e}");
-        assert!(e.contains("oracles/mod.rs"), "{e}");
+        assert!(e.contains("oracles/src/lib.rs"), "{e}");
         assert_eq!(guard(|| Ok(Verdict::Checked)), Ok(Verdict::Checked));
         // Nested guards keep their own messages.
         let outer = guard(|| {

@@ -4,9 +4,9 @@
 //! The optimized module must also print to text that parses and evaluates
 //! the same. When the original cannot be evaluated the check is skipped.
 
-use super::compare::same_values;
-use super::{OracleResult, Verdict, eval};
-use crate::random_args;
+use crate::compare::same_values;
+use crate::{OracleResult, Verdict, eval};
+use rxla_fuzzgen::random_args;
 use rxla_ir::{Literal, Module, parse_module, print_module, verify_module};
 use rxla_passes::{PassManager, Registry};
 
@@ -86,7 +86,7 @@ pub fn check_config(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{GenConfig, generate_from_seed};
+    use rxla_fuzzgen::{GenConfig, generate_from_seed};
     use rxla_ir::{BinaryOp, Op};
     use rxla_passes::{Pass, PassContext};
 
@@ -123,7 +123,7 @@ mod tests {
         let caught = (0..400)
             .filter(|&s| {
                 let m = generate_from_seed(s, &cfg);
-                let r = crate::oracles::guard(|| check_configs(&m, s, &reg, &configs));
+                let r = crate::guard(|| check_configs(&m, s, &reg, &configs));
                 matches!(r, Err(e) if e.contains("after test-swap-subtract the result differs"))
             })
             .count();

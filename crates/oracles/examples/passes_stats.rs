@@ -1,6 +1,6 @@
 //! Debugging aid: how often each pass configuration changes generated
-//! modules. `cargo run -p rxla-fuzzgen --example passes_stats -- N`
-use rxla_fuzzgen::oracles::passes::{configurations, run_config};
+//! modules. `cargo run -p rxla-oracles --example passes_stats -- N`
+use rxla_oracles::passes::{configurations, run_config};
 fn main() {
     let n: u64 = std::env::args()
         .nth(1)

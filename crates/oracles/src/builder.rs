@@ -4,9 +4,9 @@
 //! return `Ok` or `Err`, never panic. A module is built at the end; if that
 //! succeeds it must verify.
 
-use super::{OracleResult, Verdict};
-use crate::prng::SplitMix64;
-use crate::values::{Choices, random_literal};
+use crate::{OracleResult, Verdict};
+use rxla_fuzzgen::prng::SplitMix64;
+use rxla_fuzzgen::values::{Choices, random_literal};
 use rxla_ir::builder::{ComputationBuilder, ModuleBuilder, Padding, Value};
 use rxla_ir::{
     BinaryOp, CompId, ComparisonDirection, ElementType, GatherDims, InstrId, PadDim, ScatterDims,

@@ -1,10 +1,10 @@
-//! Bit-exact comparison of evaluation results, used by the oracles whose
-//! results must not differ at all (roundtrip, passes, parser, builder) and
-//! by the JIT oracle for exact ops (its tolerances for reassociated and
-//! approximated ops live in `jit/tolerance.rs`): same element types and
-//! dims, identical bits per element, except that any two NaNs are equal
-//! (NaN payloads aside). Layouts are not compared (values are stored
-//! row-major).
+//! Bit-exact comparison of evaluation results: used by the roundtrip and
+//! passes oracles (whose results must not differ at all), by the JIT oracle
+//! for the leaves no inexact op feeds (its tolerances for reassociated and
+//! approximated ops live in `jit/tolerance.rs`) and by the JIT's tests.
+//! Same element types and dims, identical bits per element (-0 ≠ +0),
+//! except that any two NaNs are equal (NaN payloads aside). Layouts are
+//! not compared (values are stored row-major). No panics.
 
 use rxla_ir::{ArrayData, ArrayLiteral, Literal};
 

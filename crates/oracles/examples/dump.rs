@@ -1,5 +1,5 @@
 //! Debugging aid: prints the module of a seed, its arguments and its
-//! evaluation. `cargo run -p rxla-fuzzgen --example dump -- SEED [all|evaluable]`
+//! evaluation. `cargo run -p rxla-oracles --example dump -- SEED [all|evaluable]`
 fn main() {
     let mut a = std::env::args().skip(1);
     let seed: u64 = a.next().and_then(|s| s.parse().ok()).unwrap_or(0);
@@ -13,7 +13,7 @@ fn main() {
     for (i, x) in args.iter().enumerate() {
         println!("// arg {i}: {}", x.to_text());
     }
-    match rxla_fuzzgen::oracles::eval(&m, &args) {
+    match rxla_oracles::eval(&m, &args) {
         Ok(r) => println!("// result: {}", r.to_text()),
         Err(e) => println!("// evaluation error: {e}"),
     }

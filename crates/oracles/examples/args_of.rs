@@ -1,7 +1,7 @@
 //! Debugging aid for a fuzz failure file (or its reduction): prints the
 //! arguments the oracles give it for SEED, the evaluator's result and the
 //! JIT's (with the oracle's compile options).
-//! `cargo run --release -p rxla-fuzzgen --example args_of -- FILE SEED`
+//! `cargo run --release -p rxla-oracles --example args_of -- FILE SEED`
 fn main() {
     let mut a = std::env::args().skip(1);
     let path = a.next().expect("usage: args_of FILE SEED");
@@ -12,11 +12,11 @@ fn main() {
     for (i, x) in args.iter().enumerate() {
         println!("// arg {i}: {}", x.to_text());
     }
-    match rxla_fuzzgen::oracles::eval(&m, &args) {
+    match rxla_oracles::eval(&m, &args) {
         Ok(w) => println!("// evaluator: {}", w.to_text()),
         Err(e) => println!("// evaluator error: {e}"),
     }
-    match rxla_jit::compile(&m, &rxla_fuzzgen::oracles::jit::options()) {
+    match rxla_jit::compile(&m, &rxla_oracles::jit::options()) {
         Ok(exe) => match exe.run(&args) {
             Ok(g) => println!("// jit: {}", g.to_text()),
             Err(e) => println!("// jit run error: {e}"),

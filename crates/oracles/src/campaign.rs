@@ -3,8 +3,8 @@
 //! artifact to save when it fails. Shared by `rxla fuzz`, the seeded tests
 //! and the cargo-fuzz targets; it does no I/O.
 
-use crate::oracles::{Oracle, OracleResult, guard, parser};
-use crate::{generate_from_seed, opcodes_used};
+use crate::{Oracle, OracleResult, guard, parser};
+use rxla_fuzzgen::{generate_from_seed, opcodes_used};
 use rxla_ir::print_module;
 use std::collections::BTreeSet;
 

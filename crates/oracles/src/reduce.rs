@@ -388,7 +388,7 @@ fn cleanup(mut m: Module) -> Option<Module> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{GenConfig, generate_from_seed};
+    use rxla_fuzzgen::{GenConfig, generate_from_seed};
 
     #[test]
     fn reduces_to_the_interesting_opcode() {
@@ -411,7 +411,7 @@ mod tests {
                 }) && m.instruction_count() > 10
             })
             .expect("some seed has a dot");
-        let has_dot = |m: &Module| crate::opcodes_used(m).contains("dot");
+        let has_dot = |m: &Module| rxla_fuzzgen::opcodes_used(m).contains("dot");
         let (r, stats) = reduce(&m, has_dot, 5000).unwrap();
         verify_module(&r).unwrap();
         assert!(has_dot(&r));
