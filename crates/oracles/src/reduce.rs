@@ -139,11 +139,41 @@ fn candidate(m: &Module, k: usize) -> Option<Module> {
         return None;
     }
     k -= total * EDITS;
-    // 3. Drop unused ENTRY parameters.
+    // 3. Drop unused ENTRY parameters; drop side-effecting instructions
+    //    nothing reads (collectives, outfeeds: `cleanup` keeps them).
     if k == 0 {
         return Some(drop_unused_parameters(m));
     }
+    if k == 1 {
+        return drop_unread_side_effects(m);
+    }
     None
+}
+
+/// `m` without the instructions the roots do not reach (parameters kept),
+/// side-effecting ones included; `None` when there are none.
+fn drop_unread_side_effects(m: &Module) -> Option<Module> {
+    let mut c = m.clone();
+    let mut changed = false;
+    for cid in c.comp_ids().collect::<Vec<_>>() {
+        let comp = c.comp_mut(cid);
+        let mut keep = vec![false; comp.len()];
+        let mut stack = vec![comp.root];
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut keep[id.index()], true) {
+                continue;
+            }
+            stack.extend(comp.get(id).operands.iter().copied());
+        }
+        for id in comp.parameters() {
+            keep[id.index()] = true;
+        }
+        if keep.iter().any(|k| !k) {
+            comp.retain(&keep).ok()?;
+            changed = true;
+        }
+    }
+    changed.then_some(c)
 }
 
 /// Applies edit number `edit` to instruction `id` of computation `cid`

@@ -98,13 +98,23 @@ impl Interfaces {
     }
 }
 
+/// `layout` for an array of type `ty`: an element size (`E(n)`) that
+/// does not fit `ty` is dropped (an s4 operand's packed `E(4)` says
+/// nothing about its s8 convert).
+fn fit_element_size(mut layout: Layout, ty: rxla_ir::ElementType) -> Layout {
+    if layout.validate_element_size(ty).is_err() {
+        layout.element_size_in_bits = None;
+    }
+    layout
+}
+
 /// `target` (types and dims) with the layouts of `layouts` (same dims).
 pub fn relayout_like(target: &Shape, layouts: &Shape) -> Shape {
     match (target, layouts) {
         (Shape::Array(t), Shape::Array(l)) if t.dims == l.dims => Shape::Array(ArrayShape {
             element_type: t.element_type,
             dims: t.dims.clone(),
-            layout: l.layout.clone(),
+            layout: fit_element_size(l.layout.clone(), t.element_type),
             dynamic: t.dynamic,
         }),
         (Shape::Tuple(t), Shape::Tuple(l)) if t.len() == l.len() => {
@@ -116,6 +126,7 @@ pub fn relayout_like(target: &Shape, layouts: &Shape) -> Shape {
 
 fn with_layout(target: &Shape, layout: Layout) -> Option<Shape> {
     let a = target.as_array().ok()?;
+    let layout = fit_element_size(layout, a.element_type);
     layout.validate(&a.dims).ok()?;
     Some(Shape::Array(ArrayShape {
         element_type: a.element_type,
