@@ -631,41 +631,25 @@ impl Executable {
             .zip(&staging.inputs)
             .map(|(b, s)| s.as_deref().unwrap_or(b))
             .collect();
-        let inputs = &staged_in[..];
+        // The lengths were checked above; a staged (unpacked) buffer has
+        // its leaf's one-byte-per-element size by construction.
+        let mut staged = staged_in.iter();
         let mut args: Vec<Leaves> = Vec::with_capacity(self.params.len());
-        let mut k = 0;
-        for (pi, p) in self.params.iter().enumerate() {
-            let mut leaves = Vec::new();
-            for a in p.leaves() {
-                let n = if a.element_type.is_token() {
-                    0
-                } else {
-                    let mut s = a.clone();
-                    s.layout.element_size_in_bits = None;
-                    s.byte_size()?
-                };
-                let b = inputs.get(k).ok_or_else(|| {
-                    JitError::input(format!("missing input buffer {k} (parameter {pi})"))
-                })?;
-                if b.len() != n {
-                    return Err(JitError::input(format!(
-                        "input buffer {k} has {} bytes, parameter {pi} needs {n}",
-                        b.len()
-                    )));
-                }
-                leaves.push(Leaf {
-                    ptr: b.as_ptr() as *mut u8,
-                    len: n,
-                });
-                k += 1;
-            }
+        for p in &self.params {
+            let leaves: Vec<Leaf> = p
+                .leaves()
+                .iter()
+                .map(|_| {
+                    let b = staged
+                        .next()
+                        .ok_or_else(|| JitError::codegen("staged input count"))?;
+                    Ok(Leaf {
+                        ptr: b.as_ptr() as *mut u8,
+                        len: b.len(),
+                    })
+                })
+                .collect::<Result<_>>()?;
             args.push(leaves.into());
-        }
-        if k != inputs.len() {
-            return Err(JitError::input(format!(
-                "{} input buffers, expected {k}",
-                inputs.len()
-            )));
         }
         let out_leaves: Leaves = outputs
             .iter_mut()
