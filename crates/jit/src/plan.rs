@@ -570,11 +570,17 @@ impl Planner<'_> {
     ) -> Result<Option<crate::runtime::colreduce::ColReduceStep>> {
         use crate::runtime::colreduce::{ColEpilogue, ColProducer, PRODUCER_BLOCK_BYTES};
         let mut step = cr.step;
-        if cr.producer.is_none() && cr.epilogue_of.is_none() {
-            return Ok(Some(step));
-        }
         let comp = self.module.comp(cid);
         let instr = comp.get(id);
+        // Row groups (`rows::member_rows`): per operand of the step, whether
+        // output row r reads only row r of it. The reduced operand's row r
+        // is slab r; the producer and the epilogue say for the others.
+        let mut local = vec![true; instr.operands.len()];
+        let mut groupable = true;
+        if cr.producer.is_none() && cr.epilogue_of.is_none() {
+            self.row_local.insert((cid, id), local);
+            return Ok(Some(step));
+        }
         let Op::Fusion { calls, .. } = &instr.op else {
             return Ok(None);
         };
@@ -614,6 +620,12 @@ impl Planner<'_> {
             if rows <= 0 || meta.outer != rows {
                 return Ok(None);
             }
+            for (l, p) in local
+                .iter_mut()
+                .zip(rows::row_local_inputs(self.module, &spec, shape))
+            {
+                *l &= p;
+            }
             let row_elems = total / rows as usize;
             let block_rows =
                 (PRODUCER_BLOCK_BYTES / (4 * row_elems).max(1)).clamp(1, rows as usize);
@@ -641,11 +653,27 @@ impl Planner<'_> {
                 Err(JitError::Unsupported(_)) => return Ok(None),
                 Err(e) => return Err(e),
             };
+            // The epilogue must read the reduced value at its own row too.
+            let out = instr.shape.as_array().ok();
+            let e_local = out.map(|o| rows::row_local_inputs(self.module, &spec, o));
+            match e_local.as_deref() {
+                Some([true, rest @ ..]) => {
+                    for (l, e) in local.iter_mut().zip(rest) {
+                        *l &= e;
+                    }
+                }
+                // Run by blocks, the reduced value would be read outside
+                // the block: never in a row group.
+                _ => groupable = false,
+            }
             step.epilogue = Some(ColEpilogue {
                 meta,
                 inputs: instr.operands.clone(),
                 acc_bytes: acc.byte_size()?,
             });
+        }
+        if groupable {
+            self.row_local.insert((cid, id), local);
         }
         Ok(Some(step))
     }
@@ -1404,6 +1432,22 @@ impl Planner<'_> {
             prog.groups =
                 rows::find_groups(&prog, &local, &comp.users(), self.opts.row_group_min_bytes);
             self.stats.row_groups += prog.groups.len();
+            if std::env::var("RXLA_WHY").is_ok() {
+                for g in &prog.groups {
+                    let names: Vec<&str> = g
+                        .members
+                        .iter()
+                        .filter_map(|&m| comp.ids().find(|id| id.index() == m))
+                        .map(|id| comp.get(id).name.as_str())
+                        .collect();
+                    eprintln!(
+                        "row group of {} rows by {}: {}",
+                        g.rows,
+                        g.block,
+                        names.join(", ")
+                    );
+                }
+            }
         }
         prog.in_group = vec![None; prog.steps.len()];
         for (g, group) in prog.groups.iter().enumerate() {

@@ -10,6 +10,11 @@
 //! it lives in a per-block scratch buffer that the kernels address through
 //! a base pointer shifted by the block's first row.
 //!
+//! A column reduction that keeps the operand's first dimension (softmax or
+//! a norm over a middle axis: `[b, n, c]` reduced over `n`) joins a group
+//! too: its output row `b` folds operand slab `b` only, so the slab is
+//! read from memory once by the whole group instead of once per member.
+//!
 //! This module decides (plan time): [`row_local_inputs`] tells, per input
 //! of a kernel, whether computing output row r reads only row r of it;
 //! [`find_groups`] picks the groups. `runtime` executes them. It must not
@@ -50,6 +55,10 @@ pub struct RowGroup {
 /// Bytes the members of a block may touch together (inputs, outputs and
 /// scratch rows): half of a 512 KiB L2.
 const BLOCK_BYTES: usize = 256 << 10;
+
+/// The most bytes one row of a group with a column reduction may touch
+/// (inputs counted once per member that reads them): a 1 MiB L2.
+const COL_ROW_MAX_BYTES: usize = 1 << 20;
 
 /// For each input of the kernel `spec` (in `spec.inputs` order): whether
 /// computing output row `r` (index `r` of the output's physically major
@@ -155,8 +164,35 @@ pub fn row_local_inputs(module: &Module, spec: &KernelSpec, out: &ArrayShape) ->
     local.into_iter().map(|l| l.unwrap_or(true)).collect()
 }
 
-/// Picks the row groups of `prog`: maximal runs of kernel steps (only
-/// dead, parameter and constant steps between them) with one output leaf,
+/// A step that can join a row group: its row count (the extent of its
+/// output's physically major dimension, which it computes block by block)
+/// and the values it reads, in the order of its `row_local` entry. A
+/// kernel without a relayout after it; a column reduction
+/// (`runtime::colreduce`) that keeps the operand's first dimension: output
+/// row `r` folds operand row `r` (its slab) only, read from the operand
+/// or, with a producer, computed by the producer kernel at row `r`; an
+/// epilogue must compute its rows from the same rows of the reduced value
+/// (the planner records the step's `row_local` entry only then). A column
+/// reduction reads the instruction's operands.
+pub fn member_rows(prog: &Program, i: usize) -> Option<(i64, Vec<InstrId>)> {
+    match prog.steps.get(i)? {
+        Step::Kernel {
+            meta, inputs, post, ..
+        } if post.is_none() => Some((meta.outer, inputs.clone())),
+        Step::ColReduce(c) if c.reduced.first() == Some(&false) => {
+            let rows = *c.dims.first()?;
+            if c.epilogue.as_ref().is_some_and(|e| e.meta.outer != rows) {
+                return None;
+            }
+            Some((rows, prog.operands.get(i)?.clone()))
+        }
+        _ => None,
+    }
+}
+
+/// Picks the row groups of `prog`: maximal runs of kernel and column
+/// reduction steps ([`member_rows`]; only dead, parameter and constant
+/// steps between them) with one output leaf,
 /// the same major extent, each reading earlier members only row-locally
 /// (`row_local`, per kernel step, per input, from `row_local_inputs`),
 /// writing at least `min_bytes` together.
@@ -187,22 +223,24 @@ pub fn find_groups(
     for (i, step) in prog.steps.iter().enumerate() {
         match step {
             Step::Dead | Step::Param(_) | Step::Const(_) => continue,
-            Step::Kernel {
-                meta, inputs, post, ..
-            } if post.is_none() && prog.leaf_bytes[i].len() == 1 && meta.outer >= 2 => {
+            Step::Kernel { .. } | Step::ColReduce(_)
+                if let Some((outer, inputs)) = member_rows(prog, i)
+                    && prog.leaf_bytes[i].len() == 1
+                    && outer >= 2 =>
+            {
                 let Some(local) = row_local.get(&i) else {
                     flush(&mut cur, &mut in_cur, rows, &mut groups);
                     continue;
                 };
                 let fits = !cur.is_empty()
-                    && meta.outer == rows
+                    && outer == rows
                     && inputs
                         .iter()
                         .zip(local)
                         .all(|(id, &ok)| ok || !in_cur.contains(&id.index()));
                 if !fits {
                     flush(&mut cur, &mut in_cur, rows, &mut groups);
-                    rows = meta.outer;
+                    rows = outer;
                 }
                 cur.push(i);
                 in_cur.insert(i);
@@ -233,11 +271,9 @@ fn make_group(
     let pos: std::collections::HashMap<usize, usize> =
         members.iter().enumerate().map(|(j, &m)| (m, j)).collect();
     for (k, &m) in members.iter().enumerate() {
-        let Step::Kernel { inputs: ins, .. } = &prog.steps[m] else {
-            return None;
-        };
+        let (_, ins) = member_rows(prog, m)?;
         let mut v = Vec::with_capacity(ins.len());
-        for id in ins {
+        for id in &ins {
             match pos.get(&id.index()).copied() {
                 Some(j) => v.push(GroupInput::Member(j)),
                 None => {
@@ -255,6 +291,15 @@ fn make_group(
             .all(|u| pos.get(&u.index()).is_some_and(|&j| j > k));
         let scratch_ok = inside && m != prog.root.index() && bytes.is_multiple_of(rows as usize);
         scratch.push(scratch_ok.then_some(bytes / rows as usize));
+    }
+    // A column reduction's row is a whole slab: where one row of every
+    // member no longer fits in L2, blocks bring no reuse, only the cost of
+    // cutting the reductions up (group norm over NHWC images).
+    let col = members
+        .iter()
+        .any(|&m| matches!(prog.steps[m], Step::ColReduce(_)));
+    if col && per_row > COL_ROW_MAX_BYTES {
+        return None;
     }
     let block = (BLOCK_BYTES / per_row.max(1)).clamp(1, rows as usize) as i64;
     Some(RowGroup {

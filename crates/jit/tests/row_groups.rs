@@ -17,10 +17,26 @@ fn arg(n: usize, salt: u32) -> Vec<f32> {
 /// Compiles `text` with and without row groups (on `threads`), checks
 /// both give the same bits and returns the number of groups formed.
 fn groups_and_same_bits(text: &str, args: &[Literal], threads: usize) -> usize {
+    groups_and_same_bits_from(
+        text,
+        args,
+        threads,
+        CompileOptions::default().row_group_min_bytes,
+    )
+}
+
+/// As [`groups_and_same_bits`], grouping from `min_bytes` of output.
+fn groups_and_same_bits_from(
+    text: &str,
+    args: &[Literal],
+    threads: usize,
+    min_bytes: usize,
+) -> usize {
     let m = parse_module(text, "row_groups").expect("parses");
     let opts = |row_groups| CompileOptions {
         threads: Some(threads),
         row_groups,
+        row_group_min_bytes: min_bytes,
         allow_interpreter_fallback: false,
         ..CompileOptions::default()
     };
@@ -149,5 +165,107 @@ fn an_intermediate_read_after_the_group_keeps_its_whole_buffer() {
     let x = Literal::from_vec(&[n as i64, n as i64], arg(n * n, 11)).unwrap();
     for threads in [1, 2] {
         assert!(groups_and_same_bits(&text, std::slice::from_ref(&x), threads) >= 1);
+    }
+}
+
+/// Softmax over the middle axis of `[b, n, c]`: two column reductions
+/// (the max, then the sum with its `exp(x - max)` producer) and the
+/// divide.
+fn softmax_mid(b: usize, n: usize, c: usize) -> String {
+    format!(
+        "HloModule m
+{MAX}{ADD}ENTRY e {{
+  x = f32[{b},{n},{c}] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[{b},{c}] reduce(x, ninf), dimensions={{1}}, to_apply=max
+  mb = f32[{b},{n},{c}] broadcast(m), dimensions={{0,2}}
+  d = f32[{b},{n},{c}] subtract(x, mb)
+  e = f32[{b},{n},{c}] exponential(d)
+  z = f32[] constant(0)
+  s = f32[{b},{c}] reduce(e, z), dimensions={{1}}, to_apply=add
+  sb = f32[{b},{n},{c}] broadcast(s), dimensions={{0,2}}
+  ROOT r = f32[{b},{n},{c}] divide(e, sb)
+}}
+"
+    )
+}
+
+#[test]
+fn column_reductions_over_a_middle_axis_join_the_group() {
+    // 37 slabs of 96×64: several per block, and a shorter last block.
+    let (b, n, c) = (37, 96, 64);
+    let x = Literal::from_vec(&[b as i64, n as i64, c as i64], arg(b * n * c, 13)).unwrap();
+    for threads in [1, 2, 3] {
+        let g =
+            groups_and_same_bits_from(&softmax_mid(b, n, c), std::slice::from_ref(&x), threads, 0);
+        assert_eq!(g, 1, "softmax over axis 1 on {threads} threads");
+    }
+    // Each slab's columns sum to one.
+    let m = parse_module(&softmax_mid(b, n, c), "m").unwrap();
+    let out = compile(&m, &CompileOptions::default())
+        .unwrap()
+        .run(&[x])
+        .unwrap();
+    let v = out.as_array().unwrap().as_slice::<f32>().unwrap().to_vec();
+    for slab in 0..b {
+        for col in 0..c {
+            let s: f32 = (0..n).map(|r| v[(slab * n + r) * c + col]).sum();
+            assert!((s - 1.0).abs() < 1e-4, "slab {slab} column {col}: {s}");
+        }
+    }
+}
+
+#[test]
+fn a_column_reduction_with_an_epilogue_joins_the_group_when_row_local() {
+    // x / sqrt(sum(x², axis 1)): a reduction with a producer (x·x) and an
+    // epilogue (sqrt), then the divide.
+    let (b, n, c) = (29, 64, 48);
+    let norm = |epilogue: &str| {
+        format!(
+            "HloModule m
+{ADD}ENTRY e {{
+  x = f32[{b},{n},{c}] parameter(0)
+  sq = f32[{b},{n},{c}] multiply(x, x)
+  z = f32[] constant(0)
+  s = f32[{b},{c}] reduce(sq, z), dimensions={{1}}, to_apply=add
+  {epilogue}
+  nb = f32[{b},{n},{c}] broadcast(q), dimensions={{0,2}}
+  ROOT r = f32[{b},{n},{c}] divide(x, nb)
+}}
+"
+        )
+    };
+    let x = Literal::from_vec(&[b as i64, n as i64, c as i64], arg(b * n * c, 17)).unwrap();
+    let local = norm(&format!("q = f32[{b},{c}] sqrt(s)"));
+    for threads in [1, 2] {
+        let g = groups_and_same_bits_from(&local, std::slice::from_ref(&x), threads, 0);
+        assert_eq!(g, 1, "norm on {threads} threads");
+    }
+    // A fused epilogue reading the sums of another slab (reversed along
+    // the slabs; the fusion pass never builds this, a dumped module may):
+    // the reduction is never run by blocks, same bits.
+    let other = format!(
+        "HloModule m
+{ADD}fused {{
+  p = f32[{b},{n},{c}] parameter(0)
+  sq = f32[{b},{n},{c}] multiply(p, p)
+  z = f32[] constant(0)
+  s = f32[{b},{c}] reduce(sq, z), dimensions={{1}}, to_apply=add
+  t = f32[{b},{c}] sqrt(s)
+  ROOT q = f32[{b},{c}] reverse(t), dimensions={{0}}
+}}
+ENTRY e {{
+  x = f32[{b},{n},{c}] parameter(0)
+  q = f32[{b},{c}] fusion(x), kind=kInput, calls=fused
+  nb = f32[{b},{n},{c}] broadcast(q), dimensions={{0,2}}
+  ROOT r = f32[{b},{n},{c}] divide(x, nb)
+}}
+"
+    );
+    for threads in [1, 2] {
+        assert_eq!(
+            groups_and_same_bits_from(&other, std::slice::from_ref(&x), threads, 0),
+            0
+        );
     }
 }

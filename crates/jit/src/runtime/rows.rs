@@ -14,6 +14,7 @@ use crate::codegen::KernelFn;
 use crate::error::{JitError, Result};
 use crate::plan::{Program, Step};
 use crate::rows::{GroupInput, RowGroup};
+use crate::runtime::colreduce::{self, ColReduceStep};
 use rayon::prelude::*;
 
 /// Scratch buffers of one group: per chunk, per scratch member.
@@ -24,13 +25,45 @@ pub struct GroupState {
 
 /// One member, resolved for a run.
 struct Member {
-    f: KernelFn,
+    work: Work,
     /// Per input: a whole buffer, or member `k`'s scratch.
     ins: Vec<Src>,
     /// A whole output buffer, or `None` for scratch.
     out: Option<*mut u8>,
-    /// Scratch bytes per row (scratch members).
+    /// Output bytes per row.
     row_bytes: usize,
+}
+
+/// What a member computes for a block of rows.
+enum Work {
+    /// A kernel over output rows `lo..hi`.
+    Kernel(KernelFn),
+    /// A column reduction (`colreduce`) of operand slabs `lo..hi` into
+    /// output rows `lo..hi`: `steps` is the step cut to a full block and
+    /// to the last, shorter one.
+    Col {
+        steps: [Box<ColReduceStep>; 2],
+        /// Bytes of one operand slab (the plain form's input row).
+        in_row_bytes: usize,
+        /// Which input is the reduced operand (plain form).
+        input: usize,
+        /// The producer kernel (its inputs are `Member::ins`).
+        producer: Option<KernelFn>,
+        /// Producer scratch bytes (a block of operand rows).
+        scratch_bytes: usize,
+        /// The epilogue kernel (inputs: the reduced rows, then
+        /// `Member::ins`) and the reduced value's bytes per row.
+        epilogue: Option<(KernelFn, usize)>,
+    },
+}
+
+/// `step` with its first dimension cut to `rows`.
+fn cut(step: &ColReduceStep, rows: i64) -> Box<ColReduceStep> {
+    let mut s = step.clone();
+    if let Some(d) = s.dims.first_mut() {
+        *d = rows;
+    }
+    Box::new(s)
 }
 
 #[derive(Clone, Copy)]
@@ -63,12 +96,43 @@ pub(super) fn run_group(
 ) -> Result<()> {
     let mut members = Vec::with_capacity(group.members.len());
     let mut elements = 0usize;
+    let rows = group.rows;
+    let block = group.block.max(1);
     for (k, &m) in group.members.iter().enumerate() {
-        let Step::Kernel { meta, inputs, .. } = &prog.steps[m] else {
+        let Some((_, inputs)) = crate::rows::member_rows(prog, m) else {
             return Err(JitError::codegen("row group member is not a kernel"));
         };
-        elements += meta.elements;
-        let f = kernel(ctx, meta.index)?;
+        let work = match &prog.steps[m] {
+            Step::Kernel { meta, .. } => {
+                elements += meta.elements;
+                Work::Kernel(kernel(ctx, meta.index)?)
+            }
+            Step::ColReduce(c) => {
+                let slab: usize = c.dims.iter().skip(1).map(|&d| d as usize).product();
+                elements += slab * rows as usize;
+                let producer = match &c.producer {
+                    Some(p) => Some(kernel(ctx, p.meta.index)?),
+                    None => None,
+                };
+                let epilogue = match &c.epilogue {
+                    Some(e) => Some((kernel(ctx, e.meta.index)?, e.acc_bytes / rows as usize)),
+                    None => None,
+                };
+                let tail = match rows % block {
+                    0 => block,
+                    t => t,
+                };
+                Work::Col {
+                    steps: [cut(c, block), cut(c, tail)],
+                    in_row_bytes: 4 * slab,
+                    input: c.input,
+                    producer,
+                    scratch_bytes: c.scratch_bytes(),
+                    epilogue,
+                }
+            }
+            _ => return Err(JitError::codegen("row group member is not a kernel")),
+        };
         let mut ins = Vec::with_capacity(inputs.len());
         for (&id, src) in inputs.iter().zip(&group.inputs[k]) {
             ins.push(match *src {
@@ -79,6 +143,7 @@ pub(super) fn run_group(
         let (out_ptr, row_bytes) = match group.scratch_row_bytes[k] {
             Some(rb) => (None, rb),
             None => {
+                let row_bytes = prog.leaf_bytes[m].first().copied().unwrap_or(0) / rows as usize;
                 let sizes = &prog.leaf_bytes[m];
                 let o = match out {
                     Some(o) if m == prog.root.index() && o.len() == 1 && o[0].len == sizes[0] => {
@@ -96,18 +161,16 @@ pub(super) fn run_group(
                 };
                 let p = o[0].ptr;
                 vals[m] = o;
-                (Some(p), 0)
+                (Some(p), row_bytes)
             }
         };
         members.push(Member {
-            f,
+            work,
             ins,
             out: out_ptr,
             row_bytes,
         });
     }
-    let rows = group.rows;
-    let block = group.block.max(1);
     let blocks = (rows + block - 1) / block;
     let chunks = match ctx.pool {
         Some(_) if ctx.threads > 1 && elements >= PARALLEL_MIN_ELEMENTS => {
@@ -115,7 +178,9 @@ pub(super) fn run_group(
         }
         _ => 1,
     };
-    // Scratch: one block per scratch member per chunk (kept between runs).
+    // Scratch: one block per scratch member per chunk (kept between runs),
+    // then per member its producer's block of operand rows, then its
+    // epilogue's block of reduced rows.
     let sizes: Vec<usize> = members
         .iter()
         .map(|m| {
@@ -125,6 +190,17 @@ pub(super) fn run_group(
                 0
             }
         })
+        .chain(members.iter().map(|m| match m.work {
+            Work::Col { scratch_bytes, .. } => scratch_bytes,
+            Work::Kernel(_) => 0,
+        }))
+        .chain(members.iter().map(|m| match m.work {
+            Work::Col {
+                epilogue: Some((_, acc_row)),
+                ..
+            } => acc_row * block as usize,
+            _ => 0,
+        }))
         .collect();
     if gstate.chunks.len() != chunks as usize
         || gstate
@@ -143,7 +219,7 @@ pub(super) fn run_group(
         .collect();
     let scratch = Shared(scratch);
     let members = Shared(members);
-    let run_chunk = |c: i64| {
+    let run_chunk = |c: i64| -> Result<()> {
         let lo_block = blocks * c / chunks;
         let hi_block = blocks * (c + 1) / chunks;
         let own = &scratch.get()[c as usize];
@@ -163,19 +239,160 @@ pub(super) fn run_group(
                     Src::Scratch(j) => shifted(j) as *const u8,
                 }));
                 outs[0] = m.out.unwrap_or_else(|| shifted(k));
-                // SAFETY: rows r0..r1 of every output are written by this
-                // block only; scratch rows r0..r1 are this chunk's buffer;
-                // every member reads earlier members only at those rows
-                // (`rows::row_local_inputs`).
-                unsafe { (m.f)(ins.as_ptr(), outs.as_ptr(), r0, r1) };
+                match &m.work {
+                    // SAFETY: rows r0..r1 of every output are written by
+                    // this block only; scratch rows r0..r1 are this chunk's
+                    // buffer; every member reads earlier members only at
+                    // those rows (`rows::row_local_inputs`).
+                    Work::Kernel(f) => unsafe { f(ins.as_ptr(), outs.as_ptr(), r0, r1) },
+                    Work::Col { .. } => {
+                        let scratch = [own[members.len() + k], own[2 * members.len() + k]];
+                        // SAFETY: as for kernels: output rows r0..r1 and
+                        // operand slabs r0..r1 lie inside their buffers
+                        // (whole, or this chunk's scratch block shifted by
+                        // r0 rows), and `scratch` is this chunk's own.
+                        unsafe { run_col(m, &ins, outs[0], scratch, r0, r1, r1 - r0 < block) }?;
+                    }
+                }
             }
         }
+        Ok(())
     };
     match ctx.pool {
         Some(pool) if chunks > 1 => {
-            pool.install(|| (0..chunks).into_par_iter().for_each(run_chunk))
+            pool.install(|| (0..chunks).into_par_iter().try_for_each(|c| run_chunk(c)))?
         }
-        _ => run_chunk(0),
+        _ => run_chunk(0)?,
     }
     Ok(())
+}
+
+/// Runs column-reduction member `m` for rows `r0..r1` (`tail`: the last,
+/// shorter block): output rows from `out` shifted by r0 rows, operand
+/// slabs from its reduced input likewise (plain form), or computed by the
+/// producer into `scratch[0]` (its inputs at their row-`r0`-shifted
+/// addresses); with an epilogue the rows are reduced into `scratch[1]`
+/// and the epilogue kernel computes the output rows from them.
+///
+/// # Safety
+/// `out + r0·row_bytes` holds `r1 - r0` output rows; `ins` point at
+/// buffers whose rows `r0..r1` are readable at the member's row sizes;
+/// `scratch` are live buffers no one else uses, of the sizes `run_group`
+/// gives them.
+unsafe fn run_col(
+    m: &Member,
+    ins: &[*const u8],
+    out: *mut u8,
+    scratch: [Leaf; 2],
+    r0: i64,
+    r1: i64,
+    tail: bool,
+) -> Result<()> {
+    let Work::Col {
+        steps,
+        in_row_bytes,
+        input,
+        producer,
+        epilogue,
+        ..
+    } = &m.work
+    else {
+        return Err(JitError::codegen(
+            "row group member is not a column reduction",
+        ));
+    };
+    let n = (r1 - r0) as usize;
+    let step = &steps[usize::from(tail)];
+    if step.dims.first() != Some(&(r1 - r0)) {
+        return Err(JitError::codegen("row group: column reduction block size"));
+    }
+    // SAFETY: the caller's contract (the reduced rows go to the epilogue's
+    // block when there is one).
+    let red = unsafe {
+        match epilogue {
+            Some((_, acc_row)) if scratch[1].len >= n * acc_row => {
+                std::slice::from_raw_parts_mut(scratch[1].ptr, n * acc_row)
+            }
+            Some(_) => return Err(JitError::codegen("row group: epilogue scratch too small")),
+            None => std::slice::from_raw_parts_mut(
+                out.wrapping_add(r0 as usize * m.row_bytes),
+                n * m.row_bytes,
+            ),
+        }
+    };
+    unsafe {
+        fold_col(
+            step,
+            red,
+            ins,
+            scratch[0],
+            *in_row_bytes,
+            *input,
+            *producer,
+            r0,
+            n,
+        )
+    }?;
+    if let Some((f, acc_row)) = epilogue {
+        let mut e_ins = Vec::with_capacity(ins.len() + 1);
+        // Shifted back so that row r0 is the block's first.
+        e_ins.push(scratch[1].ptr.wrapping_sub(r0 as usize * acc_row) as *const u8);
+        e_ins.extend_from_slice(ins);
+        let outs = [out];
+        // SAFETY: the epilogue reads reduced rows r0..r1 only (the
+        // planner's condition) and writes output rows r0..r1.
+        unsafe { f(e_ins.as_ptr(), outs.as_ptr(), r0, r1) };
+    }
+    Ok(())
+}
+
+/// Folds slabs `r0..r0+n` into `out` (the reduced rows of the block).
+///
+/// # Safety
+/// As [`run_col`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn fold_col(
+    step: &ColReduceStep,
+    out: &mut [u8],
+    ins: &[*const u8],
+    scratch: Leaf,
+    in_row_bytes: usize,
+    input: usize,
+    producer: Option<KernelFn>,
+    r0: i64,
+    n: usize,
+) -> Result<()> {
+    match producer {
+        Some(f) => {
+            let row_bytes = in_row_bytes;
+            // SAFETY: this chunk's own scratch buffer.
+            let sb = unsafe { std::slice::from_raw_parts_mut(scratch.ptr, scratch.len) };
+            colreduce::run_with_producer(step, out, sb, |lo, hi, block| {
+                // Rows lo..hi of the cut step are rows r0+lo..r0+hi of the
+                // whole: the kernel writes them at its base plus that many
+                // rows, so a base shifted back puts them at `block`'s start.
+                let base = block
+                    .as_mut_ptr()
+                    .wrapping_sub((r0 + lo) as usize * row_bytes);
+                let outs = [base];
+                // SAFETY: the kernel writes exactly those rows, inside
+                // `block`, and reads its inputs at rows r0+lo..r0+hi.
+                unsafe { f(ins.as_ptr(), outs.as_ptr(), r0 + lo, r0 + hi) };
+                Ok(())
+            })
+        }
+        None => {
+            let p = *ins
+                .get(input)
+                .ok_or_else(|| JitError::codegen("column reduction without its operand"))?;
+            // SAFETY: the caller's contract: slabs r0..r1 of the operand.
+            let input = unsafe {
+                std::slice::from_raw_parts(
+                    p.wrapping_add(r0 as usize * in_row_bytes),
+                    n * in_row_bytes,
+                )
+            };
+            colreduce::run(step, input, out)
+        }
+    }
 }
