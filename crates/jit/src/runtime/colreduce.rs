@@ -68,8 +68,10 @@ pub struct ColEpilogue {
     pub acc_bytes: usize,
 }
 
-/// Scratch per block of producer rows: a quarter of a 1 MiB L2.
-pub const PRODUCER_BLOCK_BYTES: usize = 256 << 10;
+/// Scratch per block of producer rows: folded while it is still in a
+/// 32 KiB L1 (against 256 KiB: 3–5% faster on variance and L2 norm over
+/// axis 0 of 4096×1024, measured interleaved).
+pub const PRODUCER_BLOCK_BYTES: usize = 32 << 10;
 
 /// The compiled producer of a fused column reduction's operand.
 #[derive(Clone, Debug)]
