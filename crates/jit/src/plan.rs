@@ -699,7 +699,7 @@ impl Planner<'_> {
         if !same_type
             || !row_major_plain(os)
             || !row_major_plain(&root.shape)
-            || minor.is_none_or(|m| m < 4)
+            || minor.is_none_or(|m| m < 4 && !os.as_array().is_ok_and(crate::codegen::small_minor))
             || matches!(fc.get(*operand).op, Op::Parameter { .. })
         {
             return Ok(None);

@@ -14,7 +14,7 @@ use super::jit::{Jit, KernelSpec};
 use super::repr;
 use super::rowcheck::RowCheck;
 use crate::error::{JitError, Result};
-use cranelift_codegen::ir::types::{F32X4, I32X4, I64};
+use cranelift_codegen::ir::types::{F32X4, I8X16, I32X4, I64};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};
 use cranelift_module::Module as _;
 use rxla_ir::{ArrayShape, ElementType, InstrId, Module};
@@ -84,6 +84,9 @@ fn build_with(
             ElementType::F32 | ElementType::F16 | ElementType::BF16 | ElementType::Pred
         ) || super::ivector::is_int_lane(out.element_type))
         && out.dims[order[rank - 1]] >= 4;
+    // A minor dim of 2 (`stack([a, b], -1)`, interleaved pairs): vectors
+    // along the dim before it, interleaved into the row (`Nest::pairs`).
+    let pairs = vec_outer && !vectorize && small_minor(&out);
     let outer = if rank == 0 { 1 } else { out.dims[order[0]] };
     if elements > 0 {
         if rank == 0 {
@@ -123,11 +126,12 @@ fn build_with(
                 tile,
                 interior,
                 blocks,
+                pairs,
             };
             nest.level(&mut em, 0, &mut idx, lo, hi)?;
         }
     }
-    let strided = em.strided_loads && vectorize && !tile_vectors;
+    let strided = em.strided_loads && (vectorize || pairs) && !tile_vectors;
     em.b.ins().return_(&[]);
     em.b.seal_all_blocks();
     em.b.finalize(frontend);
@@ -135,7 +139,20 @@ fn build_with(
         jit.fctx = cranelift_frontend::FunctionBuilderContext::new();
         jit.jm.clear_context(&mut jit.ctx);
     }
-    Ok(((outer, elements, vectorize), strided))
+    Ok(((outer, elements, vectorize || pairs), strided))
+}
+
+/// An f32 array whose physically minor dim has 2 elements and the one
+/// before it at least 4, in the default layout: a kernel writing it
+/// computes 4 pairs at a time (`Nest::pairs`).
+pub fn small_minor(out: &ArrayShape) -> bool {
+    let rank = out.rank();
+    rank >= 2
+        && out.element_type == ElementType::F32
+        && out.layout.is_default()
+        && !out.layout.is_padded()
+        && out.dims[rank - 1] == 2
+        && out.dims[rank - 2] >= 4
 }
 
 /// Side of the square tiles of scalar kernels (32×32 f32 = 4 KiB).
@@ -167,6 +184,9 @@ struct Nest<'s> {
     /// Values computed per row block by a wide routine (`crate::wide`),
     /// in dependency order.
     blocks: Vec<WideNode>,
+    /// The minor dim has 2 elements ([`small_minor`]): the two minor loops
+    /// are `Nest::pairs`.
+    pairs: bool,
 }
 
 impl Nest<'_> {
@@ -186,6 +206,9 @@ impl Nest<'_> {
         } else {
             (em.iconst(0), em.iconst(n))
         };
+        if self.pairs && level + 2 == rank {
+            return self.pair_rows(em, idx, lo, hi);
+        }
         if self.tile && level + 2 == rank {
             return self.tiled(em, idx, lo, hi);
         }
@@ -440,6 +463,76 @@ impl Nest<'_> {
                 Ok(())
             })
         }
+    }
+
+    /// The two minor loops of an output whose minor dim has 2 elements:
+    /// over `lo..hi` of the dim before it, 4 at a time, the value at minor
+    /// index 0 and at 1 as vectors along that dim (`a`, `b`), stored as
+    /// the 8 contiguous outputs `a0 b0 a1 b1 a2 b2 a3 b3` (two shuffles);
+    /// a scalar tail.
+    fn pair_rows(
+        &self,
+        em: &mut Emitter,
+        idx: &mut Vec<Value>,
+        lo: Value,
+        hi: Value,
+    ) -> Result<()> {
+        let rank = self.order.len();
+        let (d0, d1) = (self.order[rank - 2], self.order[rank - 1]);
+        let len = em.b.ins().isub(hi, lo);
+        let len4 = em.b.ins().band_imm_s(len, !3);
+        let vhi = em.b.ins().iadd(lo, len4);
+        let mut unit = vec![0i64; rank];
+        unit[d0] = 1;
+        let sym = Sym::Dims(unit);
+        super::approx::warm(em);
+        em.for_range(lo, vhi, 4, |em, i| {
+            idx[d0] = i;
+            let mut v = [None; 2];
+            for (t, slot) in v.iter_mut().enumerate() {
+                idx[d1] = em.iconst(t as i64);
+                let x = em.emit(self.spec.comp, self.spec.root, idx, Some(&sym))?;
+                if em.b.func.dfg.value_type(x) != F32X4 {
+                    return Err(JitError::unsupported("pair rows of another type"));
+                }
+                *slot = Some(x);
+            }
+            let (a, b) = (v[0].expect("set"), v[1].expect("set"));
+            // Lanes 0-3 of `a`, 4-7 of `b`: a0 b0 a1 b1, then a2 b2 a3 b3.
+            let lo_mask = em.b.func.dfg.immediates.push(
+                [0u8, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23]
+                    .to_vec()
+                    .into(),
+            );
+            let hi_mask = em.b.func.dfg.immediates.push(
+                [
+                    8u8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31,
+                ]
+                .to_vec()
+                .into(),
+            );
+            let ab = em.b.ins().bitcast(I8X16, super::emit::le(), a);
+            let bb = em.b.ins().bitcast(I8X16, super::emit::le(), b);
+            let first = em.b.ins().shuffle(ab, bb, lo_mask);
+            let second = em.b.ins().shuffle(ab, bb, hi_mask);
+            let first = em.b.ins().bitcast(F32X4, super::emit::le(), first);
+            let second = em.b.ins().bitcast(F32X4, super::emit::le(), second);
+            idx[d1] = em.iconst(0);
+            let at = em.address(self.out_base, self.out, idx)?;
+            em.store_elem(first, at, ElementType::F32)?;
+            let at4 = em.b.ins().iadd_imm_s(at, 16);
+            em.store_elem(second, at4, ElementType::F32)
+        })?;
+        em.for_range(vhi, hi, 1, |em, i| {
+            idx[d0] = i;
+            for t in 0..2 {
+                idx[d1] = em.iconst(t);
+                let v = em.emit(self.spec.comp, self.spec.root, idx, None)?;
+                let a = em.address(self.out_base, self.out, idx)?;
+                em.store_elem(v, a, self.out.element_type)?;
+            }
+            Ok(())
+        })
     }
 
     /// `idx[d]` over `lo..hi`, one scalar element each.

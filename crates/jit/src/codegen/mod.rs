@@ -45,6 +45,7 @@ use cranelift_module::Module as _;
 use rxla_ir::{Module, Op, Shape};
 
 pub use jit::{Code, Jit, KernelFn, KernelMeta, KernelSpec};
+pub use kernel::small_minor;
 
 impl Jit {
     /// Compiles one kernel, trying the vectorized forms first. An
@@ -151,6 +152,11 @@ fn region_plan(jit: &Jit, module: &Module, spec: &KernelSpec) -> Option<regions:
     }
     let comp = module.comp(spec.comp);
     let out = comp.get(spec.root).shape.as_array().ok()?;
+    // Pieces of a minor dim of 2 are scalar columns; the kernel's pair
+    // loops interleave them 4 pairs at a time.
+    if kernel::small_minor(out) {
+        return None;
+    }
     let is_input = |id| spec.inputs.iter().any(|(i, _)| *i == id);
     let dec = regions::decompose(comp, spec.root, &out.dims, &is_input)?;
     assemble::worth_it(&dec, spec, module).then_some(dec)

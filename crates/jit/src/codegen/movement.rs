@@ -446,6 +446,20 @@ pub fn concatenate(em: &mut Emitter, at: &At, dim: usize) -> Result<Value> {
     {
         return Err(JitError::unsupported("vector lanes across a concatenation"));
     }
+    // A known index along the concatenated dim: the one operand holding it
+    // (the small-minor loops of `kernel.rs` emit each minor index apart).
+    if let Some(k) = em.known_int(idx[dim]) {
+        let mut off = 0i64;
+        for &o in ops {
+            let n = em.array_shape(c, o)?.dims[dim];
+            if (off..off + n).contains(&k) {
+                let mut oi = idx.to_vec();
+                oi[dim] = em.iconst(k - off);
+                return em.emit(c, o, &oi, lanes);
+            }
+            off += n;
+        }
+    }
     let mut result: Option<Value> = None;
     let mut off = 0i64;
     for &o in ops {
