@@ -271,6 +271,19 @@ impl Emitter<'_, '_> {
             Op::ReduceWindow { window, .. } if instr.operands.len() == 2 => {
                 window::hoist(self, c, id, window, idx, sym);
             }
+            Op::Gather {
+                dims, slice_sizes, ..
+            } => {
+                let at = At {
+                    c,
+                    id,
+                    instr,
+                    shape: shape.clone(),
+                    idx,
+                    lanes: Some(sym),
+                };
+                gather::hoist_starts(self, &at, dims, slice_sizes, sym);
+            }
             Op::Broadcast { dimensions } => {
                 let Ok(cs) = sym.dims(shape.rank()) else {
                     return;

@@ -185,6 +185,10 @@ pub struct Emitter<'a, 'f> {
     /// in-bounds flag), so a row's window steps, hoisted before its loop,
     /// are computed once per row and not per element.
     pub(super) win_pos: Vec<HashMap<WinKey, (Value, Option<Value>)>>,
+    /// Per scope: a gather's clamped start indices at the index values of
+    /// its batch dims (`gather.rs`), hoisted before a row's loop when the
+    /// lanes move along offset dims only.
+    pub(super) gather_starts: Vec<HashMap<MemoKey, Vec<Value>>>,
     /// Known bounds `[lo, hi]` of loop counters (`for_range` with constant
     /// bounds), the roots of `ranges::range`.
     pub counters: HashMap<Value, (i64, i64)>,
@@ -301,6 +305,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             bf16_bits: HashMap::new(),
             wide_reduce: false,
             win_pos: vec![HashMap::new()],
+            gather_starts: vec![HashMap::new()],
             counters: HashMap::new(),
         }
     }
@@ -313,6 +318,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.consts_v.push(HashMap::new());
         self.addr_prefix.push(HashMap::new());
         self.win_pos.push(HashMap::new());
+        self.gather_starts.push(HashMap::new());
         self.shift_amounts.push(HashMap::new());
     }
 
@@ -322,6 +328,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.consts_v.pop();
         self.addr_prefix.pop();
         self.win_pos.pop();
+        self.gather_starts.pop();
         self.shift_amounts.pop();
     }
 

@@ -57,6 +57,20 @@ pub fn gather_lanes(
     v.ok_or_else(|| JitError::codegen("vector gather lanes"))
 }
 
+/// Before a row's loop whose lanes move along offset dims only: the
+/// gather's clamped starts (cached for the loop body, see
+/// `operand_index`) and the operand's row address prefix.
+pub fn hoist_starts(em: &mut Emitter, at: &At, dims: &GatherDims, slice_sizes: &[i64], sym: &Sym) {
+    let Ok(coef) = sym.dims(at.shape.rank()) else {
+        return;
+    };
+    let offset = |d: usize| dims.offset_dims.contains(&(d as i64));
+    if coef.iter().enumerate().any(|(d, &k)| k != 0 && !offset(d)) {
+        return;
+    }
+    let _ = operand_index(em, at, dims, slice_sizes);
+}
+
 /// `gather` at an output index (the evaluator's rules: starts from the
 /// index vector clamped into the operand, batching dims paired, offset
 /// dims added; every index stays in bounds).
@@ -107,19 +121,37 @@ fn operand_index(
         return Err(bad());
     }
     let zero = em.iconst(0);
-    let mut start = vec![zero; rank];
-    for (k, &d) in start_map.iter().enumerate() {
-        let mut ii = vec![zero; irank];
-        for (j, &o) in batch_dims.iter().enumerate() {
-            ii[idx_dims[j]] = idx[o];
+    // The clamped starts depend on the batch dims' indices only: computed
+    // once per such index in a scope (`hoist_starts` puts them before a
+    // row's loop).
+    let key = (c, at.id, batch_dims.iter().map(|&o| idx[o]).collect(), None);
+    let cached = em
+        .gather_starts
+        .iter()
+        .rev()
+        .find_map(|m| m.get(&key).cloned());
+    let mut start = match cached {
+        Some(s) if s.len() == rank => s,
+        _ => {
+            let mut start = vec![zero; rank];
+            for (k, &d) in start_map.iter().enumerate() {
+                let mut ii = vec![zero; irank];
+                for (j, &o) in batch_dims.iter().enumerate() {
+                    ii[idx_dims[j]] = idx[o];
+                }
+                if ivd < irank {
+                    ii[ivd] = em.iconst(k as i64);
+                }
+                let v = em.emit(c, indices, &ii, None)?;
+                let v = scalar::to_i64(em, v, is.element_type)?;
+                start[d] = em.clamp_start(v, is.element_type, os.dims[d] - slice_sizes[d]);
+            }
+            if let Some(top) = em.gather_starts.last_mut() {
+                top.insert(key, start.clone());
+            }
+            start
         }
-        if ivd < irank {
-            ii[ivd] = em.iconst(k as i64);
-        }
-        let v = em.emit(c, indices, &ii, None)?;
-        let v = scalar::to_i64(em, v, is.element_type)?;
-        start[d] = em.clamp_start(v, is.element_type, os.dims[d] - slice_sizes[d]);
-    }
+    };
     for (&ob, &ib) in op_batch.iter().zip(&idx_batch) {
         let j = idx_dims.iter().position(|&d| d == ib).ok_or_else(bad)?;
         start[ob] = idx[batch_dims[j]];
@@ -127,8 +159,20 @@ fn operand_index(
     let mut oi = start.clone();
     for (i, &o) in offset_dims.iter().enumerate() {
         let wd = window[i];
-        let s = em.b.ins().iadd(start[wd], idx[o]);
-        oi[wd] = em.clamp_idx(s, 0, os.dims[wd] - 1);
+        // A zero start (a dim the indices do not move) keeps the output's
+        // index value itself, so a row's address prefix is found cached.
+        let s = match em.known_int(start[wd]) {
+            Some(0) => idx[o],
+            _ => em.b.ins().iadd(start[wd], idx[o]),
+        };
+        // The start is clamped into [0, dim - slice] and an output index
+        // of an offset dim is below its slice size, so the sum is inside
+        // the operand; clamped again only where the sizes disagree.
+        oi[wd] = if out.dims[o] <= slice_sizes[wd] && slice_sizes[wd] <= os.dims[wd] {
+            s
+        } else {
+            em.clamp_idx(s, 0, os.dims[wd] - 1)
+        };
     }
     if os.dims.contains(&0) {
         return Err(JitError::unsupported("gather from an empty operand"));
