@@ -395,6 +395,42 @@ fn row_major_plain(s: &Shape) -> bool {
         if a.layout.is_default() && !a.layout.is_padded() && !a.is_dynamic())
 }
 
+/// A depthwise f32 convolution (one input and one output feature per
+/// group) whose output features are its contiguous dim (NHWC): the loop
+/// kernel computes it in vector lanes along the features
+/// (`codegen::conv::convolution_lanes`), where the GEMM engine would run
+/// one product with a single column per channel.
+fn depthwise_feature_minor(
+    comp: &rxla_ir::Computation,
+    instr: &rxla_ir::Instruction,
+    window: &rxla_ir::Window,
+    dims: &rxla_ir::ConvDims,
+    fgc: i64,
+    bgc: i64,
+) -> bool {
+    let shapes: Option<Vec<&ArrayShape>> = instr
+        .operands
+        .iter()
+        .map(|&o| comp.get(o).shape.as_array().ok())
+        .chain(std::iter::once(instr.shape.as_array().ok()))
+        .collect();
+    let Some([l, r, o]) = shapes.as_deref() else {
+        return false;
+    };
+    let Ok(g) = rxla_ir::geometry::conv_geometry(&l.dims, &r.dims, &o.dims, window, dims, fgc, bgc)
+    else {
+        return false;
+    };
+    [l, r, o].iter().all(|a| a.element_type == ElementType::F32)
+        && fgc > 1
+        && bgc == 1
+        && g.group_in == 1
+        && g.c_out == fgc
+        && o.layout.minor_to_major.first() == Some(&(g.output.feature as i64))
+        && l.layout.minor_to_major.first() == Some(&(g.input.feature as i64))
+        && o.dims.get(g.output.feature).is_some_and(|&n| n >= 4)
+}
+
 /// A planned product of the GEMM engine.
 pub enum GemmPlan {
     Dot(Box<rxla_gemm::DotPlan>),
@@ -450,6 +486,22 @@ fn gemm_plan(comp: &rxla_ir::Computation, id: InstrId) -> Option<GemmPlan> {
             // product; the loop kernel (`codegen/dot.rs`) runs them.
             .filter(|p| !(all_f32 && p.batch >= 16 && p.m * p.n * p.k <= 1024))
             .map(|p| GemmPlan::Dot(Box::new(p))),
+        Op::Convolution {
+            window,
+            dims,
+            feature_group_count,
+            batch_group_count,
+        } if depthwise_feature_minor(
+            comp,
+            instr,
+            window,
+            dims,
+            *feature_group_count,
+            *batch_group_count,
+        ) =>
+        {
+            None
+        }
         Op::Convolution {
             window,
             dims,

@@ -12,7 +12,7 @@
 //! clamped into the operands; malformed dimension numbers are
 //! `Unsupported` (the evaluator then reports them).
 
-use super::emit::{At, Emitter};
+use super::emit::{At, Emitter, Sym};
 use super::repr;
 use super::scalar;
 use crate::error::{JitError, Result};
@@ -112,6 +112,111 @@ pub fn convolution(
     })?;
     let r = em.b.use_var(acc);
     finish(em, r, et)
+}
+
+/// Windows of at most this many positions are unrolled in the vector form.
+const MAX_UNROLLED_TAPS: i64 = 64;
+
+/// A depthwise f32 `convolution` (one input feature per group, one output
+/// feature per group: MobileNet, ConvNeXt) in vector lanes along the
+/// output feature dim: lane k is output feature `o + k`, which reads input
+/// feature `o + k` and kernel output feature `o + k`, so each lane is the
+/// scalar form's loop (window positions in row-major order, `acc = acc +
+/// input * kernel`, multiply and add rounded apart) and the result is
+/// bit-identical. `Unsupported` for any other convolution or lane
+/// direction (the scalar form then runs).
+pub fn convolution_lanes(
+    em: &mut Emitter,
+    at: &At,
+    window: &Window,
+    dims: &ConvDims,
+    (fgc, bgc): (i64, i64),
+    sym: &Sym,
+) -> Result<Value> {
+    let (c, out, idx) = (at.c, &at.shape, at.idx);
+    let (lhs, rhs) = (at.instr.operands[0], at.instr.operands[1]);
+    let ls = em.array_shape(c, lhs)?;
+    let rs = em.array_shape(c, rhs)?;
+    let no = || JitError::unsupported("vector convolution other than depthwise f32");
+    let (ld, rd, od) = (&ls.dims, &rs.dims, &out.dims);
+    let g = rxla_ir::geometry::conv_geometry(ld, rd, od, window, dims, fgc, bgc)
+        .map_err(|_| JitError::unsupported("convolution dimension numbers"))?;
+    let f32s = [out.element_type, ls.element_type, rs.element_type]
+        .iter()
+        .all(|&t| t == ElementType::F32);
+    if !f32s || bgc != 1 || g.group_in != 1 || g.c_out != fgc || idx.len() != od.len() {
+        return Err(no());
+    }
+    if ld.contains(&0) || rd.contains(&0) {
+        return Err(no());
+    }
+    let coef = sym.dims(od.len())?;
+    let (in_f, k_o, out_f) = (g.input.feature, g.kernel.feature, g.output.feature);
+    if coef
+        .iter()
+        .enumerate()
+        .any(|(d, &k)| if d == out_f { k != 1 } else { k != 0 })
+    {
+        return Err(no());
+    }
+    let (in_b, in_sp, k_sp, out_b, out_sp) = (
+        g.input.batch,
+        &g.input.spatial,
+        &g.kernel.spatial,
+        g.output.batch,
+        &g.output.spatial,
+    );
+    let mut lsym = vec![0i64; ld.len()];
+    lsym[in_f] = 1;
+    let mut rsym = vec![0i64; rd.len()];
+    rsym[k_o] = 1;
+    let (lsym, rsym) = (Sym::Dims(lsym), Sym::Dims(rsym));
+    let o_f = idx[out_f];
+    let ospatial: Vec<Value> = out_sp.iter().map(|&d| idx[d]).collect();
+    let in_spatial: Vec<i64> = in_sp.iter().map(|&d| ld[d]).collect();
+    let wsizes: Vec<i64> = window.dims.iter().map(|w| w.size).collect();
+    let taps: i64 = wsizes.iter().product();
+    if taps > MAX_UNROLLED_TAPS {
+        return Err(no());
+    }
+    let mut acc = em.vconst(0.0);
+    let zero = em.iconst(0);
+    let mut ks = vec![0i64; wsizes.len()];
+    for _ in 0..taps {
+        let kv = vec![zero; wsizes.len()];
+        let (valid, pos) =
+            em.window_position_opt(window, &in_spatial, &ospatial, &kv, &[], Some(&ks));
+        let mut li = vec![zero; ld.len()];
+        let mut ri = vec![zero; rd.len()];
+        li[in_b] = idx[out_b];
+        li[in_f] = o_f;
+        ri[k_o] = o_f;
+        for (s, &w) in ks.iter().enumerate() {
+            li[in_sp[s]] = pos[s];
+            let k = if window.dims[s].window_reversal {
+                window.dims[s].size - 1 - w
+            } else {
+                w
+            };
+            ri[k_sp[s]] = em.iconst(k);
+        }
+        let a = em.emit(c, lhs, &li, Some(&lsym))?;
+        let b = em.emit(c, rhs, &ri, Some(&rsym))?;
+        let p = em.b.ins().fmul(a, b);
+        let r = em.b.ins().fadd(acc, p);
+        acc = match valid {
+            Some(v) => em.b.ins().select(v, r, acc),
+            None => r,
+        };
+        for d in (0..ks.len()).rev() {
+            ks[d] += 1;
+            if ks[d] < wsizes[d] {
+                break;
+            }
+            ks[d] = 0;
+        }
+    }
+    Ok(acc)
 }
 
 /// The accumulator as the result type (half results rounded once).

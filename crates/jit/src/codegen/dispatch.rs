@@ -172,7 +172,20 @@ impl Emitter<'_, '_> {
                 dims,
                 feature_group_count,
                 batch_group_count,
-            } if lanes.is_none() && ops.len() == 2 => conv::convolution(
+            } if ops.len() == 2 && lanes.is_some() => conv::convolution_lanes(
+                self,
+                &at,
+                window,
+                dims,
+                (*feature_group_count, *batch_group_count),
+                lanes.ok_or_else(|| JitError::codegen("vector convolution lanes"))?,
+            ),
+            Op::Convolution {
+                window,
+                dims,
+                feature_group_count,
+                batch_group_count,
+            } if ops.len() == 2 => conv::convolution(
                 self,
                 &at,
                 window,
