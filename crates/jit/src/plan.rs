@@ -395,6 +395,26 @@ fn row_major_plain(s: &Shape) -> bool {
         if a.layout.is_default() && !a.layout.is_padded() && !a.is_dynamic())
 }
 
+/// An integer dot the f32 GEMM computes exactly: 8-bit operands (s8 or
+/// u8) whose every partial sum of `k` products stays within 2^24, where
+/// f32 holds integers exactly (s8·s8: k ≤ 1024; u8·u8: k ≤ 258), and an
+/// integer result, which takes the exact sum wrapped to its width — the
+/// evaluator's wrapping sum in the result type. Quantized inference
+/// (`preferred_element_type=int32`) runs at GEMM speed instead of a
+/// scalar loop.
+pub(crate) fn exact_int8_dot(types: [ElementType; 3], k: usize) -> bool {
+    let magnitude = |t: ElementType| match t {
+        ElementType::S8 => Some(128u64),
+        ElementType::U8 => Some(255u64),
+        _ => None,
+    };
+    let (Some(a), Some(b)) = (magnitude(types[0]), magnitude(types[1])) else {
+        return false;
+    };
+    let out = types[2];
+    out.is_integer() && !out.is_int_n() && (k as u64).saturating_mul(a * b) <= 1 << 24
+}
+
 /// A depthwise f32 convolution (one input and one output feature per
 /// group) whose output features are its contiguous dim (NHWC): the loop
 /// kernel computes it in vector lanes along the features
@@ -440,7 +460,9 @@ pub enum GemmPlan {
 fn tensor_layout(s: &Shape) -> Option<rxla_gemm::TensorLayout> {
     use rxla_ir::ElementType::{BF16, F16, F32};
     let a = s.as_array().ok()?;
-    if !matches!(a.element_type, F32 | F16 | BF16) || a.layout.is_padded() {
+    let gemm_type = matches!(a.element_type, F32 | F16 | BF16)
+        || a.element_type.is_integer() && !a.element_type.is_int_n();
+    if !gemm_type || a.layout.is_padded() {
         return None;
     }
     let dims: Vec<usize> = a.dims.iter().map(|&d| d as usize).collect();
@@ -478,7 +500,13 @@ fn gemm_plan(comp: &rxla_ir::Computation, id: InstrId) -> Option<GemmPlan> {
     let lt = tensor_layout(&comp.get(*l).shape)?;
     let rt = tensor_layout(&comp.get(*r).shape)?;
     let ot = tensor_layout(&instr.shape)?;
+    let types = gemm_types(comp, id)?;
+    let ints = types.iter().any(|t| t.is_integer());
     match &instr.op {
+        Op::Dot { dims } if ints => rxla_gemm::DotPlan::new(&lt, &rt, dims, &ot)
+            .ok()
+            .filter(|p| exact_int8_dot(types, p.k))
+            .map(|p| GemmPlan::Dot(Box::new(p))),
         Op::Dot { dims } => rxla_gemm::DotPlan::new(&lt, &rt, dims, &ot)
             .ok()
             // Many tiny products (a batch of 8x8 matrices): the engine's

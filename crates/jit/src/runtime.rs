@@ -485,9 +485,12 @@ pub fn run_program(
                     continue;
                 }
                 let opts = rxla_gemm::Options::with_threads(ctx.threads);
-                if let (true, GemmPlan::Dot(p)) =
-                    (types.iter().any(|&t| t != ElementType::F32), plan.as_ref())
-                {
+                let floats = types.iter().all(|t| t.is_float());
+                if let (true, true, GemmPlan::Dot(p)) = (
+                    floats,
+                    types.iter().any(|&t| t != ElementType::F32),
+                    plan.as_ref(),
+                ) {
                     // Halves converted while packing, the f32 result rounded once.
                     let ek = |t: ElementType| match t {
                         ElementType::F16 => rxla_gemm::ElemKind::F16,
@@ -1267,6 +1270,9 @@ unsafe fn widen(leaf: Leaf, ty: ElementType) -> Vec<f32> {
     // SAFETY: forwarded contract.
     let b = unsafe { bytes(leaf) };
     match ty {
+        // 8-bit integers (`plan::exact_int8_dot`): exact in f32.
+        ElementType::S8 => b.iter().map(|&x| f32::from(x as i8)).collect(),
+        ElementType::U8 => b.iter().map(|&x| f32::from(x)).collect(),
         ElementType::F16 => b
             .chunks_exact(2)
             .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
@@ -1290,6 +1296,15 @@ unsafe fn widen(leaf: Leaf, ty: ElementType) -> Vec<f32> {
 unsafe fn narrow(acc: &[f32], leaf: Leaf, ty: ElementType) {
     // SAFETY: forwarded contract.
     let out = unsafe { std::slice::from_raw_parts_mut(leaf.ptr, leaf.len) };
+    if ty.is_integer() {
+        // Exact integer sums (`plan::exact_int8_dot`), wrapped to the
+        // result's width (little-endian two's complement: its low bytes).
+        let w = ty.byte_size().max(1);
+        for (c, &v) in out.chunks_exact_mut(w).zip(acc) {
+            c.copy_from_slice(&(v as i64).to_le_bytes()[..w]);
+        }
+        return;
+    }
     match ty {
         ElementType::F16 => {
             for (c, &v) in out.chunks_exact_mut(2).zip(acc) {
