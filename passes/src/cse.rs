@@ -5,13 +5,14 @@
 //! other than `metadata`. Constants merge by value bit for bit (so -0 and
 //! +0 differ, NaNs only with equal bits). Never merges nondeterministic or
 //! side-effecting ops (rng, infeed, custom-call, all-reduce, ...) nor ops
-//! calling computations that contain them. Honours fuel: one unit per
-//! merged instruction.
+//! calling computations that contain them. Ops calling structurally
+//! identical computations (JAX's one reducer per reduction) count as the
+//! same op. Honours fuel: one unit per merged instruction.
 
 use crate::error::Result;
 use crate::pass::{Pass, PassContext};
 use crate::util::{op_is_pure, pure_computations, remove_marked};
-use rxla_ir::{InstrId, Instruction, Literal, Module, Op};
+use rxla_ir::{CompId, InstrId, Instruction, Literal, Module, Op};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -33,6 +34,7 @@ impl Pass for Cse {
 
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool> {
         let pure = pure_computations(module);
+        let rep = computation_representatives(module);
         let mut merged_total = 0u64;
         let mut constants = 0u64;
         for cid in module.comp_ids().collect::<Vec<_>>() {
@@ -52,7 +54,7 @@ impl Pass for Cse {
                 if matches!(instr.op, Op::Parameter { .. }) || !op_is_pure(&instr.op, &pure) {
                     continue;
                 }
-                let key = key(instr);
+                let key = key(instr, &rep);
                 match seen.get(&key) {
                     Some(&first) => {
                         let what = format_args!(
@@ -86,9 +88,50 @@ impl Pass for Cse {
     }
 }
 
+/// Per computation, the first computation structurally identical to it
+/// (the same instructions in the same order, names aside, calling
+/// identical computations): JAX emits one reducer per reduction
+/// (`region_0`, `region_1`, ... all `add(p0, p1)`), so two reductions of
+/// the same values would otherwise never merge. Computations whose
+/// callees are not resolved (a cycle, which the verifier rejects) map to
+/// themselves.
+fn computation_representatives(module: &Module) -> HashMap<CompId, CompId> {
+    let ids: Vec<CompId> = module.comp_ids().collect();
+    let mut rep: HashMap<CompId, CompId> = HashMap::new();
+    let mut by_key: HashMap<String, CompId> = HashMap::new();
+    let mut progress = true;
+    while progress && rep.len() < ids.len() {
+        progress = false;
+        for &cid in &ids {
+            if rep.contains_key(&cid) {
+                continue;
+            }
+            let comp = module.comp(cid);
+            let ready = comp.instructions.iter().all(|i| {
+                i.op.called_computations()
+                    .iter()
+                    .all(|c| rep.contains_key(c))
+            });
+            if !ready {
+                continue;
+            }
+            let mut k = format!("root {:?};", comp.root);
+            for i in &comp.instructions {
+                k.push_str(&key(i, &rep));
+                k.push(';');
+            }
+            let r = *by_key.entry(k).or_insert(cid);
+            rep.insert(cid, r);
+            progress = true;
+        }
+    }
+    rep
+}
+
 /// The structural key of an instruction (two instructions with equal keys
-/// compute the same value).
-fn key(instr: &Instruction) -> String {
+/// compute the same value), called computations named by their
+/// representatives (`computation_representatives`).
+fn key(instr: &Instruction, rep: &HashMap<CompId, CompId>) -> String {
     let mut k = String::new();
     match &instr.op {
         Op::Constant { literal } => {
@@ -96,6 +139,12 @@ fn key(instr: &Instruction) -> String {
             literal_key(literal, &mut k);
         }
         op => {
+            let mut op = op.clone();
+            for c in op.called_computations_mut() {
+                if let Some(&r) = rep.get(c) {
+                    *c = r;
+                }
+            }
             let _ = write!(k, "{op:?}");
         }
     }

@@ -408,9 +408,13 @@ fn int_lane_op(op: &Op) -> bool {
 
 /// Whether an f16/bf16 instruction has a vector form (F32X4 of the held
 /// values, rounded after each op as the scalar form): data movement,
-/// select, clamp, f32/half converts and the correctly rounded arithmetic
-/// (one f32 op then one rounding, as the scalar form); not
-/// approximations, reductions, dots, iota nor the other ops.
+/// select, clamp, f32/half converts, the correctly rounded arithmetic
+/// (one f32 op then one rounding, as the scalar form), and the
+/// transcendental functions of mixed-precision models (exp, expm1, tanh,
+/// logistic, log, log1p, erf, cbrt: the f32 approximation, within a few
+/// f32 ulps, then one rounding — at most one ulp of the half type from the
+/// scalar form's result, inside the tolerance the JIT oracle gives
+/// transcendentals); not reductions, dots, iota nor the other ops.
 fn half_lanes(op: &Op) -> bool {
     use rxla_ir::{BinaryOp as B, UnaryOp as U};
     match op {
@@ -438,6 +442,14 @@ fn half_lanes(op: &Op) -> bool {
                 | U::RoundNearestEven
                 | U::RoundNearestAfz
                 | U::Sqrt
+                | U::Exp
+                | U::Expm1
+                | U::Tanh
+                | U::Logistic
+                | U::Log
+                | U::Log1p
+                | U::Erf
+                | U::Cbrt
         ),
         Op::Binary(b) => matches!(
             b,
