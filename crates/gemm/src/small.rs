@@ -47,6 +47,16 @@ impl MatVec<'_> {
             }
         };
         let mut j0 = 0;
+        // Wide rows: column chunks whose sums stay in L1 while the matrix
+        // streams through them row after row (contiguous reads; the
+        // register blocks below would walk down 16 KiB-strided columns, a
+        // new page per row). Each sum is the same chain of fused
+        // multiply-adds in row order as in the register blocks.
+        while rows - j0 >= AXPY_CHUNK {
+            // SAFETY: columns j0..j0 + AXPY_CHUNK are < rows.
+            unsafe { axpy_chunk_avx512(self.ptr, ks, j0, xs, &mut out[j0..j0 + AXPY_CHUNK]) };
+            j0 += AXPY_CHUNK;
+        }
         // SAFETY (every call): columns j0.. of the block are < rows.
         unsafe {
             while rows - j0 >= 256 {
@@ -81,6 +91,14 @@ impl MatVec<'_> {
         match (self.ro, self.ko, self.vo) {
             (Offsets::Strided(rs), Offsets::Strided(1), Offsets::Strided(1)) => {
                 let v = unsafe { std::slice::from_raw_parts(self.vptr, k) };
+                #[cfg(target_arch = "x86_64")]
+                if crate::gather::avx512() {
+                    for (r, o) in out.iter_mut().enumerate() {
+                        // SAFETY: AVX-512F checked; row r holds k values.
+                        *o = unsafe { dot_avx512(self.ptr.offset(r as isize * rs), v) };
+                    }
+                    return;
+                }
                 for (r, o) in out.iter_mut().enumerate() {
                     let row =
                         unsafe { std::slice::from_raw_parts(self.ptr.offset(r as isize * rs), k) };
@@ -155,6 +173,90 @@ unsafe fn axpy_block_avx512<const W: usize>(
         for (q, a) in acc.iter().enumerate() {
             _mm512_storeu_ps(o.add(16 * q), *a);
         }
+    }
+}
+
+/// Columns per chunk of the streaming vector-matrix loop (16 KiB of sums).
+const AXPY_CHUNK: usize = 4096;
+
+/// `out[c] = sum_p xs[p] * ptr[p * ks + j0 + c]` for the `AXPY_CHUNK`
+/// columns `c` of one chunk, the sums in `out` (zeroed by the caller),
+/// each a chain of fused multiply-adds in row order.
+///
+/// # Safety
+/// AVX-512F; the chunk's columns of every row `p < xs.len()` are readable;
+/// `out` holds `AXPY_CHUNK` values.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn axpy_chunk_avx512(ptr: *const f32, ks: isize, j0: usize, xs: &[f32], out: &mut [f32]) {
+    use std::arch::x86_64::*;
+    debug_assert_eq!(out.len(), AXPY_CHUNK);
+    // SAFETY (whole body): reads of rows p < xs.len() at the chunk's
+    // columns; `out` holds the chunk.
+    unsafe {
+        let o = out.as_mut_ptr();
+        let mut row = ptr.add(j0);
+        for &x in xs {
+            let xv = _mm512_set1_ps(x);
+            let mut c = 0;
+            while c < AXPY_CHUNK {
+                for q in 0..4 {
+                    let at = c + 16 * q;
+                    let a = _mm512_loadu_ps(o.add(at));
+                    let m = _mm512_loadu_ps(row.add(at));
+                    _mm512_storeu_ps(o.add(at), _mm512_fmadd_ps(m, xv, a));
+                }
+                c += 64;
+            }
+            row = row.wrapping_offset(ks);
+        }
+    }
+}
+
+/// `sum_p row[p] * v[p]` in 512-bit fused multiply-adds: four
+/// accumulators of 16 lanes (independent chains, so the loads stream),
+/// joined at the end, then the last `len % 16` products in order. A
+/// reassociation of the sum (rounding only, as every dot of the JIT).
+///
+/// # Safety
+/// AVX-512F; `row` addresses `v.len()` readable values.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn dot_avx512(row: *const f32, v: &[f32]) -> f32 {
+    use std::arch::x86_64::*;
+    let k = v.len();
+    // SAFETY (whole body): reads of row[..k] and v[..k].
+    unsafe {
+        let vp = v.as_ptr();
+        let mut acc = [_mm512_setzero_ps(); 4];
+        let mut p = 0;
+        while p + 64 <= k {
+            for (q, a) in acc.iter_mut().enumerate() {
+                let at = p + 16 * q;
+                *a = _mm512_fmadd_ps(
+                    _mm512_loadu_ps(row.add(at)),
+                    _mm512_loadu_ps(vp.add(at)),
+                    *a,
+                );
+            }
+            p += 64;
+        }
+        while p + 16 <= k {
+            acc[0] = _mm512_fmadd_ps(
+                _mm512_loadu_ps(row.add(p)),
+                _mm512_loadu_ps(vp.add(p)),
+                acc[0],
+            );
+            p += 16;
+        }
+        let s01 = _mm512_add_ps(acc[0], acc[1]);
+        let s23 = _mm512_add_ps(acc[2], acc[3]);
+        let mut s = _mm512_reduce_add_ps(_mm512_add_ps(s01, s23));
+        while p < k {
+            s += *row.add(p) * *vp.add(p);
+            p += 1;
+        }
+        s
     }
 }
 

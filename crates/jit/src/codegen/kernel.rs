@@ -470,13 +470,7 @@ impl Nest<'_> {
     /// index 0 and at 1 as vectors along that dim (`a`, `b`), stored as
     /// the 8 contiguous outputs `a0 b0 a1 b1 a2 b2 a3 b3` (two shuffles);
     /// a scalar tail.
-    fn pair_rows(
-        &self,
-        em: &mut Emitter,
-        idx: &mut Vec<Value>,
-        lo: Value,
-        hi: Value,
-    ) -> Result<()> {
+    fn pair_rows(&self, em: &mut Emitter, idx: &mut [Value], lo: Value, hi: Value) -> Result<()> {
         let rank = self.order.len();
         let (d0, d1) = (self.order[rank - 2], self.order[rank - 1]);
         let len = em.b.ins().isub(hi, lo);

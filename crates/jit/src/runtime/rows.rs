@@ -260,7 +260,7 @@ pub(super) fn run_group(
     };
     match ctx.pool {
         Some(pool) if chunks > 1 => {
-            pool.install(|| (0..chunks).into_par_iter().try_for_each(|c| run_chunk(c)))?
+            pool.install(|| (0..chunks).into_par_iter().try_for_each(run_chunk))?
         }
         _ => run_chunk(0)?,
     }
