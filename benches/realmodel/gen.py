@@ -238,6 +238,37 @@ def main():
     case("searchsorted_1M_4096", lambda a, v: jnp.searchsorted(jnp.sort(a), v), spec((4096,)), spec((1 << 20,)))
     case("bmm_small_4096x8x8", lambda a, b: jnp.einsum('bij,bjk->bik', a, b),
          spec((4096, 8, 8)), spec((4096, 8, 8)))
+    # Scientific / data-processing cliff scan (session 17, helper B): sorts
+    # and order statistics, resampling, powers, histograms, segment sums,
+    # an FFT convolution, pairwise distances, a 1-D convolution, small
+    # contractions, top-k and interpolation.
+    case("sort_1Mi", lambda x: jnp.sort(x), spec((1 << 20,)))
+    case("argsort_rows_256x4096", lambda x: jnp.argsort(x, axis=1), spec((256, 4096)))
+    case("median_rows_256x4096", lambda x: jnp.median(x, axis=1), spec((256, 4096)))
+    case("percentile_rows_256x4096", lambda x: jnp.percentile(x, jnp.array([10.0, 50.0, 90.0]), axis=1),
+         spec((256, 4096)))
+    case("resize_bilinear_8x64x64x32", lambda x: jax.image.resize(x, (8, 128, 128, 32), "bilinear"),
+         spec((8, 64, 64, 32)))
+    case("pow_abs_1p5_4Mi", lambda x: jnp.abs(x) ** 1.5, spec((1 << 22,)))
+    case("pow_2p2_4Mi", lambda x: x ** 2.2, spec((1 << 22,)))
+    case("histogram_1Mi_256", lambda x: jnp.histogram(x, bins=256)[0], spec((1 << 20,)))
+    case("segment_sum_1Mi_4096",
+         lambda x: jax.ops.segment_sum(x, jnp.arange(x.shape[0]) // 256, num_segments=4096),
+         spec((1 << 20,)))
+    case("fft_conv2d_16x256x256",
+         lambda x, w: jnp.fft.irfft2(jnp.fft.rfft2(x) * jnp.fft.rfft2(w), s=(256, 256)),
+         spec((16, 256, 256)), spec((256, 256)))
+    case("cdist_bcast_2048x64",
+         lambda a, b: jnp.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(-1)),
+         spec((2048, 64)), spec((2048, 64)))
+    case("conv1d_nwc_16x4096x64_k5",
+         lambda x, w: lax.conv_general_dilated(x, w, (1,), "SAME", dimension_numbers=("NWC", "WIO", "NWC")),
+         spec((16, 4096, 64)), spec((5, 64, 64)))
+    case("einsum_small_inner_1024x64x4x64", lambda a, b: jnp.einsum("bij,bjk->bik", a, b),
+         spec((1024, 64, 4)), spec((1024, 4, 64)))
+    case("topk_4096x1024_k16", lambda x: lax.top_k(x, 16)[0], spec((4096, 1024)))
+    case("interp_1Mi_1024", lambda x, fp: jnp.interp(x, jnp.linspace(-1, 1, 1024), fp),
+         spec((1 << 20,)), spec((1024,)))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,12 @@
 //!   integer y negates (x = −0 and −inf included); ±0 and ±inf follow from
 //!   ln 0 = −inf and ln inf = inf.
 //! - cbrt: exp(ln|x|/3) with the sign of x; ±0, ±inf and NaN pass through.
+//! - pow by a constant half-integer y = k + ½ (|k| ≤ 3, e.g. `abs(x)**1.5`,
+//!   `x**-0.5`): √|x|·|x|^k in f64 lanes (k < 0 as 1/(√|x|·|x|^(−k−1)));
+//!   at most four f64 roundings, so the one final rounding to f32 is
+//!   correct except within ~2⁻⁵⁰ of a tie — no ln/exp. A negative finite x
+//!   gives NaN; the other special cases need no fixing: y is not an
+//!   integer, so ±0 and ±inf give |x|'s result, and 1 gives 1.
 
 use super::lanes::{bits, c, cd, ci, cl, fmask, horner_d, le, narrow, sel, to_int, widen};
 use crate::codegen::emit::Emitter;
@@ -114,8 +120,49 @@ pub(super) fn exp_d(em: &mut Emitter, t: Value) -> Value {
     em.b.ins().fmul(p, sc)
 }
 
+/// `k` when `y` is a splat constant k + ½ with |k| ≤ 3.
+fn half_integer(em: &Emitter, y: Value) -> Option<i32> {
+    let v = f32::from_bits(em.splat_constant(y)?);
+    let k = v - 0.5;
+    (k.fract() == 0.0 && k.abs() <= 3.0).then_some(k as i32)
+}
+
+/// a^k·√a on F64X2 lanes (a ≥ 0 or NaN), `k` in −3..=3; a negative k
+/// as 1 / (a^m·√a), m = −k − 1, so that a = 0 gives inf and inf gives 0.
+fn half_power_d(em: &mut Emitter, a: Value, k: i32) -> Value {
+    let m = if k < 0 { -k - 1 } else { k };
+    let mut r = em.b.ins().sqrt(a);
+    for _ in 0..m {
+        r = em.b.ins().fmul(r, a);
+    }
+    if k < 0 {
+        let one = cd(em, 1.0);
+        r = em.b.ins().fdiv(one, r);
+    }
+    r
+}
+
+/// pow(x, k + ½) for a constant half-integer exponent (see the module doc).
+fn pow_half(em: &mut Emitter, x: Value, k: i32) -> Value {
+    let ax = super::lanes::abs(em, x);
+    let (a0, a1) = widen(em, ax);
+    let r0 = half_power_d(em, a0, k);
+    let r1 = half_power_d(em, a1, k);
+    let r = narrow(em, r0, r1);
+    let zero = c(em, 0.0);
+    let ninf = c(em, f32::NEG_INFINITY);
+    let xneg = fmask(em, FloatCC::LessThan, x, zero);
+    let xfin = fmask(em, FloatCC::GreaterThan, x, ninf);
+    let bad = em.b.ins().band(xneg, xfin);
+    let nan = c(em, super::lanes::INVALID_NAN);
+    sel(em, bad, nan, r)
+}
+
 /// pow(x, y) (the evaluator's `x.powf(y)`), lane-wise.
 pub fn pow(em: &mut Emitter, x: Value, y: Value) -> Value {
+    if let Some(k) = half_integer(em, y) {
+        return pow_half(em, x, k);
+    }
     let ax = super::lanes::abs(em, x);
     let (a0, a1) = widen(em, ax);
     let (y0, y1) = widen(em, y);
