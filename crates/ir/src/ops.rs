@@ -497,6 +497,24 @@ impl ConvDims {
             output_spatial: sp,
         }
     }
+
+    /// The channels-last layout: lhs `[batch, spatial..., z]`, rhs
+    /// `[spatial..., in-z, out-z]`, out `[batch, spatial..., out-z]`
+    /// (`b01f_01io->b01f` for two spatial dimensions).
+    pub fn nhwc(spatial: usize) -> ConvDims {
+        let n = spatial as i64;
+        ConvDims {
+            input_batch: 0,
+            input_feature: n + 1,
+            input_spatial: (1..=n).collect(),
+            kernel_input_feature: n,
+            kernel_output_feature: n + 1,
+            kernel_spatial: (0..n).collect(),
+            output_batch: 0,
+            output_feature: n + 1,
+            output_spatial: (1..=n).collect(),
+        }
+    }
 }
 
 /// Gather dimension numbers.
