@@ -8,17 +8,9 @@
 use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
-use rxla_gemm::{
-    Bias, ConvPlan, Epilogue, KernelKind, MatMut, MatRef, Options, TensorLayout, sgemm,
-};
-use rxla_ir::{ConvDims, Window, WindowDim};
+use rxla_gemm::workload::{SquareConv, data, square_conv};
+use rxla_gemm::{Bias, Epilogue, KernelKind, MatMut, MatRef, Options, TensorLayout, sgemm};
 use std::time::Duration;
-
-fn data(n: usize) -> Vec<f32> {
-    (0..n)
-        .map(|i| ((i * 7919) % 1000) as f32 * 1e-3 - 0.5)
-        .collect()
-}
 
 /// Short warm-up and measurement: the big cases take tens of milliseconds per iteration.
 fn quick(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, secs: u64) {
@@ -99,51 +91,24 @@ fn bench_sgemm(c: &mut Criterion) {
     g.finish();
 }
 
-fn conv_plan(
-    b: usize,
-    ci: usize,
-    hw: usize,
-    co: usize,
-    k: usize,
-    s: i64,
-    pad: i64,
-) -> (ConvPlan, [usize; 3], u64) {
-    let wd = WindowDim {
-        stride: s,
-        pad_low: pad,
-        pad_high: pad,
-        ..WindowDim::new(k as i64)
-    };
-    let out = ((hw as i64 + 2 * pad - k as i64) / s + 1) as usize;
-    let li = TensorLayout::row_major(&[b, ci, hw, hw]);
-    let lk = TensorLayout::row_major(&[co, ci, k, k]);
-    let lo = TensorLayout::row_major(&[b, co, out, out]);
-    let plan = ConvPlan::new(
-        &li,
-        &lk,
-        &lo,
-        &Window {
-            dims: vec![wd.clone(), wd],
-        },
-        &ConvDims::nchw(2),
-        1,
-        1,
-    )
-    .expect("valid convolution");
-    (
-        plan,
-        [li.count(), lk.count(), lo.count()],
-        2 * (b * co * out * out * ci * k * k) as u64,
-    )
-}
-
 fn bench_conv(c: &mut Criterion) {
     let mut g = c.benchmark_group("conv");
     quick(&mut g, 3);
-    for (name, (plan, ext, flops)) in [
-        ("conv_b8_64_56_k3", conv_plan(8, 64, 56, 64, 3, 1, 1)),
-        ("conv_stem_224_k7s2", conv_plan(1, 3, 224, 64, 7, 2, 3)),
+    for (name, conv) in [
+        (
+            "conv_b8_64_56_k3",
+            square_conv(8, 64, 56, 64, 3, 1, 1, false),
+        ),
+        (
+            "conv_stem_224_k7s2",
+            square_conv(1, 3, 224, 64, 7, 2, 3, false),
+        ),
     ] {
+        let SquareConv {
+            plan,
+            extents: ext,
+            flops,
+        } = conv.expect("valid convolution");
         let (x, w) = (data(ext[0]), data(ext[1]));
         let mut y = vec![0f32; ext[2]];
         g.throughput(Throughput::Elements(flops));
