@@ -328,6 +328,31 @@ pub struct Case {
     pub atol: f64,
 }
 
+impl Case {
+    /// Compares a run's output leaves with the expected `outputs`: the same
+    /// number of them, each within `rtol`/`atol` (the case's own tolerance,
+    /// or a looser one a backend documents). The error names the first
+    /// output that differs (`output I: ...`).
+    pub fn check_outputs(
+        &self,
+        got: &[&ArrayLiteral],
+        rtol: f64,
+        atol: f64,
+    ) -> std::result::Result<(), String> {
+        if got.len() != self.outputs.len() {
+            return Err(format!(
+                "{} outputs, expected {}",
+                got.len(),
+                self.outputs.len()
+            ));
+        }
+        for (i, (g, w)) in got.iter().zip(&self.outputs).enumerate() {
+            compare_with_tolerance(g, w, rtol, atol).map_err(|e| format!("output {i}: {e}"))?;
+        }
+        Ok(())
+    }
+}
+
 /// Reads a corpus case file (`inputs`, `outputs`, `tolerance`).
 pub fn read_case(path_or_text: &str) -> Result<Case> {
     let v = read_json(path_or_text)?;
