@@ -969,7 +969,21 @@ impl<'a> Evaluator<'a> {
                 self.opts.push_outfeed((*v).clone());
                 Ok(Literal::token())
             }
-            op if op.is_collective() => self.eval_collective(comp, instr, ops),
+            Op::AllReduce { .. }
+            | Op::AllReduceStart { .. }
+            | Op::AllReduceDone
+            | Op::AllGather { .. }
+            | Op::AllGatherStart { .. }
+            | Op::AllGatherDone
+            | Op::ReduceScatter { .. }
+            | Op::AllToAll { .. }
+            | Op::CollectivePermute { .. }
+            | Op::CollectivePermuteInPlace { .. }
+            | Op::CollectivePermuteStart { .. }
+            | Op::CollectivePermuteDone
+            | Op::CollectiveBroadcast { .. }
+            | Op::ReplicaId
+            | Op::PartitionId => self.eval_collective(comp, instr, ops),
             Op::Rng { distribution } => a(kernels::rng::rng(
                 *distribution,
                 arr(ops, 0)?,
