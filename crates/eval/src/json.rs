@@ -483,6 +483,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn check_outputs_counts_and_names_the_output() {
+        let a = Literal::vec1(vec![1.0f32, 2.0]).into_array().unwrap();
+        let b = Literal::vec1(vec![1.0f32, 2.1]).into_array().unwrap();
+        let case = Case {
+            inputs: vec![],
+            outputs: vec![a.clone(), a.clone()],
+            rtol: 0.0,
+            atol: 0.05,
+        };
+        assert!(case.check_outputs(&[&a, &a], case.rtol, case.atol).is_ok());
+        assert_eq!(
+            case.check_outputs(&[&a], case.rtol, case.atol),
+            Err("1 outputs, expected 2".to_string())
+        );
+        let e = case
+            .check_outputs(&[&a, &b], case.rtol, case.atol)
+            .unwrap_err();
+        assert!(e.starts_with("output 1: "), "{e}");
+        assert!(case.check_outputs(&[&a, &b], 0.0, 0.2).is_ok());
+    }
+
+    #[test]
     fn round_trip_and_tolerance() {
         let v: Value = serde_json::from_str(
             r#"{"dtype":"f32","shape":[2,2],"data":[0.1,"inf","-inf","nan"]}"#,

@@ -1274,6 +1274,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn nhwc_conv_dims_put_features_last() {
+        let d = ConvDims::nhwc(2);
+        assert_eq!((d.input_batch, d.input_feature), (0, 3));
+        assert_eq!(d.input_spatial, [1, 2]);
+        assert_eq!((d.kernel_input_feature, d.kernel_output_feature), (2, 3));
+        assert_eq!(d.kernel_spatial, [0, 1]);
+        assert_eq!((d.output_batch, d.output_feature), (0, 3));
+        assert_eq!(d.output_spatial, [1, 2]);
+        let d1 = ConvDims::nhwc(1);
+        assert_eq!((d1.input_feature, d1.kernel_input_feature), (2, 1));
+        assert_eq!(d1.kernel_spatial, [0]);
+    }
+
+    #[test]
     fn numeric_properties() {
         let exp = Op::Unary(UnaryOp::Exp);
         let pow = Op::Binary(BinaryOp::Power);
