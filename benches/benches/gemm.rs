@@ -8,8 +8,8 @@
 use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
-use rxla_gemm::workload::{SquareConv, data, square_conv};
-use rxla_gemm::{Bias, Epilogue, KernelKind, MatMut, MatRef, Options, TensorLayout, sgemm};
+use rxla_gemm::workload::{Mlp, SquareConv, data, square_conv};
+use rxla_gemm::{KernelKind, MatMut, MatRef, Options, sgemm};
 use std::time::Duration;
 
 /// Short warm-up and measurement: the big cases take tens of milliseconds per iteration.
@@ -125,46 +125,13 @@ fn bench_conv(c: &mut Criterion) {
 fn bench_mlp(c: &mut Criterion) {
     let mut g = c.benchmark_group("mlp");
     quick(&mut g, 2);
-    let x = data(256 * 784);
-    let (w1, w2, w3) = (data(784 * 512), data(512 * 512), data(512 * 10));
-    let (b1, b2, b3) = (data(512), data(512), data(10));
-    let (mut h1, mut h2, mut y) = (
-        vec![0f32; 256 * 512],
-        vec![0f32; 256 * 512],
-        vec![0f32; 256 * 10],
-    );
-    g.throughput(Throughput::Elements(
-        2 * 256 * (784 * 512 + 512 * 512 + 512 * 10),
-    ));
+    let mut mlp = Mlp::new();
+    g.throughput(Throughput::Elements(Mlp::FLOPS));
     for t in [1, 2] {
         let o = Options::with_threads(t);
-        let layer =
-            |x: &[f32], w: &[f32], b: &[f32], out: &mut [f32], k: usize, n: usize, relu: bool| {
-                let e = Epilogue {
-                    bias: Some(Bias::PerCol(b)),
-                    relu,
-                    map: None,
-                };
-                sgemm(
-                    1.0,
-                    MatRef::row_major(x, 256, k).unwrap(),
-                    MatRef::row_major(w, k, n).unwrap(),
-                    0.0,
-                    MatMut::row_major(out, 256, n).unwrap(),
-                    Some(&e),
-                    &o,
-                )
-                .unwrap()
-            };
         g.bench_function(
             BenchmarkId::new(format!("{t}thr"), "784_512_512_10_b256"),
-            |b| {
-                b.iter(|| {
-                    layer(&x, &w1, &b1, &mut h1, 784, 512, true);
-                    layer(&h1, &w2, &b2, &mut h2, 512, 512, true);
-                    layer(&h2, &w3, &b3, &mut y, 512, 10, false);
-                })
-            },
+            |b| b.iter(|| mlp.run(&o).unwrap()),
         );
     }
     g.finish();

@@ -8,9 +8,9 @@
 //! did), GEMM_SHAPES=256x768x3072,... only row-major products of those M x K x N shapes; the machine is shared,
 //! so numbers are noisy.
 
-use rxla_gemm::workload::{SquareConv, data, square_conv};
-use rxla_gemm::{Bias, Epilogue, KernelKind, MatMut, MatRef, Options, TensorLayout, sgemm};
+use rxla_gemm::workload::{Mlp, SquareConv, data, square_conv};
 use rxla_gemm::{DotPlan, ElemKind};
+use rxla_gemm::{KernelKind, MatMut, MatRef, Options, TensorLayout, sgemm};
 use rxla_ir::DotDims;
 use std::time::{Duration, Instant};
 
@@ -165,43 +165,9 @@ fn main() {
             report(name, flops as f64, secs, peak);
         }
         // MLP 784-512-512-10, batch 256, bias + relu fused.
-        let x = data(256 * 784);
-        let (w1, w2, w3) = (data(784 * 512), data(512 * 512), data(512 * 10));
-        let (b1, b2, b3) = (data(512), data(512), data(10));
-        let (mut h1, mut h2, mut y) = (
-            vec![0f32; 256 * 512],
-            vec![0f32; 256 * 512],
-            vec![0f32; 256 * 10],
-        );
-        let layer =
-            |x: &[f32], w: &[f32], b: &[f32], out: &mut [f32], k: usize, n: usize, relu: bool| {
-                let e = Epilogue {
-                    bias: Some(Bias::PerCol(b)),
-                    relu,
-                    map: None,
-                };
-                sgemm(
-                    1.0,
-                    MatRef::row_major(x, 256, k).unwrap(),
-                    MatRef::row_major(w, k, n).unwrap(),
-                    0.0,
-                    MatMut::row_major(out, 256, n).unwrap(),
-                    Some(&e),
-                    &o,
-                )
-                .unwrap()
-            };
-        let secs = best_secs(
-            || {
-                layer(&x, &w1, &b1, &mut h1, 784, 512, true);
-                layer(&h1, &w2, &b2, &mut h2, 512, 512, true);
-                layer(&h2, &w3, &b3, &mut y, 512, 10, false);
-            },
-            Duration::from_millis(1000),
-            t == 1,
-        );
-        let flops = 2.0 * 256.0 * (784.0 * 512.0 + 512.0 * 512.0 + 512.0 * 10.0);
-        report("mlp_784_512_512_10_b256", flops, secs, peak);
+        let mut mlp = Mlp::new();
+        let secs = best_secs(|| mlp.run(&o).unwrap(), Duration::from_millis(1000), t == 1);
+        report("mlp_784_512_512_10_b256", Mlp::FLOPS as f64, secs, peak);
     }
 }
 
