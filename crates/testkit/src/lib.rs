@@ -3,7 +3,7 @@
 //! generators. Used only as a dev-dependency; asserts nothing itself and
 //! must not be a dependency of any library.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// An HLO module of about `n` instructions chaining a little of every
 /// `simplify` family: transpose and reshape pairs, additive identities
@@ -81,6 +81,24 @@ pub fn case_names(dir: &Path) -> Vec<String> {
     names
 }
 
+/// The repository's public corpus, `tests/corpus`.
+pub fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus")
+}
+
+/// The files in `dir` whose extension is `ext` (`"hlo"`), sorted. Panics
+/// naming the folder when it cannot be read.
+pub fn files_with_ext(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("directory {}: {e}", dir.display()))
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    files.sort();
+    files
+}
+
 /// Ends a sweep over many cases: panics listing every failure, one a line,
 /// when there are any.
 pub fn assert_no_failures(failures: &[String]) {
@@ -97,15 +115,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn case_names_lists_json_cases_sorted() {
+    fn case_names_and_files_with_ext_list_sorted() {
         let dir = std::env::temp_dir().join(format!("rxla-testkit-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         for f in ["b.json", "a.json", "a.hlo", "c.txt"] {
             std::fs::write(dir.join(f), "").unwrap();
         }
         let names = case_names(&dir);
+        let hlo = files_with_ext(&dir, "hlo");
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(names, ["a", "b"]);
+        assert_eq!(hlo, [dir.join("a.hlo")]);
+    }
+
+    #[test]
+    fn the_corpus_is_found() {
+        assert!(corpus_dir().join("mlp.hlo").is_file());
     }
 
     #[test]
