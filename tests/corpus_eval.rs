@@ -6,7 +6,7 @@
 //! Prints one line per case and module.
 
 use rxla_eval::json::{Case, read_case};
-use rxla_eval::{RunOptions, compare_with_tolerance, evaluate};
+use rxla_eval::{RunOptions, evaluate};
 use std::path::{Path, PathBuf};
 
 fn corpus_dir() -> PathBuf {
@@ -24,31 +24,11 @@ fn run_one(hlo: &Path, case: &Case) -> Result<(), String> {
         .map_err(|e| format!("parse error: {e}"))?;
     let got = evaluate(&module, &case.inputs, &RunOptions::default())
         .map_err(|e| format!("evaluation failed: {e}"))?;
-    let leaves = got.leaves();
-    if leaves.len() != case.outputs.len() {
-        return Err(format!(
-            "{} outputs, expected {}",
-            leaves.len(),
-            case.outputs.len()
-        ));
-    }
-    for (i, (g, w)) in leaves.iter().zip(&case.outputs).enumerate() {
-        compare_with_tolerance(g, w, case.rtol, case.atol)
-            .map_err(|e| format!("output {i}: {e}"))?;
-    }
-    Ok(())
+    case.check_outputs(&got.leaves(), case.rtol, case.atol)
 }
 
 fn check_corpus(dir: &Path, min_cases: usize) {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("corpus directory {}: {e}", dir.display()))
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let n = e.file_name().to_string_lossy().to_string();
-            n.strip_suffix(".json").map(str::to_string)
-        })
-        .collect();
-    names.sort();
+    let names = rxla_testkit::case_names(dir);
     assert!(
         names.len() >= min_cases,
         "expected at least {min_cases} cases in {}",
@@ -69,12 +49,7 @@ fn check_corpus(dir: &Path, min_cases: usize) {
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    rxla_testkit::assert_no_failures(&failures);
 }
 
 #[test]

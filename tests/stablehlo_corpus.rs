@@ -6,7 +6,7 @@
 //! `corpus_eval.rs`. Prints one line per case.
 
 use rxla_eval::json::{Case, read_case};
-use rxla_eval::{RunOptions, compare_with_tolerance, evaluate};
+use rxla_eval::{RunOptions, evaluate};
 use std::path::Path;
 
 fn run_one(path: &Path, case: &Case) -> Result<(), String> {
@@ -16,35 +16,13 @@ fn run_one(path: &Path, case: &Case) -> Result<(), String> {
     rxla_ir::verify_module(&module).map_err(|e| format!("does not verify: {e}"))?;
     let got = evaluate(&module, &case.inputs, &RunOptions::default())
         .map_err(|e| format!("evaluation failed: {e}"))?;
-    let leaves = got.leaves();
-    if leaves.len() != case.outputs.len() {
-        return Err(format!(
-            "{} outputs, expected {}",
-            leaves.len(),
-            case.outputs.len()
-        ));
-    }
-    for (i, (g, w)) in leaves.iter().zip(&case.outputs).enumerate() {
-        compare_with_tolerance(g, w, case.rtol, case.atol)
-            .map_err(|e| format!("output {i}: {e}"))?;
-    }
-    Ok(())
+    case.check_outputs(&got.leaves(), case.rtol, case.atol)
 }
 
 #[test]
 fn every_jax_case_read_as_stablehlo_matches_xla() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus_jax");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .expect("corpus_jax")
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .strip_suffix(".json")
-                .map(str::to_string)
-        })
-        .collect();
-    names.sort();
+    let names = rxla_testkit::case_names(&dir);
     let mut failures = Vec::new();
     let mut passed = 0;
     for name in &names {
@@ -72,10 +50,5 @@ fn every_jax_case_read_as_stablehlo_matches_xla() {
         "expected the ~142 generated cases, found {}",
         names.len()
     );
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    rxla_testkit::assert_no_failures(&failures);
 }

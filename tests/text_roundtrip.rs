@@ -11,13 +11,7 @@ fn corpus_dir() -> PathBuf {
 }
 
 fn hlo_files() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
-        .expect("tests/corpus exists")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
-        .collect();
-    v.sort();
-    v
+    rxla_testkit::files_with_ext(&corpus_dir(), "hlo")
 }
 
 fn parse_file(path: &Path) -> (String, Module) {

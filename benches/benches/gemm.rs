@@ -8,17 +8,9 @@
 use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
-use rxla_gemm::{
-    Bias, ConvPlan, Epilogue, KernelKind, MatMut, MatRef, Options, TensorLayout, sgemm,
-};
-use rxla_ir::{ConvDims, Window, WindowDim};
+use rxla_gemm::workload::{Mlp, SquareConv, data, square_conv};
+use rxla_gemm::{KernelKind, MatMut, MatRef, Options, sgemm};
 use std::time::Duration;
-
-fn data(n: usize) -> Vec<f32> {
-    (0..n)
-        .map(|i| ((i * 7919) % 1000) as f32 * 1e-3 - 0.5)
-        .collect()
-}
 
 /// Short warm-up and measurement: the big cases take tens of milliseconds per iteration.
 fn quick(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, secs: u64) {
@@ -99,51 +91,24 @@ fn bench_sgemm(c: &mut Criterion) {
     g.finish();
 }
 
-fn conv_plan(
-    b: usize,
-    ci: usize,
-    hw: usize,
-    co: usize,
-    k: usize,
-    s: i64,
-    pad: i64,
-) -> (ConvPlan, [usize; 3], u64) {
-    let wd = WindowDim {
-        stride: s,
-        pad_low: pad,
-        pad_high: pad,
-        ..WindowDim::new(k as i64)
-    };
-    let out = ((hw as i64 + 2 * pad - k as i64) / s + 1) as usize;
-    let li = TensorLayout::row_major(&[b, ci, hw, hw]);
-    let lk = TensorLayout::row_major(&[co, ci, k, k]);
-    let lo = TensorLayout::row_major(&[b, co, out, out]);
-    let plan = ConvPlan::new(
-        &li,
-        &lk,
-        &lo,
-        &Window {
-            dims: vec![wd.clone(), wd],
-        },
-        &ConvDims::nchw(2),
-        1,
-        1,
-    )
-    .expect("valid convolution");
-    (
-        plan,
-        [li.count(), lk.count(), lo.count()],
-        2 * (b * co * out * out * ci * k * k) as u64,
-    )
-}
-
 fn bench_conv(c: &mut Criterion) {
     let mut g = c.benchmark_group("conv");
     quick(&mut g, 3);
-    for (name, (plan, ext, flops)) in [
-        ("conv_b8_64_56_k3", conv_plan(8, 64, 56, 64, 3, 1, 1)),
-        ("conv_stem_224_k7s2", conv_plan(1, 3, 224, 64, 7, 2, 3)),
+    for (name, conv) in [
+        (
+            "conv_b8_64_56_k3",
+            square_conv(8, 64, 56, 64, 3, 1, 1, false),
+        ),
+        (
+            "conv_stem_224_k7s2",
+            square_conv(1, 3, 224, 64, 7, 2, 3, false),
+        ),
     ] {
+        let SquareConv {
+            plan,
+            extents: ext,
+            flops,
+        } = conv.expect("valid convolution");
         let (x, w) = (data(ext[0]), data(ext[1]));
         let mut y = vec![0f32; ext[2]];
         g.throughput(Throughput::Elements(flops));
@@ -160,46 +125,13 @@ fn bench_conv(c: &mut Criterion) {
 fn bench_mlp(c: &mut Criterion) {
     let mut g = c.benchmark_group("mlp");
     quick(&mut g, 2);
-    let x = data(256 * 784);
-    let (w1, w2, w3) = (data(784 * 512), data(512 * 512), data(512 * 10));
-    let (b1, b2, b3) = (data(512), data(512), data(10));
-    let (mut h1, mut h2, mut y) = (
-        vec![0f32; 256 * 512],
-        vec![0f32; 256 * 512],
-        vec![0f32; 256 * 10],
-    );
-    g.throughput(Throughput::Elements(
-        2 * 256 * (784 * 512 + 512 * 512 + 512 * 10),
-    ));
+    let mut mlp = Mlp::new();
+    g.throughput(Throughput::Elements(Mlp::FLOPS));
     for t in [1, 2] {
         let o = Options::with_threads(t);
-        let layer =
-            |x: &[f32], w: &[f32], b: &[f32], out: &mut [f32], k: usize, n: usize, relu: bool| {
-                let e = Epilogue {
-                    bias: Some(Bias::PerCol(b)),
-                    relu,
-                    map: None,
-                };
-                sgemm(
-                    1.0,
-                    MatRef::row_major(x, 256, k).unwrap(),
-                    MatRef::row_major(w, k, n).unwrap(),
-                    0.0,
-                    MatMut::row_major(out, 256, n).unwrap(),
-                    Some(&e),
-                    &o,
-                )
-                .unwrap()
-            };
         g.bench_function(
             BenchmarkId::new(format!("{t}thr"), "784_512_512_10_b256"),
-            |b| {
-                b.iter(|| {
-                    layer(&x, &w1, &b1, &mut h1, 784, 512, true);
-                    layer(&h1, &w2, &b2, &mut h2, 512, 512, true);
-                    layer(&h2, &w3, &b3, &mut y, 512, 10, false);
-                })
-            },
+            |b| b.iter(|| mlp.run(&o).unwrap()),
         );
     }
     g.finish();

@@ -1,27 +1,10 @@
 //! The `rxla` binary's basic contract: `check`, `opt` (print back), `graph`,
 //! and exit codes (0 ok, 1 bad input, 2 usage).
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod support;
 
-fn rxla(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rxla"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("rxla runs");
-    if let Some(s) = stdin {
-        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
-    }
-    drop(child.stdin.take());
-    child.wait_with_output().expect("rxla finishes")
-}
-
-fn corpus(name: &str) -> String {
-    format!("{}/../../tests/corpus/{name}", env!("CARGO_MANIFEST_DIR"))
-}
+use std::process::Output;
+use support::{corpus, rxla};
 
 const ADD: &str = "HloModule m\n\nENTRY main {\n  a = f32[2]{0} parameter(0)\n  ROOT b = f32[2]{0} add(a, a)\n}\n";
 

@@ -13,10 +13,14 @@ fn module() -> std::path::PathBuf {
     p
 }
 
-#[test]
-fn timing_reports_the_isa_tiers() {
-    let f = module();
-    let out = Command::new(env!("CARGO_BIN_EXE_rxla"))
+/// `rxla run FILE --random-args=1 --time=2 --output=json` (with `RXLA_ISA`
+/// set when `isa` is given), which must succeed; its JSON output.
+fn timed_json(f: &std::path::Path, isa: Option<&str>) -> serde_json::Value {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rxla"));
+    if let Some(isa) = isa {
+        cmd.env("RXLA_ISA", isa);
+    }
+    let out = cmd
         .args([
             "run",
             f.to_str().unwrap(),
@@ -31,30 +35,20 @@ fn timing_reports_the_isa_tiers() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn timing_reports_the_isa_tiers() {
+    let f = module();
+    let v = timed_json(&f, None);
     let isa = v["timing"]["isa"].as_str().unwrap_or_default().to_string();
     assert!(
         isa.starts_with("gemm ") && isa.contains("element math"),
         "{v}"
     );
     // The portable tier exists on every host.
-    let out = Command::new(env!("CARGO_BIN_EXE_rxla"))
-        .env("RXLA_ISA", "portable")
-        .args([
-            "run",
-            f.to_str().unwrap(),
-            "--random-args=1",
-            "--time=2",
-            "--output=json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = timed_json(&f, Some("portable"));
     assert_eq!(
         v["timing"]["isa"], "gemm portable, element math 128-bit",
         "{v}"

@@ -5,25 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const M: &str = r#"HloModule m
-
-relu {
-  x = f32[4] parameter(0)
-  zero = f32[] constant(0)
-  zeros = f32[4] broadcast(zero), dimensions={}
-  ROOT max = f32[4] maximum(x, zeros)
-}
-
-ENTRY main {
-  a = f32[4] parameter(0)
-  b = f32[4] parameter(1)
-  x = f32[4] add(a, b)
-  y = f32[4] add(b, a)
-  dead = f32[4] multiply(x, y)
-  r = f32[4] call(x), to_apply=relu
-  ROOT out = f32[4] add(r, y)
-}
-"#;
+use rxla_testkit::PIPELINE_SAMPLE as M;
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {

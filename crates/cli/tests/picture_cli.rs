@@ -2,26 +2,16 @@
 //! built binary: formats, the default, the report file, a failing
 //! pipeline's report, and errors (exit 1 bad path, 2 bad flag).
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+mod support;
 
-const M: &str = "HloModule m\n\nrelu {\n  x = f32[4] parameter(0)\n  zero = f32[] constant(0)\n  zeros = f32[4] broadcast(zero), dimensions={}\n  ROOT max = f32[4] maximum(x, zeros)\n}\n\nENTRY main {\n  a = f32[4] parameter(0)\n  b = f32[4] parameter(1)\n  x = f32[4] add(a, b)\n  r = f32[4] call(x), to_apply=relu\n  ROOT out = f32[4] multiply(r, b)\n}\n";
+use std::path::PathBuf;
+use std::process::Output;
 
 fn rxla(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rxla"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("rxla runs");
-    // A command that fails before reading stdin closes the pipe: the
-    // write may then fail with a broken pipe, which is not the test's
-    // subject (the exit status and output are).
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
+    support::rxla(args, Some(stdin))
 }
+
+const M: &str = "HloModule m\n\nrelu {\n  x = f32[4] parameter(0)\n  zero = f32[] constant(0)\n  zeros = f32[4] broadcast(zero), dimensions={}\n  ROOT max = f32[4] maximum(x, zeros)\n}\n\nENTRY main {\n  a = f32[4] parameter(0)\n  b = f32[4] parameter(1)\n  x = f32[4] add(a, b)\n  r = f32[4] call(x), to_apply=relu\n  ROOT out = f32[4] multiply(r, b)\n}\n";
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("rxla-picture-cli-{}-{name}", std::process::id()));

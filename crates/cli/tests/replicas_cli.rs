@@ -2,24 +2,12 @@
 //! invalid replica groups are refused on both backends with exit 1, and a
 //! loop of many all-reduces on 8 replicas completes.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod support;
+
+use std::process::Output;
 
 fn rxla(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rxla"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("rxla runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("writes");
-    child.wait_with_output().expect("rxla finishes")
+    support::rxla(args, Some(stdin))
 }
 
 #[test]

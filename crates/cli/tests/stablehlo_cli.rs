@@ -2,30 +2,9 @@
 //! stdin): it is read like HLO text, and a bad file is a located error
 //! with exit code 1.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod support;
 
-fn rxla(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rxla"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("rxla runs");
-    if let Some(s) = stdin {
-        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
-    }
-    drop(child.stdin.take());
-    child.wait_with_output().expect("rxla finishes")
-}
-
-fn jax(name: &str) -> String {
-    format!(
-        "{}/../../tests/corpus_jax/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
+use support::{jax, rxla};
 
 const SQUARE: &str = "module @jit_f {\n  func.func public @main(%arg0: tensor<3xf32>) -> (tensor<3xf32> {jax.result_info = \"result\"}) {\n    %0 = stablehlo.multiply %arg0, %arg0 : tensor<3xf32>\n    return %0 : tensor<3xf32>\n  }\n}\n";
 

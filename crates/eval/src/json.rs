@@ -328,6 +328,31 @@ pub struct Case {
     pub atol: f64,
 }
 
+impl Case {
+    /// Compares a run's output leaves with the expected `outputs`: the same
+    /// number of them, each within `rtol`/`atol` (the case's own tolerance,
+    /// or a looser one a backend documents). The error names the first
+    /// output that differs (`output I: ...`).
+    pub fn check_outputs(
+        &self,
+        got: &[&ArrayLiteral],
+        rtol: f64,
+        atol: f64,
+    ) -> std::result::Result<(), String> {
+        if got.len() != self.outputs.len() {
+            return Err(format!(
+                "{} outputs, expected {}",
+                got.len(),
+                self.outputs.len()
+            ));
+        }
+        for (i, (g, w)) in got.iter().zip(&self.outputs).enumerate() {
+            compare_with_tolerance(g, w, rtol, atol).map_err(|e| format!("output {i}: {e}"))?;
+        }
+        Ok(())
+    }
+}
+
 /// Reads a corpus case file (`inputs`, `outputs`, `tolerance`).
 pub fn read_case(path_or_text: &str) -> Result<Case> {
     let v = read_json(path_or_text)?;
@@ -456,6 +481,28 @@ fn no_layout(s: &ArrayShape) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn check_outputs_counts_and_names_the_output() {
+        let a = Literal::vec1(vec![1.0f32, 2.0]).into_array().unwrap();
+        let b = Literal::vec1(vec![1.0f32, 2.1]).into_array().unwrap();
+        let case = Case {
+            inputs: vec![],
+            outputs: vec![a.clone(), a.clone()],
+            rtol: 0.0,
+            atol: 0.05,
+        };
+        assert!(case.check_outputs(&[&a, &a], case.rtol, case.atol).is_ok());
+        assert_eq!(
+            case.check_outputs(&[&a], case.rtol, case.atol),
+            Err("1 outputs, expected 2".to_string())
+        );
+        let e = case
+            .check_outputs(&[&a, &b], case.rtol, case.atol)
+            .unwrap_err();
+        assert!(e.starts_with("output 1: "), "{e}");
+        assert!(case.check_outputs(&[&a, &b], 0.0, 0.2).is_ok());
+    }
 
     #[test]
     fn round_trip_and_tolerance() {

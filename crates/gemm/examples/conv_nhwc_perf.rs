@@ -3,75 +3,9 @@
 //! `cargo run --release -p rxla-gemm --example conv_nhwc_perf` (env CONV_MS: milliseconds per case, default 1500; CONV_ONLY: run the cases whose name contains it;
 //! GEMM_MC/GEMM_KC/GEMM_NC: the blocking).
 
-use rxla_gemm::{ConvPlan, Options, TensorLayout};
-use rxla_ir::{ConvDims, Window, WindowDim};
+use rxla_gemm::Options;
+use rxla_gemm::workload::{SquareConv, data, square_conv};
 use std::time::{Duration, Instant};
-
-fn data(n: usize) -> Vec<f32> {
-    (0..n)
-        .map(|i| ((i * 7919) % 1000) as f32 * 1e-3 - 0.5)
-        .collect()
-}
-
-#[allow(clippy::too_many_arguments)]
-/// A square convolution `b x hw x hw x c -> o` with a `k x k` window (NHWC/HWIO, or NCHW/OIHW).
-fn plan(
-    b: usize,
-    hw: usize,
-    c: usize,
-    o: usize,
-    k: usize,
-    s: i64,
-    pad: i64,
-    nhwc: bool,
-) -> (ConvPlan, [usize; 3], f64) {
-    let wd = WindowDim {
-        stride: s,
-        pad_low: pad,
-        pad_high: pad,
-        ..WindowDim::new(k as i64)
-    };
-    let out = ((hw as i64 + 2 * pad - k as i64) / s + 1) as usize;
-    let (li, lk, lo, dims) = if nhwc {
-        (
-            TensorLayout::row_major(&[b, hw, hw, c]),
-            TensorLayout::row_major(&[k, k, c, o]),
-            TensorLayout::row_major(&[b, out, out, o]),
-            ConvDims {
-                input_batch: 0,
-                input_feature: 3,
-                input_spatial: vec![1, 2],
-                kernel_input_feature: 2,
-                kernel_output_feature: 3,
-                kernel_spatial: vec![0, 1],
-                output_batch: 0,
-                output_feature: 3,
-                output_spatial: vec![1, 2],
-            },
-        )
-    } else {
-        (
-            TensorLayout::row_major(&[b, c, hw, hw]),
-            TensorLayout::row_major(&[o, c, k, k]),
-            TensorLayout::row_major(&[b, o, out, out]),
-            ConvDims::nchw(2),
-        )
-    };
-    let p = ConvPlan::new(
-        &li,
-        &lk,
-        &lo,
-        &Window {
-            dims: vec![wd.clone(), wd],
-        },
-        &dims,
-        1,
-        1,
-    )
-    .unwrap();
-    let flops = 2.0 * (b * o * out * out * c * k * k) as f64;
-    (p, [li.count(), lk.count(), lo.count()], flops)
-}
 
 fn main() {
     let ms: u64 = std::env::var("CONV_MS")
@@ -87,38 +21,44 @@ fn main() {
     let cases = [
         (
             "nhwc 1x1 8x28x28 512->128",
-            plan(8, 28, 512, 128, 1, 1, 0, true),
+            square_conv(8, 28, 512, 128, 1, 1, 0, true),
         ),
         (
             "nhwc 3x3 4x56x56 64->64",
-            plan(4, 56, 64, 64, 3, 1, 1, true),
+            square_conv(4, 56, 64, 64, 3, 1, 1, true),
         ),
         (
             "nhwc 1x1 4x56x56 256->64",
-            plan(4, 56, 256, 64, 1, 1, 0, true),
+            square_conv(4, 56, 256, 64, 1, 1, 0, true),
         ),
         (
             "nhwc 1x1 4x56x56 64->256",
-            plan(4, 56, 64, 256, 1, 1, 0, true),
+            square_conv(4, 56, 64, 256, 1, 1, 0, true),
         ),
         (
             "nhwc 3x3 s2 4x56x56 64->64",
-            plan(4, 56, 64, 64, 3, 2, 1, true),
+            square_conv(4, 56, 64, 64, 3, 2, 1, true),
         ),
         (
             "nchw 3x3 4x56x56 64->64",
-            plan(4, 56, 64, 64, 3, 1, 1, false),
+            square_conv(4, 56, 64, 64, 3, 1, 1, false),
         ),
         (
             "nchw 1x1 8x28x28 512->128",
-            plan(8, 28, 512, 128, 1, 1, 0, false),
+            square_conv(8, 28, 512, 128, 1, 1, 0, false),
         ),
     ];
     let only = std::env::var("CONV_ONLY").unwrap_or_default();
-    for (name, (p, ext, flops)) in cases {
+    for (name, conv) in cases {
         if !name.contains(&only) {
             continue;
         }
+        let SquareConv {
+            plan: p,
+            extents: ext,
+            flops,
+        } = conv.unwrap();
+        let flops = flops as f64;
         let (x, w) = (data(ext[0]), data(ext[1]));
         let mut y = vec![0f32; ext[2]];
         let mut run = || p.run_f32(&x, &w, &mut y, None, &o).unwrap();

@@ -8,11 +8,10 @@
 //! did), GEMM_SHAPES=256x768x3072,... only row-major products of those M x K x N shapes; the machine is shared,
 //! so numbers are noisy.
 
-use rxla_gemm::{
-    Bias, ConvPlan, Epilogue, KernelKind, MatMut, MatRef, Options, TensorLayout, sgemm,
-};
+use rxla_gemm::workload::{Mlp, SquareConv, data, square_conv};
 use rxla_gemm::{DotPlan, ElemKind};
-use rxla_ir::{ConvDims, DotDims, Window, WindowDim};
+use rxla_gemm::{KernelKind, MatMut, MatRef, Options, TensorLayout, sgemm};
+use rxla_ir::DotDims;
 use std::time::{Duration, Instant};
 
 /// Seconds per run as `(on-CPU, best wall)`: the calling thread's on-CPU time per run averaged over at least
@@ -57,47 +56,6 @@ fn report(name: &str, flops: f64, (cpu, wall): (f64, f64), peak: f64) {
         gf(wall),
         100.0 * gf(wall) / peak
     );
-}
-
-fn data(n: usize) -> Vec<f32> {
-    (0..n)
-        .map(|i| ((i * 7919) % 1000) as f32 * 1e-3 - 0.5)
-        .collect()
-}
-
-fn conv(
-    b: usize,
-    c: usize,
-    hw: usize,
-    o: usize,
-    k: usize,
-    s: i64,
-    pad: i64,
-) -> (ConvPlan, [usize; 3], f64) {
-    let wd = WindowDim {
-        stride: s,
-        pad_low: pad,
-        pad_high: pad,
-        ..WindowDim::new(k as i64)
-    };
-    let out = ((hw as i64 + 2 * pad - k as i64) / s + 1) as usize;
-    let li = TensorLayout::row_major(&[b, c, hw, hw]);
-    let lk = TensorLayout::row_major(&[o, c, k, k]);
-    let lo = TensorLayout::row_major(&[b, o, out, out]);
-    let plan = ConvPlan::new(
-        &li,
-        &lk,
-        &lo,
-        &Window {
-            dims: vec![wd.clone(), wd],
-        },
-        &ConvDims::nchw(2),
-        1,
-        1,
-    )
-    .unwrap();
-    let flops = 2.0 * (b * o * out * out * c * k * k) as f64;
-    (plan, [li.count(), lk.count(), lo.count()], flops)
 }
 
 fn main() {
@@ -182,10 +140,21 @@ fn main() {
         if std::env::var_os("GEMM_SGEMM_ONLY").is_some() {
             continue;
         }
-        for (name, (plan, ext, flops)) in [
-            ("conv_b8_64_56_k3", conv(8, 64, 56, 64, 3, 1, 1)),
-            ("conv_stem_224_k7s2", conv(1, 3, 224, 64, 7, 2, 3)),
+        for (name, conv) in [
+            (
+                "conv_b8_64_56_k3",
+                square_conv(8, 64, 56, 64, 3, 1, 1, false),
+            ),
+            (
+                "conv_stem_224_k7s2",
+                square_conv(1, 3, 224, 64, 7, 2, 3, false),
+            ),
         ] {
+            let SquareConv {
+                plan,
+                extents: ext,
+                flops,
+            } = conv.unwrap();
             let (x, w) = (data(ext[0]), data(ext[1]));
             let mut y = vec![0f32; ext[2]];
             let secs = best_secs(
@@ -193,46 +162,12 @@ fn main() {
                 Duration::from_millis(3000),
                 t == 1,
             );
-            report(name, flops, secs, peak);
+            report(name, flops as f64, secs, peak);
         }
         // MLP 784-512-512-10, batch 256, bias + relu fused.
-        let x = data(256 * 784);
-        let (w1, w2, w3) = (data(784 * 512), data(512 * 512), data(512 * 10));
-        let (b1, b2, b3) = (data(512), data(512), data(10));
-        let (mut h1, mut h2, mut y) = (
-            vec![0f32; 256 * 512],
-            vec![0f32; 256 * 512],
-            vec![0f32; 256 * 10],
-        );
-        let layer =
-            |x: &[f32], w: &[f32], b: &[f32], out: &mut [f32], k: usize, n: usize, relu: bool| {
-                let e = Epilogue {
-                    bias: Some(Bias::PerCol(b)),
-                    relu,
-                    map: None,
-                };
-                sgemm(
-                    1.0,
-                    MatRef::row_major(x, 256, k).unwrap(),
-                    MatRef::row_major(w, k, n).unwrap(),
-                    0.0,
-                    MatMut::row_major(out, 256, n).unwrap(),
-                    Some(&e),
-                    &o,
-                )
-                .unwrap()
-            };
-        let secs = best_secs(
-            || {
-                layer(&x, &w1, &b1, &mut h1, 784, 512, true);
-                layer(&h1, &w2, &b2, &mut h2, 512, 512, true);
-                layer(&h2, &w3, &b3, &mut y, 512, 10, false);
-            },
-            Duration::from_millis(1000),
-            t == 1,
-        );
-        let flops = 2.0 * 256.0 * (784.0 * 512.0 + 512.0 * 512.0 + 512.0 * 10.0);
-        report("mlp_784_512_512_10_b256", flops, secs, peak);
+        let mut mlp = Mlp::new();
+        let secs = best_secs(|| mlp.run(&o).unwrap(), Duration::from_millis(1000), t == 1);
+        report("mlp_784_512_512_10_b256", Mlp::FLOPS as f64, secs, peak);
     }
 }
 

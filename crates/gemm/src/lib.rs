@@ -2,7 +2,8 @@
 //! fused epilogues, rayon threads), `dot_general` on top of it (`DotPlan`), convolution as implicit GEMM with the
 //! im2col gather fused into B packing (`ConvPlan`), f16/bf16 dots converted inside the packing
 //! (`DotPlan::run_mixed_raw`), simple correct f64/integer dots (`dot_generic`), C-ABI entry
-//! points for JIT-compiled code (`ffi`), and an FMA-peak probe (`peak`).
+//! points for JIT-compiled code (`ffi`), an FMA-peak probe (`peak`) and the synthetic workloads benches use
+//! (`workload`).
 //!
 //! Entry points validate their arguments and return `GemmError`; nothing here panics on bad input.
 //! See docs/ARCHITECTURE.md ("Dot/Conv engine") for the design and docs/PERFORMANCE.md for the figures.
@@ -23,6 +24,7 @@ mod pack;
 pub mod peak;
 mod scratch;
 mod small;
+pub mod workload;
 
 pub use blocking::{Blocking, CacheSizes};
 

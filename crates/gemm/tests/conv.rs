@@ -244,17 +244,7 @@ fn nchw_case(
     let out = out_size(hw as i64, &wd) as usize;
     let dims = if nhwc {
         // b01f_01io->b01f
-        ConvDims {
-            input_batch: 0,
-            input_feature: 3,
-            input_spatial: vec![1, 2],
-            kernel_input_feature: 2,
-            kernel_output_feature: 3,
-            kernel_spatial: vec![0, 1],
-            output_batch: 0,
-            output_feature: 3,
-            output_spatial: vec![1, 2],
-        }
+        ConvDims::nhwc(2)
     } else {
         ConvDims::nchw(2)
     };
@@ -562,17 +552,7 @@ fn nhwc_2d(case: &Nhwc2d) -> Case {
     let wo = out_size(w as i64, &win[1]) as usize;
     Case {
         window: Window { dims: win.to_vec() },
-        dims: ConvDims {
-            input_batch: 0,
-            input_feature: 3,
-            input_spatial: vec![1, 2],
-            kernel_input_feature: 2,
-            kernel_output_feature: 3,
-            kernel_spatial: vec![0, 1],
-            output_batch: 0,
-            output_feature: 3,
-            output_spatial: vec![1, 2],
-        },
+        dims: ConvDims::nhwc(2),
         fgc,
         bgc,
         in_dims: vec![b, h, w, c],

@@ -565,17 +565,7 @@ mod tests {
         let window = Window {
             dims: vec![wd(3, 1, (1, 1), 1, 1), wd(3, 1, (1, 1), 1, 1)],
         };
-        let dims = ConvDims {
-            input_batch: 0,
-            input_feature: 3,
-            input_spatial: vec![1, 2],
-            kernel_input_feature: 2,
-            kernel_output_feature: 3,
-            kernel_spatial: vec![0, 1],
-            output_batch: 0,
-            output_feature: 3,
-            output_spatial: vec![1, 2],
-        };
+        let dims = ConvDims::nhwc(2);
         let g = conv_geometry(
             &[4, 8, 8, 6],
             &[3, 3, 3, 4],

@@ -497,6 +497,24 @@ impl ConvDims {
             output_spatial: sp,
         }
     }
+
+    /// The channels-last layout: lhs `[batch, spatial..., z]`, rhs
+    /// `[spatial..., in-z, out-z]`, out `[batch, spatial..., out-z]`
+    /// (`b01f_01io->b01f` for two spatial dimensions).
+    pub fn nhwc(spatial: usize) -> ConvDims {
+        let n = spatial as i64;
+        ConvDims {
+            input_batch: 0,
+            input_feature: n + 1,
+            input_spatial: (1..=n).collect(),
+            kernel_input_feature: n,
+            kernel_output_feature: n + 1,
+            kernel_spatial: (0..n).collect(),
+            output_batch: 0,
+            output_feature: n + 1,
+            output_spatial: (1..=n).collect(),
+        }
+    }
 }
 
 /// Gather dimension numbers.
@@ -1254,6 +1272,20 @@ impl fmt::Display for InstrId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nhwc_conv_dims_put_features_last() {
+        let d = ConvDims::nhwc(2);
+        assert_eq!((d.input_batch, d.input_feature), (0, 3));
+        assert_eq!(d.input_spatial, [1, 2]);
+        assert_eq!((d.kernel_input_feature, d.kernel_output_feature), (2, 3));
+        assert_eq!(d.kernel_spatial, [0, 1]);
+        assert_eq!((d.output_batch, d.output_feature), (0, 3));
+        assert_eq!(d.output_spatial, [1, 2]);
+        let d1 = ConvDims::nhwc(1);
+        assert_eq!((d1.input_feature, d1.kernel_input_feature), (2, 1));
+        assert_eq!(d1.kernel_spatial, [0]);
+    }
 
     #[test]
     fn numeric_properties() {

@@ -958,17 +958,7 @@ fn convolutions() {
         "f32[1,4,7,1]"
     );
     // ConvGeneral: NHWC / HWIO with 2 feature groups.
-    let nhwc = ConvDims {
-        input_batch: 0,
-        input_feature: 3,
-        input_spatial: vec![1, 2],
-        kernel_input_feature: 2,
-        kernel_output_feature: 3,
-        kernel_spatial: vec![0, 1],
-        output_batch: 0,
-        output_feature: 3,
-        output_spatial: vec![1, 2],
-    };
+    let nhwc = ConvDims::nhwc(2);
     let args = ConvGeneral {
         strides: vec![1, 1],
         padding: vec![(1, 1), (1, 1)],

@@ -598,17 +598,7 @@ fn conv(w: Window, dims: ConvDims, fgc: i64, bgc: i64) -> Op {
 fn convolution_shapes() {
     let m = empty();
     // b01f_01io->b01f
-    let nhwc = ConvDims {
-        input_batch: 0,
-        input_feature: 3,
-        input_spatial: vec![1, 2],
-        kernel_input_feature: 2,
-        kernel_output_feature: 3,
-        kernel_spatial: vec![0, 1],
-        output_batch: 0,
-        output_feature: 3,
-        output_spatial: vec![1, 2],
-    };
+    let nhwc = ConvDims::nhwc(2);
     let lhs = a(F32, &[1, 5, 5, 3]);
     let rhs = a(F32, &[3, 3, 3, 8]);
     let w = window(&[3, 3], &[1, 1], &[(1, 1), (1, 1)]);

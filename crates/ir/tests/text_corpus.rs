@@ -4,14 +4,7 @@ use rxla_ir::{parse_module, print_module, verify_module};
 use std::path::PathBuf;
 
 fn corpus_files() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
-        .collect();
-    v.sort();
-    v
+    rxla_testkit::files_with_ext(&rxla_testkit::corpus_dir(), "hlo")
 }
 
 #[test]

@@ -11,12 +11,7 @@ use std::path::PathBuf;
 #[test]
 fn xla_dumps_parse_and_round_trip() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/text_fixtures");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
-        .collect();
-    files.sort();
+    let files = rxla_testkit::files_with_ext(&dir, "hlo");
     assert!(files.len() >= 60);
     let mut failures = Vec::new();
     for f in &files {

@@ -3,7 +3,6 @@
 //! case's tolerance — with the parameters in their own layouts and again
 //! with column-major parameters. Prints which instructions fell back.
 
-use rxla_eval::compare_with_tolerance;
 use rxla_eval::json::{Case, read_case};
 use rxla_ir::{Instruction, Layout, Module, Op, Shape};
 use rxla_jit::{CompileOptions, compile};
@@ -67,21 +66,9 @@ fn column_major(mut m: Module) -> Module {
 fn run_one(module: &Module, case: &Case, opts: &CompileOptions) -> Result<Vec<String>, String> {
     let exe = compile(module, opts).map_err(|e| format!("compile: {e}"))?;
     let got = exe.run(&case.inputs).map_err(|e| format!("run: {e}"))?;
-    let leaves = got.leaves();
-    if leaves.len() != case.outputs.len() {
-        return Err(format!(
-            "{} outputs, expected {}",
-            leaves.len(),
-            case.outputs.len()
-        ));
-    }
     // Reductions, dots and transcendentals may differ from XLA in the last
     // bits: allow 1e-5 relative on top of the case's own tolerance.
-    let rtol = case.rtol.max(1e-5);
-    let atol = case.atol.max(1e-6);
-    for (i, (g, w)) in leaves.iter().zip(&case.outputs).enumerate() {
-        compare_with_tolerance(g, w, rtol, atol).map_err(|e| format!("output {i}: {e}"))?;
-    }
+    case.check_outputs(&got.leaves(), case.rtol.max(1e-5), case.atol.max(1e-6))?;
     Ok(exe.stats().fallbacks.clone())
 }
 
@@ -94,18 +81,7 @@ fn sweep(layout_change: bool) {
     let mut total = 0;
     let mut fallback_count = 0;
     for dir in dirs() {
-        let mut names: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .filter_map(|e| e.ok())
-            .filter_map(|e| {
-                e.file_name()
-                    .to_string_lossy()
-                    .strip_suffix(".json")
-                    .map(str::to_string)
-            })
-            .collect();
-        names.sort();
-        for name in names {
+        for name in rxla_testkit::case_names(&dir) {
             let case = read_case(&dir.join(format!("{name}.json")).display().to_string())
                 .unwrap_or_else(|e| panic!("{name}.json: {e}"));
             for suffix in ["hlo", "opt.hlo"] {
@@ -154,12 +130,7 @@ fn sweep(layout_change: bool) {
     }
     println!("{total} modules, {fallback_count} with interpreter fallbacks");
     assert!(total >= 100, "expected the corpus, found {total} modules");
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    rxla_testkit::assert_no_failures(&failures);
 }
 
 #[test]

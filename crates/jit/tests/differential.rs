@@ -66,12 +66,7 @@ fn sweep(cfg: GenConfig, opts: CompileOptions, seeds: std::ops::Range<u64>) -> u
     }
     println!("{checked} modules agree");
     assert!(checked >= 50, "only {checked} modules were checked");
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    rxla_testkit::assert_no_failures(&failures);
     grouped
 }
 

@@ -5,7 +5,9 @@
 //! offset; plus located errors (`FILE:LINE:COL`). It knows no grammar and
 //! must not build any AST; the parser reads tokens on demand.
 
-use rxla_ir::{IrError, ParseError};
+use rxla_ir::IrError;
+/// Located errors are built as for HLO text (same line and column rules).
+pub use rxla_ir::text::error_at;
 
 /// Deepest nesting of regions, types and attributes the parser accepts.
 pub const MAX_DEPTH: usize = 128;
@@ -63,27 +65,6 @@ pub struct Lexer<'a> {
     pub src: &'a str,
     pub file: &'a str,
     pub pos: usize,
-}
-
-/// Builds a located error at byte offset `pos` of `src`.
-pub fn error_at(src: &str, file: &str, pos: usize, msg: impl Into<String>) -> IrError {
-    let mut pos = pos.min(src.len());
-    while pos > 0 && !src.is_char_boundary(pos) {
-        pos -= 1;
-    }
-    let before = &src[..pos];
-    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let col = src[line_start..pos].chars().count() + 1;
-    let line_end = src[pos..].find('\n').map_or(src.len(), |i| pos + i);
-    let source_line = src[line_start..line_end].trim_end_matches('\r').to_string();
-    IrError::Parse(Box::new(ParseError {
-        file: file.to_string(),
-        line,
-        col,
-        message: msg.into(),
-        source_line,
-    }))
 }
 
 fn is_ident_start(b: u8) -> bool {

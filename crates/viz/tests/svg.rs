@@ -6,17 +6,11 @@
 use rxla_ir::{Module, Op, parse_module};
 use rxla_viz::scene::{Item, scene};
 use rxla_viz::{SceneOptions, computation_html, computation_svg};
-use std::path::PathBuf;
 use std::time::Instant;
 
 fn corpus() -> Vec<(String, Module)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
-        .collect();
-    files.sort();
+    let dir = rxla_testkit::corpus_dir();
+    let files = rxla_testkit::files_with_ext(&dir, "hlo");
     assert!(files.len() >= 40, "corpus not found in {}", dir.display());
     files
         .into_iter()

@@ -19,7 +19,7 @@ use crate::module::{Computation, Module};
 use crate::ops::{CompId, InstrId};
 use crate::shape::{ProgramShape, Shape};
 
-pub use lexer::MAX_DEPTH;
+pub use lexer::{MAX_DEPTH, error_at};
 
 /// Parses HLO module text. `file` names the source in error messages.
 /// An elided constant (`constant({...})`, as XLA dumps large constants) is
