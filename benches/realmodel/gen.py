@@ -271,5 +271,64 @@ def main():
          spec((1 << 20,)), spec((1024,)))
 
 
+def training():
+    """Training steps (session 17 cliff scan): gradients of everyday losses
+    and optimizer updates, as a new user writes them."""
+    def xent(logits, onehot):
+        return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * onehot, -1))
+
+    def mlp_loss(params, x, y):
+        w1, b1, w2, b2 = params
+        h = jax.nn.relu(x @ w1 + b1)
+        return xent(h @ w2 + b2, y)
+    case("grad_mlp_xent_b256", jax.grad(mlp_loss),
+         (spec((784, 512)), spec((512,)), spec((512, 10)), spec((10,))), spec((256, 784)), spec((256, 10)))
+    case("value_and_grad_mlp_xent_b256", jax.value_and_grad(mlp_loss),
+         (spec((784, 512)), spec((512,)), spec((512, 10)), spec((10,))), spec((256, 784)), spec((256, 10)))
+
+    def attn_loss(w, x, heads):
+        return jnp.sum(attention(x, *w, heads) ** 2)
+    d = 768
+    case("grad_attention_1head_256x768", jax.grad(lambda w, x: attn_loss(w, x, 1)),
+         tuple(spec((d, d)) for _ in range(4)), spec((256, d)))
+    case("grad_attention_8head_128x512", jax.grad(lambda w, x: attn_loss(w, x, 8)),
+         tuple(spec((512, 512)) for _ in range(4)), spec((128, 512)))
+    case("grad_layernorm_4096x1024", jax.grad(lambda x, g, b: jnp.sum(layernorm(x, g, b) ** 2), (0, 1, 2)),
+         spec((4096, 1024)), spec((1024,)), spec((1024,)))
+
+    def conv_loss(w, x):
+        return jnp.sum(jax.nn.relu(conv(x, w)).mean((1, 2)) ** 2)
+    case("grad_conv_relu_pool_nhwc_8x32x64", jax.grad(conv_loss, (0, 1)),
+         spec((3, 3, 64, 64)), spec((8, 32, 32, 64)))
+
+    def gelu_block_loss(w, x):
+        w1, w2 = w
+        return jnp.sum((x + jax.nn.gelu(x @ w1) @ w2) ** 2)
+    case("grad_gelu_mlp_256x768", jax.grad(gelu_block_loss), (spec((768, 3072)), spec((3072, 768))),
+         spec((256, 768)))
+
+    shapes = ((784, 512), (512,), (512, 512), (512,), (512, 10), (10,))
+
+    def sgd_momentum(p, g, m):
+        m2 = tuple(0.9 * mi + gi for mi, gi in zip(m, g))
+        return tuple(pi - 0.01 * mi for pi, mi in zip(p, m2)), m2
+    ps = tuple(spec(s) for s in shapes)
+    case("sgd_momentum_tuple_mlp", sgd_momentum, ps, ps, ps)
+
+    def adamw(p, g, m, v):
+        m2 = tuple(0.9 * mi + 0.1 * gi for mi, gi in zip(m, g))
+        v2 = tuple(0.999 * vi + 0.001 * gi * gi for vi, gi in zip(v, g))
+        p2 = tuple(pi - 1e-3 * ((mi / 0.65) / (jnp.sqrt(vi / 0.01) + 1e-8) + 0.01 * pi)
+                   for pi, mi, vi in zip(p, m2, v2))
+        return p2, m2, v2
+    case("adamw_tuple_mlp", adamw, ps, ps, ps, ps)
+
+    def bf16_loss(w, x):
+        return jnp.sum((x.astype(bf16) @ w.astype(bf16)).astype(f32) ** 2)
+    case("grad_matmul_bf16_512", jax.grad(bf16_loss, (0, 1)), spec((512, 512)), spec((512, 512)))
+    case("grad_xent_onehot_4096x1000", jax.grad(xent), spec((4096, 1000)), spec((4096, 1000)))
+
+
 if __name__ == "__main__":
     main()
+    training()

@@ -179,6 +179,7 @@ pub(crate) fn run<A: PackA, B: PackB>(
                     units.min(nt * CHUNKS_PER_THREAD)
                 };
                 let work = |t: usize| {
+                    let _flush = FlushDenormals::on();
                     let (m_lo, m_hi, p_lo, p_hi) = if split_rows {
                         let (a, b) = share(tiles_m, chunks, t);
                         (a * mr, (b * mr).min(g.m), 0, panels)
@@ -218,6 +219,52 @@ pub(crate) fn run<A: PackA, B: PackB>(
                     run_block(bbuf);
                 });
             }
+        }
+    }
+}
+
+/// While alive, the calling thread treats denormal f32 operands as zero and flushes denormal results to zero
+/// (x86 MXCSR DAZ and FTZ; the previous MXCSR comes back on drop). The multiply-adds of the micro-kernels on
+/// denormals take microcode assists (~100 cycles each on Zen 5): a softmax whose tail underflows, fed to the
+/// GEMM of its gradient, ran 3-6x slower than XLA:CPU, which flushes denormals for the whole run. A flushed
+/// value is below 2^-126 in magnitude, so each product moves by less than 2^-126 * |other operand|
+/// (docs/SEMANTICS.md, dot). Other architectures: no change.
+pub(crate) struct FlushDenormals {
+    #[cfg(target_arch = "x86_64")]
+    saved: u32,
+}
+
+impl FlushDenormals {
+    /// MXCSR bits: flush-to-zero (15) and denormals-are-zero (6).
+    #[cfg(target_arch = "x86_64")]
+    const BITS: u32 = (1 << 15) | (1 << 6);
+
+    #[inline]
+    pub(crate) fn on() -> FlushDenormals {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let mut saved = 0u32;
+            // SAFETY: stmxcsr/ldmxcsr read and write the thread's SSE control register only; setting DAZ and FTZ
+            // changes how denormals round, never memory or control flow (every x86_64 CPU has both bits).
+            unsafe {
+                std::arch::asm!("stmxcsr [{}]", in(reg) &mut saved, options(nostack, preserves_flags));
+                let on = saved | Self::BITS;
+                std::arch::asm!("ldmxcsr [{}]", in(reg) &on, options(nostack, readonly, preserves_flags));
+            }
+            FlushDenormals { saved }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        FlushDenormals {}
+    }
+}
+
+impl Drop for FlushDenormals {
+    #[inline]
+    fn drop(&mut self) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `on`: restores the register saved there.
+        unsafe {
+            std::arch::asm!("ldmxcsr [{}]", in(reg) &self.saved, options(nostack, readonly, preserves_flags));
         }
     }
 }

@@ -720,3 +720,46 @@ fn matrix_vector_and_vector_matrix_products() {
         check(1, n, 37, [false; 3], 1.0, 0.0, None, &opts, &mut rng);
     }
 }
+
+/// Denormal operands count as zero and denormal results flush to zero inside the GEMM (as XLA:CPU), and the
+/// caller's denormal arithmetic is gradual again afterwards (the saved control word comes back).
+#[test]
+fn denormals_flush_inside_and_not_after() {
+    let (m, k, n) = (40, 64, 40);
+    let tiny = f32::from_bits(0x0040_0000); // 2^-127, denormal
+    let a = vec![tiny; m * k];
+    let b = vec![1.0f32; k * n];
+    let mut c = vec![7.0f32; m * n];
+    sgemm(
+        1.0,
+        MatRef::new(&a, m, k, k as isize, 1).unwrap(),
+        MatRef::new(&b, k, n, n as isize, 1).unwrap(),
+        0.0,
+        MatMut::new(&mut c, m, n, n as isize, 1).unwrap(),
+        None,
+        &Options::with_threads(1),
+    )
+    .unwrap();
+    // Without flushing every element would be 64 * 2^-127 = 2^-121.
+    assert!(c.iter().all(|&x| x == 0.0), "{:?}", &c[..4]);
+    // Normal values still multiply exactly: 2^-100 * 2^-20 = 2^-120 (normal), 64 of them = 2^-114.
+    let a = vec![f32::from_bits(0x0D80_0000); m * k]; // 2^-100
+    let b = vec![f32::from_bits(0x3580_0000); k * n]; // 2^-20
+    sgemm(
+        1.0,
+        MatRef::new(&a, m, k, k as isize, 1).unwrap(),
+        MatRef::new(&b, k, n, n as isize, 1).unwrap(),
+        0.0,
+        MatMut::new(&mut c, m, n, n as isize, 1).unwrap(),
+        None,
+        &Options::with_threads(1),
+    )
+    .unwrap();
+    assert!(
+        c.iter().all(|&x| x == f32::from_bits(0x0680_0000)),
+        "{:?}",
+        &c[..4]
+    );
+    let half = std::hint::black_box(0.5f32);
+    assert_eq!((std::hint::black_box(tiny) * half).to_bits(), 0x0020_0000);
+}
