@@ -329,6 +329,52 @@ def training():
     case("grad_xent_onehot_4096x1000", jax.grad(xent), spec((4096, 1000)), spec((4096, 1000)))
 
 
+def inference_mix():
+    """Session 17's lead scan: layouts and types of everyday inference that
+    the sets above miss (interleaved pairs, nearest upsampling, depthwise
+    convolutions, quantized and bf16 products, matrix-vector products,
+    normalization over a middle axis)."""
+    def rope(x, cos, sin):
+        x1, x2 = x[..., ::2], x[..., 1::2]
+        return jnp.stack([x1 * cos - x2 * sin, x1 * sin + x2 * cos], -1).reshape(x.shape)
+    case("rope_8x1024x128", rope, spec((8, 1024, 128)), spec((1024, 64)), spec((1024, 64)))
+    case("upsample_nearest_8x64x64x32", lambda x: jax.image.resize(x, (8, 128, 128, 32), "nearest"),
+         spec((8, 64, 64, 32)))
+
+    def dwsep(x, dw, pw):
+        y = jax.nn.relu(conv(x, dw, groups=x.shape[-1]))
+        return conv(y, pw)
+    case("dwsep_nhwc_8x56x128", dwsep, spec((8, 56, 56, 128)), spec((3, 3, 1, 128)),
+         spec((1, 1, 128, 128)))
+
+    def int8_matmul(a, b):
+        q = lambda t: jnp.round(t * 100).astype(jnp.int8)
+        return lax.dot(q(a), q(b), preferred_element_type=jnp.int32).astype(f32)
+    case("int8_matmul_512", int8_matmul, spec((512, 512)), spec((512, 512)))
+    case("bf16_gelu_mlp_256x1024",
+         lambda x, w1, w2: (jax.nn.gelu(x.astype(bf16) @ w1.astype(bf16)) @ w2.astype(bf16)).astype(f32),
+         spec((256, 1024)), spec((1024, 4096)), spec((4096, 1024)))
+    case("matvec_4096", lambda a, x: a @ x, spec((4096, 4096)), spec((4096,)))
+    case("vecmat_4096", lambda x, a: x @ a, spec((4096,)), spec((4096, 4096)))
+
+    def ln_channels_nchw(x):
+        m = x.mean(1, keepdims=True)
+        v = ((x - m) ** 2).mean(1, keepdims=True)
+        return (x - m) * lax.rsqrt(v + 1e-6)
+    case("ln_channels_nchw_16x96x56", ln_channels_nchw, spec((16, 96, 56, 56)))
+    case("l2norm_axis1_64x512x64", lambda x: x / jnp.linalg.norm(x, axis=1, keepdims=True),
+         spec((64, 512, 64)))
+
+    def causal_attn(q, k, v):
+        s = jnp.einsum("hqd,hkd->hqk", q, k) / 8.0
+        n = s.shape[-1]
+        s = jnp.where(jnp.tril(jnp.ones((n, n), bool)), s, -1e9)
+        return jnp.einsum("hqk,hkd->hqd", jax.nn.softmax(s, -1), v)
+    case("causal_attn_8x512x64", causal_attn, spec((8, 512, 64)), spec((8, 512, 64)),
+         spec((8, 512, 64)))
+
+
 if __name__ == "__main__":
     main()
     training()
+    inference_mix()
