@@ -524,10 +524,19 @@ pub fn run_program(
                     continue;
                 }
                 if types.iter().any(|&t| t != ElementType::F32) {
+                    // Widened copies in this thread's scratch (kept between
+                    // runs: fresh megabytes per call cost more in page
+                    // faults than the conversions).
+                    let mut scratch = WIDE_SCRATCH.with(|c| c.take());
+                    let [lw, rw, acc] = &mut scratch;
                     // SAFETY: the leaves are live buffers of their planned lengths.
-                    let (lw, rw) = unsafe { (widen(l, types[0]), widen(r, types[1])) };
+                    unsafe {
+                        widen_into(l, types[0], lw);
+                        widen_into(r, types[1], rw);
+                    }
                     let out_len = o.len / types[2].byte_size().max(1);
-                    let mut acc = vec![0f32; out_len];
+                    acc.clear();
+                    acc.resize(out_len, 0.0);
                     // SAFETY: widened copies and `acc` have the planned shapes in f32.
                     let res = unsafe {
                         match plan.as_ref() {
@@ -547,9 +556,10 @@ pub fn run_program(
                             ),
                         }
                     };
-                    res.map_err(|e| JitError::input(format!("gemm: {e}")))?;
                     // SAFETY: `o` is this step's own (or the caller's output) buffer.
-                    unsafe { narrow(&acc, o, types[2]) };
+                    let res = res.map(|()| unsafe { narrow(acc, o, types[2]) });
+                    WIDE_SCRATCH.with(|c| c.set(scratch));
+                    res.map_err(|e| JitError::input(format!("gemm: {e}")))?;
                     vals[i] = smallvec::smallvec![o];
                     continue;
                 }
@@ -1262,6 +1272,30 @@ fn dot_may_differ_non_finite(lhs: &[u8], rhs: &[u8], out: &[u8]) -> bool {
     any_exponent_at_least(out, INF)
 }
 
+thread_local! {
+    /// Widened operands and the f32 result of a GEMM step whose types are
+    /// not all f32, reused by the thread's later calls.
+    static WIDE_SCRATCH: std::cell::Cell<[Vec<f32>; 3]> = const {
+        std::cell::Cell::new([Vec::new(), Vec::new(), Vec::new()])
+    };
+}
+
+/// [`widen`] into `dst` (its allocation reused).
+///
+/// # Safety
+/// As [`widen`].
+unsafe fn widen_into(leaf: Leaf, ty: ElementType, dst: &mut Vec<f32>) {
+    // SAFETY: forwarded contract.
+    let b = unsafe { bytes(leaf) };
+    dst.clear();
+    match ty {
+        ElementType::S8 => dst.extend(b.iter().map(|&x| f32::from(x as i8))),
+        ElementType::U8 => dst.extend(b.iter().map(|&x| f32::from(x))),
+        // SAFETY: forwarded contract.
+        _ => dst.extend(unsafe { widen(leaf, ty) }),
+    }
+}
+
 /// An f16/bf16/f32 buffer as f32 values (exact: every half is an f32).
 ///
 /// # Safety
@@ -1300,6 +1334,12 @@ unsafe fn narrow(acc: &[f32], leaf: Leaf, ty: ElementType) {
         // Exact integer sums (`plan::exact_int8_dot`), wrapped to the
         // result's width (little-endian two's complement: its low bytes).
         let w = ty.byte_size().max(1);
+        if w == 4 {
+            for (c, &v) in out.chunks_exact_mut(4).zip(acc) {
+                c.copy_from_slice(&((v as i64) as i32).to_le_bytes());
+            }
+            return;
+        }
         for (c, &v) in out.chunks_exact_mut(w).zip(acc) {
             c.copy_from_slice(&(v as i64).to_le_bytes()[..w]);
         }
