@@ -203,6 +203,16 @@ impl DotPlan {
         })
     }
 
+    /// Whether the product runs as its transpose, `Cᵀ = Bᵀ·Aᵀ` (a
+    /// column-major result without an epilogue; see `run_f32_raw`).
+    fn transposed(&self, epi: Option<&Epilogue>) -> bool {
+        epi.is_none()
+            && matches!(self.c_rows, Offsets::Strided(1))
+            && !matches!(self.c_cols, Offsets::Strided(1))
+            && self.m > 1
+            && self.n > 1
+    }
+
     /// Buffer lengths (elements) lhs, rhs and out need.
     pub fn extents(&self) -> [usize; 3] {
         self.extents
@@ -262,26 +272,56 @@ impl DotPlan {
                     op.get().offset(self.out_batch.at(b)),
                 )
             };
-            let ao = Operand {
-                ptr: a,
-                rows: self.a_rows.clone(),
-                cols: self.a_cols.clone(),
+            // A column-major result (a transposed weight gradient, JAX's
+            // `{0,1}` outputs) is computed as its transpose, Cᵀ = Bᵀ·Aᵀ,
+            // written row-major: the micro-kernel's tiles then store along
+            // C's unit stride instead of scattering one column at a time
+            // (512x512x128 took 1.17 ms against 0.45). Each element is the
+            // same chain of products over k in the same order. Not with an
+            // epilogue (its rows and bias are C's).
+            let transposed = self.transposed(epi);
+            let (ao, bo) = if transposed {
+                (
+                    Operand {
+                        ptr: bb,
+                        rows: self.b_cols.clone(),
+                        cols: self.b_rows.clone(),
+                    },
+                    Operand {
+                        ptr: a,
+                        rows: self.a_cols.clone(),
+                        cols: self.a_rows.clone(),
+                    },
+                )
+            } else {
+                (
+                    Operand {
+                        ptr: a,
+                        rows: self.a_rows.clone(),
+                        cols: self.a_cols.clone(),
+                    },
+                    Operand {
+                        ptr: bb,
+                        rows: self.b_rows.clone(),
+                        cols: self.b_cols.clone(),
+                    },
+                )
             };
-            let bo = Operand {
-                ptr: bb,
-                rows: self.b_rows.clone(),
-                cols: self.b_cols.clone(),
+            let (m, n, c_rows, c_cols) = if transposed {
+                (self.n, self.m, &self.c_cols, &self.c_rows)
+            } else {
+                (self.m, self.n, &self.c_rows, &self.c_cols)
             };
             let g = Gemm {
-                m: self.m,
-                n: self.n,
+                m,
+                n,
                 k: self.k,
                 a: &ao,
                 b: &bo,
                 c: CTarget {
                     ptr: c,
-                    rows: &self.c_rows,
-                    cols: &self.c_cols,
+                    rows: c_rows,
+                    cols: c_cols,
                 },
                 alpha: 1.0,
                 beta: 0.0,
@@ -444,6 +484,8 @@ impl DotPlan {
                 }),
             }
         };
+        // The transposition of `run_f32_raw`, so both give the same bits.
+        let transposed = self.transposed(epi);
         let one = |b: usize, threads: usize| {
             let a = operand(
                 lp.get() as *const u8,
@@ -459,17 +501,36 @@ impl DotPlan {
                 &self.b_rows,
                 &self.b_cols,
             );
+            let (a, bb, gm, gn, c_rows, c_cols) = if transposed {
+                let at = operand(
+                    rp.get() as *const u8,
+                    rhs_ty,
+                    self.rhs_batch.at(b),
+                    &self.b_cols,
+                    &self.b_rows,
+                );
+                let bt = operand(
+                    lp.get() as *const u8,
+                    lhs_ty,
+                    self.lhs_batch.at(b),
+                    &self.a_cols,
+                    &self.a_rows,
+                );
+                (at, bt, n, m, &self.c_cols, &self.c_rows)
+            } else {
+                (a, bb, m, n, &self.c_rows, &self.c_cols)
+            };
             let g = Gemm {
-                m,
-                n,
+                m: gm,
+                n: gn,
                 k,
                 a: &a,
                 b: &bb,
                 c: CTarget {
                     // SAFETY: batch b's output is inside the buffer (the caller's contract).
                     ptr: unsafe { op.get().offset(self.out_batch.at(b)) },
-                    rows: &self.c_rows,
-                    cols: &self.c_cols,
+                    rows: c_rows,
+                    cols: c_cols,
                 },
                 alpha: 1.0,
                 beta: 0.0,

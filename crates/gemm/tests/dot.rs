@@ -344,3 +344,41 @@ fn generic_path_f64_and_wrapping_integers() {
     let err = dot_generic((&a, &[2, 3]), (&b, &[2, 3]), &dims, (&mut out, &[2, 2])).unwrap_err();
     assert!(err.to_string().contains("is paired with"), "{err}");
 }
+
+#[test]
+fn a_column_major_result_is_the_row_major_one_transposed_bit_for_bit() {
+    // A `{0,1}` result runs as Cᵀ = Bᵀ·Aᵀ written row-major: every element
+    // is the same chain of products, so the bits are the row-major plan's.
+    let mut rng = Rng::new(91);
+    for (m, n, k) in [(2, 3, 5), (17, 33, 129), (128, 96, 300), (300, 40, 64)] {
+        let dims = DotDims {
+            lhs_batch: vec![],
+            rhs_batch: vec![],
+            lhs_contracting: vec![1],
+            rhs_contracting: vec![0],
+        };
+        let a = rng.vec(m * k);
+        let b = rng.vec(k * n);
+        let lhs = TensorLayout::row_major(&[m, k]);
+        let rhs = TensorLayout::row_major(&[k, n]);
+        let row = DotPlan::new(&lhs, &rhs, &dims, &TensorLayout::row_major(&[m, n])).unwrap();
+        let col_layout = TensorLayout::with_minor_to_major(&[m, n], &[0, 1]).unwrap();
+        let col = DotPlan::new(&lhs, &rhs, &dims, &col_layout).unwrap();
+        for kernel in kernels() {
+            let o = opts(kernel, 1);
+            let mut r = vec![0f32; m * n];
+            let mut c = vec![0f32; m * n];
+            row.run_f32(&a, &b, &mut r, None, &o).unwrap();
+            col.run_f32(&a, &b, &mut c, None, &o).unwrap();
+            for i in 0..m {
+                for j in 0..n {
+                    assert_eq!(
+                        r[i * n + j].to_bits(),
+                        c[j * m + i].to_bits(),
+                        "{m}x{n}x{k} ({i}, {j}) {kernel:?}"
+                    );
+                }
+            }
+        }
+    }
+}
