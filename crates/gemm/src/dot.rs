@@ -203,14 +203,39 @@ impl DotPlan {
         })
     }
 
-    /// Whether the product runs as its transpose, `Cᵀ = Bᵀ·Aᵀ` (a
-    /// column-major result without an epilogue; see `run_f32_raw`).
-    fn transposed(&self, epi: Option<&Epilogue>) -> bool {
-        epi.is_none()
+    /// The GEMM's operands and result for this call. A column-major result
+    /// (a transposed weight gradient, JAX's `{0,1}` outputs) without an
+    /// epilogue is computed as its transpose, `Cᵀ = Bᵀ·Aᵀ`, written
+    /// row-major: the micro-kernel's tiles then store along C's unit
+    /// stride instead of one column at a time (512x512x128 took 1.17 ms
+    /// against 0.45). Each element is the same chain of products over k in
+    /// the same order, so the bits do not change. An epilogue keeps the
+    /// plain roles (its rows and bias are C's).
+    fn roles(&self, epi: Option<&Epilogue>) -> Roles<'_> {
+        let swap = epi.is_none()
             && matches!(self.c_rows, Offsets::Strided(1))
             && !matches!(self.c_cols, Offsets::Strided(1))
             && self.m > 1
-            && self.n > 1
+            && self.n > 1;
+        if swap {
+            Roles {
+                swap,
+                m: self.n,
+                n: self.m,
+                a: (&self.b_cols, &self.b_rows),
+                b: (&self.a_cols, &self.a_rows),
+                c: (&self.c_cols, &self.c_rows),
+            }
+        } else {
+            Roles {
+                swap,
+                m: self.m,
+                n: self.n,
+                a: (&self.a_rows, &self.a_cols),
+                b: (&self.b_rows, &self.b_cols),
+                c: (&self.c_rows, &self.c_cols),
+            }
+        }
     }
 
     /// Buffer lengths (elements) lhs, rhs and out need.
@@ -263,6 +288,7 @@ impl DotPlan {
             SendPtr(rhs as *mut f32),
             SendPtr(out),
         );
+        let r = self.roles(epi);
         let one = |b: usize, opts: &Options| -> Result<()> {
             // SAFETY: batch offsets are inside the buffers (extents checked by the caller).
             let (a, bb, c) = unsafe {
@@ -272,56 +298,28 @@ impl DotPlan {
                     op.get().offset(self.out_batch.at(b)),
                 )
             };
-            // A column-major result (a transposed weight gradient, JAX's
-            // `{0,1}` outputs) is computed as its transpose, Cᵀ = Bᵀ·Aᵀ,
-            // written row-major: the micro-kernel's tiles then store along
-            // C's unit stride instead of scattering one column at a time
-            // (512x512x128 took 1.17 ms against 0.45). Each element is the
-            // same chain of products over k in the same order. Not with an
-            // epilogue (its rows and bias are C's).
-            let transposed = self.transposed(epi);
-            let (ao, bo) = if transposed {
-                (
-                    Operand {
-                        ptr: bb,
-                        rows: self.b_cols.clone(),
-                        cols: self.b_rows.clone(),
-                    },
-                    Operand {
-                        ptr: a,
-                        rows: self.a_cols.clone(),
-                        cols: self.a_rows.clone(),
-                    },
-                )
-            } else {
-                (
-                    Operand {
-                        ptr: a,
-                        rows: self.a_rows.clone(),
-                        cols: self.a_cols.clone(),
-                    },
-                    Operand {
-                        ptr: bb,
-                        rows: self.b_rows.clone(),
-                        cols: self.b_cols.clone(),
-                    },
-                )
+            // The lhs feeds A unless the roles are swapped (`roles`).
+            let (pa, pb) = if r.swap { (bb, a) } else { (a, bb) };
+            let ao = Operand {
+                ptr: pa,
+                rows: r.a.0.clone(),
+                cols: r.a.1.clone(),
             };
-            let (m, n, c_rows, c_cols) = if transposed {
-                (self.n, self.m, &self.c_cols, &self.c_rows)
-            } else {
-                (self.m, self.n, &self.c_rows, &self.c_cols)
+            let bo = Operand {
+                ptr: pb,
+                rows: r.b.0.clone(),
+                cols: r.b.1.clone(),
             };
             let g = Gemm {
-                m,
-                n,
+                m: r.m,
+                n: r.n,
                 k: self.k,
                 a: &ao,
                 b: &bo,
                 c: CTarget {
                     ptr: c,
-                    rows: c_rows,
-                    cols: c_cols,
+                    rows: r.c.0,
+                    cols: r.c.1,
                 },
                 alpha: 1.0,
                 beta: 0.0,
@@ -484,53 +482,25 @@ impl DotPlan {
                 }),
             }
         };
-        // The transposition of `run_f32_raw`, so both give the same bits.
-        let transposed = self.transposed(epi);
+        // The roles of `run_f32_raw`, so both give the same bits.
+        let r = self.roles(epi);
         let one = |b: usize, threads: usize| {
-            let a = operand(
-                lp.get() as *const u8,
-                lhs_ty,
-                self.lhs_batch.at(b),
-                &self.a_rows,
-                &self.a_cols,
-            );
-            let bb = operand(
-                rp.get() as *const u8,
-                rhs_ty,
-                self.rhs_batch.at(b),
-                &self.b_rows,
-                &self.b_cols,
-            );
-            let (a, bb, gm, gn, c_rows, c_cols) = if transposed {
-                let at = operand(
-                    rp.get() as *const u8,
-                    rhs_ty,
-                    self.rhs_batch.at(b),
-                    &self.b_cols,
-                    &self.b_rows,
-                );
-                let bt = operand(
-                    lp.get() as *const u8,
-                    lhs_ty,
-                    self.lhs_batch.at(b),
-                    &self.a_cols,
-                    &self.a_rows,
-                );
-                (at, bt, n, m, &self.c_cols, &self.c_rows)
-            } else {
-                (a, bb, m, n, &self.c_rows, &self.c_cols)
-            };
+            let lhs = (lp.get() as *const u8, lhs_ty, self.lhs_batch.at(b));
+            let rhs = (rp.get() as *const u8, rhs_ty, self.rhs_batch.at(b));
+            let ((pa, ta, oa), (pb, tb, ob)) = if r.swap { (rhs, lhs) } else { (lhs, rhs) };
+            let a = operand(pa, ta, oa, r.a.0, r.a.1);
+            let bb = operand(pb, tb, ob, r.b.0, r.b.1);
             let g = Gemm {
-                m: gm,
-                n: gn,
+                m: r.m,
+                n: r.n,
                 k,
                 a: &a,
                 b: &bb,
                 c: CTarget {
                     // SAFETY: batch b's output is inside the buffer (the caller's contract).
                     ptr: unsafe { op.get().offset(self.out_batch.at(b)) },
-                    rows: c_rows,
-                    cols: c_cols,
+                    rows: r.c.0,
+                    cols: r.c.1,
                 },
                 alpha: 1.0,
                 beta: 0.0,
@@ -577,6 +547,19 @@ impl DotPlan {
         }
         Ok(())
     }
+}
+
+/// Which operand feeds the GEMM's A and B, with their offset tables, and
+/// the result's (`DotPlan::roles`).
+struct Roles<'p> {
+    /// B·A-transposed: the rhs feeds A and the lhs B.
+    swap: bool,
+    m: usize,
+    n: usize,
+    /// (rows, cols) of A, B and C.
+    a: (&'p Offsets, &'p Offsets),
+    b: (&'p Offsets, &'p Offsets),
+    c: (&'p Offsets, &'p Offsets),
 }
 
 /// The 16-bit format of `t` (`None` for f32).
