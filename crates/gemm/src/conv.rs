@@ -12,6 +12,7 @@
 //! `nhwc.rs` instead (rows = output positions, columns = output features). Semantics are the evaluator's (crates/eval/src/kernels/conv.rs), except accumulation order and FMA.
 //! This module validates and plans; it must not contain micro-kernel code.
 
+use crate::batch_minor::{BatchA, BatchPlan};
 use crate::dot::{TensorLayout, offsets_of};
 use crate::driver::{CTarget, Gemm, run};
 use crate::epilogue::{Bias, Epilogue};
@@ -66,6 +67,8 @@ pub struct ConvPlan {
     plane2: Option<Plane2>,
     /// The position-major path for feature-minor (NHWC) layouts.
     rows_plan: Option<RowsPlan>,
+    /// The position-major path for batch-minor inputs (weight gradients, `batch_minor.rs`).
+    batch_plan: Option<BatchPlan>,
     extents: [usize; 3],
 }
 
@@ -392,6 +395,30 @@ impl ConvPlan {
                 pointwise,
             }
         });
+        // Batch-minor inputs (unit batch stride: the weight gradient of an NHWC convolution) whose feature-major
+        // B gather would read along a strided spatial dim: the batch-innermost position-major GEMM.
+        let batch_plan = (rows_plan.is_none()
+            && !trivial
+            && fgc == 1
+            && bgc == 1
+            && ns >= 1
+            && input.strides[in_b] == 1
+            && batch_out >= MIN_BATCH_MINOR
+            && output.strides[out_f] == 1
+            && c_out >= MIN_ROWS_FEATURES
+            && window.dims.iter().all(|w| w.base_dilation == 1))
+        .then(|| {
+            BatchPlan::new(
+                batch_out,
+                ns,
+                &tap,
+                &chan,
+                &col_origin[..positions * ns],
+                &c_cols[..positions],
+                output.strides[out_b],
+                &in_sp.iter().map(|&d| input.strides[d]).collect::<Vec<_>>(),
+            )
+        });
         let pointwise = trivial.then(|| Pointwise {
             in_cols: offsets_of(input, &in_sp),
             out_cols: offsets_of(output, &out_sp),
@@ -427,6 +454,7 @@ impl ConvPlan {
             plane,
             plane2,
             rows_plan,
+            batch_plan,
             extents,
         })
     }
@@ -552,6 +580,12 @@ impl ConvPlan {
         map_any: bool,
     ) -> Result<()> {
         let (kern, blk, threads) = opts.resolve("convolution")?;
+        if let Some(bp) = self.batch_plan.as_ref().filter(|_| {
+            epi.is_none_or(|e| e.map.is_none() && !matches!(e.bias, Some(Bias::PerCol(_))))
+        }) {
+            // SAFETY: forwarded contract.
+            return unsafe { self.run_batch(bp, input, kernel, output, epi, opts) };
+        }
         if let Some(rp) = self
             .rows_plan
             .as_ref()
@@ -643,6 +677,71 @@ impl ConvPlan {
 
 /// Output features per (feature, batch) group from which feature-minor layouts take the position-major GEMM.
 const MIN_ROWS_FEATURES: usize = 8;
+
+/// Batches from which a batch-minor input takes the batch-innermost position-major GEMM (a micro-panel's rows then
+/// read at most a few contiguous segments per contraction index).
+const MIN_BATCH_MINOR: usize = 8;
+
+impl ConvPlan {
+    /// The batch-minor position-major GEMM (`batch_minor.rs`): rows = (output position, batch), columns = output
+    /// features; the caller's per-feature bias becomes a per-column bias (a per-position bias or a `map` keeps the
+    /// feature-major GEMM: the caller checks).
+    ///
+    /// # Safety
+    /// As for `run_f32_raw`.
+    unsafe fn run_batch(
+        &self,
+        bp: &BatchPlan,
+        input: *const f32,
+        kernel: *const f32,
+        output: *mut f32,
+        epi: Option<&Epilogue>,
+        opts: &Options,
+    ) -> Result<()> {
+        let (kern, blk, threads) = opts.resolve("convolution")?;
+        let epi_t = epi.map(|e| Epilogue {
+            bias: e.bias.map(|b| match b {
+                Bias::PerRow(v) => Bias::PerCol(v),
+                Bias::PerCol(v) => Bias::PerRow(v),
+            }),
+            relu: e.relu,
+            map: e.map,
+        });
+        let a = BatchA {
+            ptr: input,
+            plan: bp,
+            ns: self.in_size.len(),
+            tap: &self.tap,
+            in_size: &self.in_size,
+        };
+        let b = Operand {
+            ptr: kernel,
+            rows: self.a_cols.clone(),
+            cols: Offsets::Strided(self.s_k_o),
+        };
+        let cols = Offsets::Strided(self.s_out_f);
+        let g = Gemm {
+            m: self.n,
+            n: self.m,
+            k: self.k,
+            a: &a,
+            b: &b,
+            c: CTarget {
+                ptr: output,
+                rows: &bp.c_rows,
+                cols: &cols,
+            },
+            alpha: 1.0,
+            beta: 0.0,
+            epi: epi_t.as_ref(),
+            row_base: 0,
+            bias_row_base: 0,
+            col_base: 0,
+        };
+        run(&g, kern, blk, threads, opts.parallel_threshold);
+        Ok(())
+    }
+}
 
 impl ConvPlan {
     /// The position-major GEMMs (`nhwc.rs`), one per (feature group, batch group) segment of output features:
@@ -748,7 +847,7 @@ impl ConvPlan {
 }
 
 /// A strided description when the table is equally spaced.
-fn simplify(t: Vec<isize>) -> Offsets {
+pub(crate) fn simplify(t: Vec<isize>) -> Offsets {
     if t.len() >= 2 {
         let s = t[1] - t[0];
         if t[0] == 0 && t.iter().enumerate().all(|(q, &x)| x == q as isize * s) {

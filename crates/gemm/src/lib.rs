@@ -8,6 +8,7 @@
 //! Entry points validate their arguments and return `GemmError`; nothing here panics on bad input.
 //! See docs/ARCHITECTURE.md ("Dot/Conv engine") for the design and docs/PERFORMANCE.md for the figures.
 
+mod batch_minor;
 mod blocking;
 pub mod conv;
 pub mod dot;

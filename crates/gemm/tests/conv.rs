@@ -841,3 +841,101 @@ fn nhwc_map_any_order_covers_each_element_once() {
         }
     }
 }
+
+/// The weight gradient of an NHWC convolution as JAX lowers it (`f01b_i01o->01bf` in 2-D): the input's batch
+/// dim is the forward channels (unit stride), the window is the forward output, the output is the kernel-sized
+/// gradient. `spatial` = input sizes, `win` = windows (sizes = the gradient's spatial sizes).
+fn weight_gradient_case(
+    n: usize,
+    spatial: &[usize],
+    c: usize,
+    f: usize,
+    win: Vec<WindowDim>,
+) -> Case {
+    let ns = spatial.len();
+    let sp = |from: usize| (from..from + ns).map(|d| d as i64).collect::<Vec<_>>();
+    let out_sp: Vec<usize> = spatial
+        .iter()
+        .zip(&win)
+        .map(|(&s, w)| out_size(s as i64, w) as usize)
+        .collect();
+    let with = |first: Vec<usize>, mid: Vec<usize>, last: Vec<usize>| {
+        first.into_iter().chain(mid).chain(last).collect::<Vec<_>>()
+    };
+    Case {
+        dims: ConvDims {
+            input_batch: ns as i64 + 1,
+            input_feature: 0,
+            input_spatial: sp(1),
+            kernel_input_feature: 0,
+            kernel_output_feature: ns as i64 + 1,
+            kernel_spatial: sp(1),
+            output_batch: ns as i64,
+            output_feature: ns as i64 + 1,
+            output_spatial: sp(0),
+        },
+        in_dims: with(vec![n], spatial.to_vec(), vec![c]),
+        k_dims: with(
+            vec![n],
+            win.iter().map(|w| w.size as usize).collect(),
+            vec![f],
+        ),
+        out_dims: with(out_sp, vec![c], vec![f]),
+        window: Window { dims: win },
+        fgc: 1,
+        bgc: 1,
+    }
+}
+
+/// Batch-minor inputs take the batch-innermost position-major GEMM (`batch_minor.rs`): weight gradients of 3x3
+/// SAME, strided (window dilation), dilated, negatively padded and reversed convolutions in 1-3 spatial dims, batch
+/// counts that split micro-panels across output positions (8, 14, 20, 37, 64 against MR 6/14/16), output features
+/// that do not fill a column panel, the bias+ReLU epilogue, small cache blocks, 1 and 2 threads, every tier.
+#[test]
+fn batch_minor_weight_gradients() {
+    let wd = window_dim;
+    let cases = vec![
+        weight_gradient_case(4, &[8, 8], 64, 16, vec![wd(8, 1, 1, 1, 1, false); 2]),
+        weight_gradient_case(
+            3,
+            &[9, 7],
+            37,
+            9,
+            vec![wd(9, 1, 1, 1, 1, false), wd(7, 1, 1, 1, 1, false)],
+        ),
+        weight_gradient_case(2, &[9, 9], 20, 33, vec![wd(5, 1, 1, 1, 2, false); 2]),
+        weight_gradient_case(
+            2,
+            &[10, 6],
+            14,
+            8,
+            vec![wd(4, 1, -1, 2, 2, true), wd(3, 2, 0, 1, 1, false)],
+        ),
+        weight_gradient_case(5, &[12], 8, 12, vec![wd(10, 1, 2, 2, 1, false)]),
+        weight_gradient_case(
+            2,
+            &[4, 5, 3],
+            16,
+            10,
+            vec![
+                wd(4, 1, 1, 1, 1, false),
+                wd(5, 1, 1, 0, 1, false),
+                wd(3, 1, 1, 1, 1, true),
+            ],
+        ),
+    ];
+    let mut rng = Rng::new(23);
+    let bias = rng.vec(64);
+    for kernel in kernels() {
+        for threads in [1, 2] {
+            for (i, case) in cases.iter().enumerate() {
+                let mut o = opts(kernel, threads);
+                if i % 2 == 1 {
+                    o.blocking = Some(Blocking::new(kernel, 12, 5, 32));
+                }
+                check(case, &o, &mut rng, false, None);
+                check(case, &o, &mut rng, false, Some(&bias));
+            }
+        }
+    }
+}
