@@ -699,14 +699,7 @@ impl ConvPlan {
         opts: &Options,
     ) -> Result<()> {
         let (kern, blk, threads) = opts.resolve("convolution")?;
-        let epi_t = epi.map(|e| Epilogue {
-            bias: e.bias.map(|b| match b {
-                Bias::PerRow(v) => Bias::PerCol(v),
-                Bias::PerCol(v) => Bias::PerRow(v),
-            }),
-            relu: e.relu,
-            map: e.map,
-        });
+        let epi_t = epi.map(Epilogue::transposed);
         let a = BatchA {
             ptr: input,
             plan: bp,
@@ -761,14 +754,7 @@ impl ConvPlan {
         opts: &Options,
     ) -> Result<()> {
         let (kern, blk, threads) = opts.resolve("convolution")?;
-        let epi_t = epi.map(|e| Epilogue {
-            bias: e.bias.map(|b| match b {
-                Bias::PerRow(v) => Bias::PerCol(v),
-                Bias::PerCol(v) => Bias::PerRow(v),
-            }),
-            relu: e.relu,
-            map: e.map,
-        });
+        let epi_t = epi.map(Epilogue::transposed);
         let cols = Offsets::Strided(self.s_out_f);
         let mut o = 0;
         while o < self.m {

@@ -34,6 +34,20 @@ impl std::fmt::Debug for Epilogue<'_> {
     }
 }
 
+impl<'a> Epilogue<'a> {
+    /// The same epilogue for the transposed product (rows and columns swapped: the bias kinds swap).
+    pub(crate) fn transposed(&self) -> Epilogue<'a> {
+        Epilogue {
+            bias: self.bias.map(|b| match b {
+                Bias::PerRow(v) => Bias::PerCol(v),
+                Bias::PerCol(v) => Bias::PerRow(v),
+            }),
+            relu: self.relu,
+            map: self.map,
+        }
+    }
+}
+
 impl Epilogue<'_> {
     /// Applies the epilogue to the contiguous segment `vals` = `c[row][col..col+len]`; `row`/`col` are the
     /// entry point's global indices, `bias_row`/`bias_col` the indices into the bias vector.
