@@ -2,8 +2,7 @@
 //! updates, parameter protection and donation, and a lifetime-overlap
 //! check over the whole corpus.
 
-mod common;
-
+use crate::common;
 use rxla_passes::buffer_assignment::{
     BufferKind, BufferOptions, ComputationBuffers, assign_buffers, summary,
 };

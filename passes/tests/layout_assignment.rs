@@ -6,8 +6,7 @@
 //! are filetests in `tests/filetests/opt/layout_assignment/`, whose `layouts`
 //! kind checks `verify_layouts` on the result).
 
-mod common;
-
+use crate::common;
 use rxla_ir::layout_verifier::verify_layouts;
 use rxla_ir::{Layout, Literal, Module, Shape};
 use rxla_passes::layout_assignment::{LayoutAssignment, RowMajorOperands, assign_layouts};

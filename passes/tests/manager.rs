@@ -2,8 +2,7 @@
 //! reproducers, pass failures, fuel, disabled passes, fixpoint caps, IR
 //! printing headers and diffs, timing, statistics and dump directories.
 
-mod common;
-
+use crate::common;
 use common::parse;
 use rxla_ir::Module;
 use rxla_passes::instrument::{

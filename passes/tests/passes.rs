@@ -3,8 +3,7 @@
 //! constant-folding: the optimized text is checked there). What stays here
 //! needs the API: idempotence and option errors.
 
-mod common;
-
+use crate::common;
 use common::run;
 
 const CSE: &str = include_str!("../../tests/filetests/opt/passes/cse.hlo");

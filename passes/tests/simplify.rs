@@ -7,8 +7,7 @@
 //! idempotence, the corpus under `inline,simplify,dce` (results
 //! bit-identical, ENTRY snapshots), and size guards on generated modules.
 
-mod common;
-
+use crate::common;
 use common::{parse, run};
 use rxla_ir::{Literal, Module};
 use rxla_passes::simplify::{Simplify, explain::explain};

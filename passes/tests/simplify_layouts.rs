@@ -10,8 +10,7 @@
 //! elementwise ops, transposes, copies, reshapes, bitcasts and tuples
 //! with random layouts.
 
-mod common;
-
+use crate::common;
 use common::{parse, run};
 use rxla_ir::{ArrayData, ArrayLiteral, ElementType, Literal, Module, Shape};
 

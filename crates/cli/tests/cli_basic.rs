@@ -1,8 +1,7 @@
 //! The `rxla` binary's basic contract: `check`, `opt` (print back), `graph`,
 //! and exit codes (0 ok, 1 bad input, 2 usage).
 
-mod support;
-
+use crate::support;
 use std::process::Output;
 use support::{corpus, rxla};
 

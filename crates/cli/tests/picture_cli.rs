@@ -2,8 +2,7 @@
 //! built binary: formats, the default, the report file, a failing
 //! pipeline's report, and errors (exit 1 bad path, 2 bad flag).
 
-mod support;
-
+use crate::support;
 use std::path::PathBuf;
 use std::process::Output;
 

@@ -2,8 +2,7 @@
 //! invalid replica groups are refused on both backends with exit 1, and a
 //! loop of many all-reduces on 8 replicas completes.
 
-mod support;
-
+use crate::support;
 use std::process::Output;
 
 fn rxla(args: &[&str], stdin: &str) -> Output {

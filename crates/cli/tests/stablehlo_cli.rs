@@ -2,8 +2,7 @@
 //! stdin): it is read like HLO text, and a bad file is a located error
 //! with exit code 1.
 
-mod support;
-
+use crate::support;
 use support::{jax, rxla};
 
 const SQUARE: &str = "module @jit_f {\n  func.func public @main(%arg0: tensor<3xf32>) -> (tensor<3xf32> {jax.result_info = \"result\"}) {\n    %0 = stablehlo.multiply %arg0, %arg0 : tensor<3xf32>\n    return %0 : tensor<3xf32>\n  }\n}\n";

@@ -6,7 +6,7 @@
 //! `tests/filetests/run_errors/`, the all-reduce values in
 //! `tests/filetests/collectives/`.
 
-mod eval_support;
+use crate::eval_support;
 use eval_support::*;
 use rxla_eval::{RunOptions, evaluate_replicated};
 use rxla_ir::Literal;

@@ -3,8 +3,7 @@
 //! a naive reference written here from the definition (explicitly padded/dilated input, explicitly reversed/dilated
 //! kernel, valid strided correlation, StableHLO's split-and-concatenate for groups).
 
-mod kernels_support;
-
+use crate::kernels_support;
 use kernels_support::*;
 use rxla_eval::kernels::conv::convolution;
 use rxla_ir::index::{IndexIter, row_major_linear};

@@ -1,8 +1,7 @@
 //! Tests of `kernels::custom_call`: the spec's `myfunc` example (f32[2] and f32[2x3] in, f32[3x3] out), missing
 //! targets named in the error, arguments marshalled in their physical layout, tuple results through a pointer table.
 
-mod kernels_support;
-
+use crate::kernels_support;
 use kernels_support::*;
 use rxla_eval::kernels::custom_call::{CustomCallRegistry, call};
 use rxla_ir::{ArrayShape, ElementType, Layout, Literal, Shape};

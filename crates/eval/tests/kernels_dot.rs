@@ -1,8 +1,7 @@
 //! Tests of `kernels::dot`: the spec's three forms, batch dims, contracting on dim 0, several contracting/free dims
 //! against a naive reference, integer wrap-around, mixed input types, f16 accumulation in f32, 0-sized dims, errors.
 
-mod kernels_support;
-
+use crate::kernels_support;
 use half::f16;
 use kernels_support::*;
 use rxla_eval::kernels::dot::dot;

@@ -2,8 +2,7 @@
 //! index vectors, index_vector_dim in front and implicit, batching dims; scatter-add with duplicates, application
 //! order, out-of-bounds windows skipped, variadic scatter, batching dims, bad dimension numbers.
 
-mod kernels_support;
-
+use crate::kernels_support;
 use kernels_support::*;
 use rxla_eval::kernels::gather::gather;
 use rxla_eval::kernels::scatter::scatter;

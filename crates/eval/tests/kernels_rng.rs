@@ -2,8 +2,7 @@
 //! f32, uniform s32, normal f32 and the spec's Bernoulli (uniform in [0, 1) compared with p); ranges, b <= a,
 //! determinism; rng-bit-generator's known-answer vectors (Random123), state advance, shapes and bit balance.
 
-mod kernels_support;
-
+use crate::kernels_support;
 use kernels_support::*;
 use rxla_eval::kernels::rng::{RngState, philox4x32, rng, rng_bit_generator, threefry2x32};
 use rxla_ir::{ElementType, Literal, RngAlgorithm, RngDistribution, Shape};

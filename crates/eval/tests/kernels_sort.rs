@@ -2,8 +2,7 @@
 //! stability on ties, NaN keys with a total-order comparator, descending order, comparators that are not strict weak
 //! orders (no panic, a permutation), comparator errors, empty and scalar inputs.
 
-mod kernels_support;
-
+use crate::kernels_support;
 use kernels_support::*;
 use rxla_eval::kernels::sort::sort;
 use rxla_ir::{ElementType, Literal, Shape};

@@ -3,8 +3,7 @@
 //! argmax, and the spec's select-and-scatter examples (non-overlapping and OVERLAPPING windows), XLA's 1-D
 //! overlapping case and its tie-breaking case with SAME padding.
 
-mod kernels_support;
-
+use crate::kernels_support;
 use kernels_support::*;
 use rxla_eval::kernels::reduce_window::reduce_window;
 use rxla_eval::kernels::select_and_scatter::select_and_scatter;

@@ -2,7 +2,7 @@
 //! not be quadratic or interpret the reducer per element. Timings are
 //! printed; the bounds are generous for the unoptimised test profile.
 
-mod eval_support;
+use crate::eval_support;
 use eval_support::*;
 use rxla_ir::Literal;
 use std::time::Instant;

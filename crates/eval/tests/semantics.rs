@@ -8,7 +8,7 @@
 //! general paths against a sequential sum, and the scalar program against
 //! the general interpreter.
 
-mod eval_support;
+use crate::eval_support;
 use eval_support::*;
 use rxla_ir::Literal;
 

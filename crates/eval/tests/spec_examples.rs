@@ -3,7 +3,7 @@
 //! value for value. What stays here needs Rust: the layout of a result (run
 //! lines compare values only) and a custom call registered as a C function.
 
-mod eval_support;
+use crate::eval_support;
 use eval_support::*;
 use rxla_ir::Literal;
 

@@ -2,7 +2,7 @@
 //! feature/batch groups, every dim_labels permutation (NCHW, NHWC, ...), 0-3 spatial dims, random physical
 //! layouts, every micro-kernel tier the host has, 1 and 2 threads, small cache blocks, the 1x1 GEMM path and epilogues.
 
-mod common;
+use crate::common;
 use common::*;
 use rxla_gemm::{Bias, Blocking, ConvPlan, Epilogue, KernelKind, Options, TensorLayout};
 use rxla_ir::{ArrayShape, ConvDims, ElementType, Window, WindowDim};

@@ -2,7 +2,7 @@
 //! result layout, sizes incl. 0/1/3/7/17/129/1000, every micro-kernel tier the host has, threads, epilogue row numbering; the
 //! generic path for f64 and wrapping integers.
 
-mod common;
+use crate::common;
 use common::*;
 use rxla_gemm::{DotPlan, Epilogue, TensorLayout, dot_generic};
 use rxla_ir::{ArrayShape, DotDims, ElementType, Literal};

@@ -1,6 +1,6 @@
 //! The C-ABI entry points: results equal the Rust API's, epilogue callbacks are called, errors become codes.
 
-mod common;
+use crate::common;
 use common::*;
 use rxla_gemm::ffi::{self, CEpilogue, CSgemm};
 use rxla_gemm::{ConvPlan, DotPlan, MatMut, MatRef, Options, TensorLayout, sgemm};

@@ -4,7 +4,7 @@
 //! tiny paths too), transposed operands, offset tables, a column-major result, threads, and NaN/inf inputs; and close
 //! to an f64 reference (the f32 tolerance, plus one rounding of the result).
 
-mod common;
+use crate::common;
 use common::*;
 use rxla_gemm::{DotPlan, ElemKind, Options, TensorLayout};
 use rxla_ir::DotDims;

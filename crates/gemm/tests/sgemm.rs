@@ -2,7 +2,7 @@
 //! alpha/beta, epilogues, every micro-kernel tier the host has (AVX-512, AVX2, Cranelift, portable), edge
 //! sizes 1..129 around every tile size, masked edge stores that must not touch C's neighbours, small cache blocks (many kc/mc/nc blocks), 1 and 2 threads.
 
-mod common;
+use crate::common;
 use common::*;
 use rxla_gemm::{Bias, Blocking, Epilogue, KernelKind, MatMut, MatRef, Options, sgemm};
 

@@ -1,5 +1,5 @@
 //! Quick timing of the shared benchmark modules through `run_into` on one
-//! thread (ignored by default; `cargo test -p rxla-jit --test perf --
+//! thread (ignored by default; `cargo test -p rxla-jit --test integration perf:: --
 //! --ignored --nocapture`). The criterion benches are the reference.
 
 use rxla_ir::parse_module;
