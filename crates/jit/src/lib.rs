@@ -20,6 +20,7 @@ pub mod plan;
 pub mod rows;
 pub mod runtime;
 pub mod scatter_inputs;
+pub mod sort_key;
 pub mod wide;
 
 pub use error::{JitError, Result};

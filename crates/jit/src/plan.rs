@@ -1077,12 +1077,16 @@ impl Planner<'_> {
                     .iter()
                     .flat_map(|a| [a.element_type, a.element_type])
                     .collect();
+                let operand_types: Vec<ElementType> =
+                    arrays.iter().map(|a| a.element_type).collect();
+                let key = crate::sort_key::sort_key(self.module, *comparator, &operand_types);
                 match self.comparator(*comparator, &types, &instr.name)? {
                     Ok(k) => Ok(Step::Sort(Box::new(SortStep {
                         dimension: dim,
                         operands: arrays,
                         outs: leaves,
                         comparator: k,
+                        key,
                     }))),
                     Err(why) => Err(why),
                 }

@@ -13,6 +13,7 @@ pub mod complex;
 pub mod dus;
 pub mod fft;
 pub mod fft_native;
+pub mod key_sort;
 pub mod relayout;
 pub mod rng;
 pub mod rows;

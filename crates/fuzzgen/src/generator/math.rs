@@ -9,7 +9,7 @@ use super::{Cb, Gen, scalar, strided_bound};
 use crate::values::Choices;
 use rxla_ir::{
     ArrayShape, BinaryOp, ComparisonDirection, ComparisonType, ConvDims, DotDims, ElementType,
-    FftType, InstrId, Op, Shape, UnaryOp, Window, WindowDim,
+    FftType, InstrId, Literal, Op, Shape, UnaryOp, Window, WindowDim,
 };
 
 pub(super) fn by_name(g: &mut Gen, cb: &mut Cb, name: &str) -> bool {
@@ -796,6 +796,29 @@ fn select_and_scatter(g: &mut Gen, cb: &mut Cb) {
     emit_array(g, cb, op, vec![x, source, init], ty, a.dims.clone());
 }
 
+/// JAX's `select(ne(x, x), nan, select(eq(x, 0), 0, x))` of scalar `x`.
+fn canonicalise(g: &mut Gen, cb: &mut Cb, x: InstrId, ty: ElementType, nan: InstrId) -> InstrId {
+    let zero = match ty {
+        ElementType::F64 => Literal::scalar(0.0f64),
+        _ => Literal::scalar(0.0f32),
+    };
+    let zero = g.emit(
+        cb,
+        Op::Constant { literal: zero },
+        vec![],
+        Shape::scalar(ty),
+    );
+    let pred = Shape::scalar(ElementType::Pred);
+    let cmp = |direction| Op::Compare {
+        direction,
+        kind: None,
+    };
+    let is_nan = g.emit(cb, cmp(ComparisonDirection::Ne), vec![x, x], pred.clone());
+    let is_zero = g.emit(cb, cmp(ComparisonDirection::Eq), vec![x, zero], pred);
+    let inner = g.emit(cb, Op::Select, vec![is_zero, zero, x], Shape::scalar(ty));
+    g.emit(cb, Op::Select, vec![is_nan, nan, inner], Shape::scalar(ty))
+}
+
 fn sort(g: &mut Gen, cb: &mut Cb) {
     let x = g.any_array(cb, 1);
     let a = cb
@@ -815,11 +838,22 @@ fn sort(g: &mut Gen, cb: &mut Cb) {
     let (mut ccb, ps) = g.sub(&params, usize::MAX);
     let key = g.range(0, types.len() as i64 - 1) as usize;
     let direction = g.pick(&[ComparisonDirection::Lt, ComparisonDirection::Gt]);
-    let kind = compare_kind(g, types[key]);
+    let mut kind = compare_kind(g, types[key]);
+    let mut sides = [ps[2 * key], ps[2 * key + 1]];
+    if matches!(types[key], ElementType::F32 | ElementType::F64) && g.coin() {
+        // JAX's total-order comparator: NaNs and zeros canonicalised first
+        // (the JIT sorts such a sort by key, runtime/key_sort.rs).
+        kind = Some(ComparisonType::TotalOrder);
+        let nan = g.scalar_const(&mut ccb, types[key]);
+        sides = sides.map(|x| canonicalise(g, &mut ccb, x, types[key], nan));
+    }
+    if g.coin() {
+        sides.reverse();
+    }
     let root = g.emit(
         &mut ccb,
         Op::Compare { direction, kind },
-        vec![ps[2 * key], ps[2 * key + 1]],
+        sides.to_vec(),
         Shape::scalar(ElementType::Pred),
     );
     let comparator = g.finish(ccb, root);

@@ -15,19 +15,24 @@
 //! Must not compute element semantics beyond total order (the comparator
 //! kernel does that).
 
+use super::key_sort::{self, Scratch};
 use super::relayout::{padding_bytes, relayout};
 use crate::codegen::KernelFn;
 use crate::error::{JitError, Result};
+use crate::sort_key::SortKey;
 use rxla_eval::kernels::sort::merge_sort;
 use rxla_ir::{ArrayShape, ElementType, index};
 
 /// A planned `sort`: operand and result leaf shapes, the resolved sort
-/// dimension (`None` for rank 0) and the comparator kernel's index.
+/// dimension (`None` for rank 0), the comparator kernel's index and, when
+/// the comparator orders by one operand's key (`sort_key.rs`), that key:
+/// the lines are then sorted by key (`key_sort.rs`) without the kernel.
 pub struct SortStep {
     pub dimension: Option<usize>,
     pub operands: Vec<ArrayShape>,
     pub outs: Vec<ArrayShape>,
     pub comparator: usize,
+    pub key: Option<SortKey>,
 }
 
 /// How a top-k orders a row.
@@ -173,7 +178,24 @@ pub fn sort(step: &SortStep, f: KernelFn, ins: &[&[u8]], outs: &mut [&mut [u8]])
     all.extend(out_strides.iter().cloned());
     let mut ptrs: Vec<*const u8> = vec![std::ptr::null(); 2 * n];
     let mut perm: Vec<usize> = Vec::with_capacity(len);
+    let mut scratch = Scratch::default();
+    let key = step.key.filter(|k| {
+        k.operand < n && step.operands[k.operand].element_type.byte_size() == key_sort::key_bytes(k)
+    });
     for_each_line(&dims, d, &all, &mut |base| {
+        if let Some(key) = &key {
+            let k = key.operand;
+            key_sort::order(
+                key,
+                ins[k],
+                base[k],
+                in_strides[k][d],
+                len,
+                &mut perm,
+                &mut scratch,
+            )?;
+            return permute(&perm, ins, outs, base, &sizes, &in_strides, &out_strides, d);
+        }
         perm.clear();
         perm.extend(0..len);
         let mut less = |a: usize, b: usize| -> rxla_eval::Result<bool> {
@@ -190,14 +212,31 @@ pub fn sort(step: &SortStep, f: KernelFn, ins: &[&[u8]], outs: &mut [&mut [u8]])
             Ok(compare(f, &ptrs))
         };
         merge_sort(&mut perm, &mut less)?;
-        for k in 0..n {
-            let (e, si, so) = (sizes[k], in_strides[k][d], out_strides[k][d]);
-            for (j, &src) in perm.iter().enumerate() {
-                move_elem(ins[k], base[k] + src * si, outs[k], base[n + k] + j * so, e)?;
-            }
-        }
-        Ok(())
+        permute(&perm, ins, outs, base, &sizes, &in_strides, &out_strides, d)
     })
+}
+
+/// Writes every operand's line in the order `perm` (`base` holds the line
+/// starts of the operands, then of the results).
+#[allow(clippy::too_many_arguments)]
+fn permute(
+    perm: &[usize],
+    ins: &[&[u8]],
+    outs: &mut [&mut [u8]],
+    base: &[usize],
+    sizes: &[usize],
+    in_strides: &[Vec<usize>],
+    out_strides: &[Vec<usize>],
+    d: usize,
+) -> Result<()> {
+    let n = ins.len();
+    for k in 0..n {
+        let (e, si, so) = (sizes[k], in_strides[k][d], out_strides[k][d]);
+        for (j, &src) in perm.iter().enumerate() {
+            move_elem(ins[k], base[k] + src * si, outs[k], base[n + k] + j * so, e)?;
+        }
+    }
+    Ok(())
 }
 
 /// The total-order key of one element (`ElementType` bytes, little
