@@ -8,7 +8,7 @@
 use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
-use rxla_gemm::workload::{Mlp, SquareConv, data, square_conv};
+use rxla_gemm::workload::{Mlp, SquareConv, bench_convs, data};
 use rxla_gemm::{KernelKind, MatMut, MatRef, Options, sgemm};
 use std::time::Duration;
 
@@ -94,21 +94,15 @@ fn bench_sgemm(c: &mut Criterion) {
 fn bench_conv(c: &mut Criterion) {
     let mut g = c.benchmark_group("conv");
     quick(&mut g, 3);
-    for (name, conv) in [
-        (
-            "conv_b8_64_56_k3",
-            square_conv(8, 64, 56, 64, 3, 1, 1, false),
-        ),
-        (
-            "conv_stem_224_k7s2",
-            square_conv(1, 3, 224, 64, 7, 2, 3, false),
-        ),
-    ] {
-        let SquareConv {
+    for (
+        name,
+        SquareConv {
             plan,
             extents: ext,
             flops,
-        } = conv.expect("valid convolution");
+        },
+    ) in bench_convs().expect("valid convolutions")
+    {
         let (x, w) = (data(ext[0]), data(ext[1]));
         let mut y = vec![0f32; ext[2]];
         g.throughput(Throughput::Elements(flops));

@@ -8,7 +8,7 @@
 //! did), GEMM_SHAPES=256x768x3072,... only row-major products of those M x K x N shapes; the machine is shared,
 //! so numbers are noisy.
 
-use rxla_gemm::workload::{Mlp, SquareConv, data, square_conv};
+use rxla_gemm::workload::{Mlp, SquareConv, bench_convs, data};
 use rxla_gemm::{DotPlan, ElemKind};
 use rxla_gemm::{KernelKind, MatMut, MatRef, Options, TensorLayout, sgemm};
 use rxla_ir::DotDims;
@@ -140,21 +140,15 @@ fn main() {
         if std::env::var_os("GEMM_SGEMM_ONLY").is_some() {
             continue;
         }
-        for (name, conv) in [
-            (
-                "conv_b8_64_56_k3",
-                square_conv(8, 64, 56, 64, 3, 1, 1, false),
-            ),
-            (
-                "conv_stem_224_k7s2",
-                square_conv(1, 3, 224, 64, 7, 2, 3, false),
-            ),
-        ] {
-            let SquareConv {
+        for (
+            name,
+            SquareConv {
                 plan,
                 extents: ext,
                 flops,
-            } = conv.unwrap();
+            },
+        ) in bench_convs().expect("valid convolutions")
+        {
             let (x, w) = (data(ext[0]), data(ext[1]));
             let mut y = vec![0f32; ext[2]];
             let secs = best_secs(

@@ -67,6 +67,21 @@ pub fn square_conv(
     })
 }
 
+/// The convolutions the criterion bench and `gemm_perf` time (the `shared/bench` cases, NCHW): ResNet's 3×3 64→64
+/// layer on 56² (batch 8, stride 1, padding 1) and the 7×7/2 stem on 224² (3→64, padding 3).
+pub fn bench_convs() -> Result<Vec<(&'static str, SquareConv)>> {
+    Ok(vec![
+        (
+            "conv_b8_64_56_k3",
+            square_conv(8, 64, 56, 64, 3, 1, 1, false)?,
+        ),
+        (
+            "conv_stem_224_k7s2",
+            square_conv(1, 3, 224, 64, 7, 2, 3, false)?,
+        ),
+    ])
+}
+
 /// The MLP 784-512-512-10 on a batch of 256: three dense layers with the bias (and, but for the last, relu) fused
 /// into the GEMM epilogue. Owns its weights, biases and activations.
 pub struct Mlp {

@@ -80,22 +80,10 @@ impl Default for GenConfig {
 /// Opcodes only produced with [`GenConfig::unevaluable_ops`].
 pub const UNEVALUABLE: [&str; 4] = ["rng", "infeed", "outfeed", "custom-call"];
 
-/// Every element type that holds data.
-pub(crate) const DATA_TYPES: [ElementType; 13] = [
-    ElementType::Pred,
-    ElementType::S8,
-    ElementType::S16,
-    ElementType::S32,
-    ElementType::S64,
-    ElementType::U8,
-    ElementType::U16,
-    ElementType::U32,
-    ElementType::U64,
-    ElementType::F16,
-    ElementType::BF16,
-    ElementType::F32,
-    ElementType::F64,
-];
+/// Every element type that holds data: the first 13 of
+/// [`ElementType::ALL`] (pred, the integers, the IEEE floats); the order
+/// is part of what a seed generates.
+pub(crate) const DATA_TYPES: &[ElementType] = ElementType::ALL.split_at(13).0;
 
 /// A computation under construction.
 pub(crate) struct Cb {
@@ -193,7 +181,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         if self.chance(1, 8) {
             self.pick(&ElementType::NARROW)
         } else {
-            self.pick(&DATA_TYPES)
+            self.pick(DATA_TYPES)
         }
     }
     pub fn ty_float(&mut self) -> ElementType {
