@@ -894,7 +894,7 @@ fn weight_gradient_case(
 #[test]
 fn batch_minor_weight_gradients() {
     let wd = window_dim;
-    let cases = vec![
+    let cases = [
         weight_gradient_case(4, &[8, 8], 64, 16, vec![wd(8, 1, 1, 1, 1, false); 2]),
         weight_gradient_case(
             3,
