@@ -150,6 +150,9 @@ pub struct Emitter<'a, 'f> {
     pub vec_reduce: bool,
     /// Set by `approx::warm`: emit constants, no branches.
     pub warming: bool,
+    /// While `approx::warm` runs its approximations the first time: every
+    /// F32X4 splat constant asked of [`Emitter::vconst`], in order.
+    pub(super) warm_log: Option<Vec<u32>>,
     /// Vector values with the same value in every lane (emitted with a
     /// lane step of zero): `ivector` shifts by them as by a scalar.
     pub uniform: std::collections::HashSet<Value>,
@@ -295,6 +298,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             consts,
             vec_reduce: true,
             warming: false,
+            warm_log: None,
             uniform: std::collections::HashSet::new(),
             shift_amounts: vec![HashMap::new()],
             row_check: None,
@@ -379,6 +383,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
     /// the approximations' constants before a vector loop, so its body
     /// reuses them from registers).
     pub fn vconst(&mut self, v: f32) -> Value {
+        if let Some(log) = self.warm_log.as_mut() {
+            log.push(v.to_bits());
+        }
         if let Some(&c) = self.consts_v.iter().rev().find_map(|m| m.get(&v.to_bits())) {
             return c;
         }

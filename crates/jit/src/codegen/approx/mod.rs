@@ -31,10 +31,27 @@ use cranelift_codegen::ir::types::F32X4;
 use cranelift_codegen::ir::{InstBuilder, Value};
 pub(crate) use lanes::{INVALID_NAN, abs, copysign, minmax};
 use rxla_ir::{BinaryOp, UnaryOp};
+use std::sync::OnceLock;
+
+/// The F32X4 splat constants [`warm`] makes, in first-use order: recorded
+/// the first time it runs the approximations (what they make does not
+/// depend on the kernel), replayed after that.
+static WARM_CONSTANTS: OnceLock<Vec<u32>> = OnceLock::new();
 
 /// Makes the constants of every approximation now (before a loop), so
-/// the loop body reuses them; unused ones are never lowered.
+/// the loop body reuses them; unused ones are never lowered. Only the
+/// first call in a process emits the approximations themselves (about 600
+/// dead instructions that Cranelift would verify and scan in every vector
+/// loop of every kernel); later calls make just their constants, which is
+/// all a loop body can reuse.
 pub fn warm(em: &mut Emitter) {
+    if let Some(bits) = WARM_CONSTANTS.get() {
+        for &b in bits {
+            em.vconst(f32::from_bits(b));
+        }
+        return;
+    }
+    em.warm_log = Some(Vec::new());
     let x = em.vconst(0.0);
     // Straight-line code only (exp's fast-path branch is not emitted).
     em.warming = true;
@@ -47,6 +64,10 @@ pub fn warm(em: &mut Emitter) {
     let _ = atan::atan2(em, x, x);
     let _ = erf::erf(em, x);
     em.warming = false;
+    let mut made = em.warm_log.take().unwrap_or_default();
+    let mut seen = std::collections::HashSet::new();
+    made.retain(|b| seen.insert(*b));
+    let _ = WARM_CONSTANTS.set(made);
 }
 
 /// Whether `op` on f32 has an inline approximation (or exact inline code).
