@@ -1,7 +1,7 @@
 //! rxla's Dot/Conv engine: a BLIS-style f32 GEMM (packed A/B panels, cache blocking, register micro-kernels,
 //! fused epilogues, rayon threads), `dot_general` on top of it (`DotPlan`), convolution as implicit GEMM with the
 //! im2col gather fused into B packing (`ConvPlan`), f16/bf16 dots converted inside the packing
-//! (`DotPlan::run_mixed_raw`), simple correct f64/integer dots (`dot_generic`), C-ABI entry
+//! (`DotPlan::run_mixed_raw`), 8-bit integer dots on AVX-512 VNNI (`DotPlan::run_i8_raw`), simple correct f64/integer dots (`dot_generic`), C-ABI entry
 //! points for JIT-compiled code (`ffi`), an FMA-peak probe (`peak`) and the synthetic workloads benches use
 //! (`workload`).
 //!
@@ -17,6 +17,7 @@ mod epilogue;
 mod error;
 pub mod ffi;
 mod gather;
+mod int8;
 mod kernel;
 mod mat;
 mod mixed;
@@ -33,6 +34,7 @@ pub use conv::ConvPlan;
 pub use dot::{DotPlan, Scalar, TensorLayout, dot_generic};
 pub use epilogue::{Bias, Epilogue, RowFn};
 pub use error::{GemmError, Result};
+pub use int8::available as int8_available;
 pub use kernel::{ISA_ENV, KernelKind};
 pub use mixed::ElemKind;
 

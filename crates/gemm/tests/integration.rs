@@ -7,5 +7,6 @@ mod common;
 mod conv;
 mod dot;
 mod ffi;
+mod int8;
 mod mixed;
 mod sgemm;

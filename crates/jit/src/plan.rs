@@ -415,6 +415,17 @@ pub(crate) fn exact_int8_dot(types: [ElementType; 3], k: usize) -> bool {
     out.is_integer() && !out.is_int_n() && (k as u64).saturating_mul(a * b) <= 1 << 24
 }
 
+/// An 8-bit integer dot into s32/u32 that the GEMM engine's int8 kernels
+/// (AVX-512 VNNI, `DotPlan::run_i8_raw`) compute exactly for any `k`:
+/// wrapping i32 sums, the evaluator's.
+pub(crate) fn int8_engine_dot(types: [ElementType; 3]) -> bool {
+    let byte = |t: ElementType| matches!(t, ElementType::S8 | ElementType::U8);
+    byte(types[0])
+        && byte(types[1])
+        && matches!(types[2], ElementType::S32 | ElementType::U32)
+        && rxla_gemm::int8_available(&rxla_gemm::Options::default())
+}
+
 /// A depthwise f32 convolution (one input and one output feature per
 /// group) whose output features are its contiguous dim (NHWC): the loop
 /// kernel computes it in vector lanes along the features
@@ -505,7 +516,7 @@ fn gemm_plan(comp: &rxla_ir::Computation, id: InstrId) -> Option<GemmPlan> {
     match &instr.op {
         Op::Dot { dims } if ints => rxla_gemm::DotPlan::new(&lt, &rt, dims, &ot)
             .ok()
-            .filter(|p| exact_int8_dot(types, p.k))
+            .filter(|p| exact_int8_dot(types, p.k) || int8_engine_dot(types))
             .map(|p| GemmPlan::Dot(Box::new(p))),
         Op::Dot { dims } => rxla_gemm::DotPlan::new(&lt, &rt, dims, &ot)
             .ok()

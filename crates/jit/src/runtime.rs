@@ -524,6 +524,26 @@ pub fn run_program(
                     vals[i] = smallvec::smallvec![o];
                     continue;
                 }
+                if let (true, GemmPlan::Dot(p)) =
+                    (crate::plan::int8_engine_dot(*types), plan.as_ref())
+                {
+                    // 8-bit operands on the VNNI kernels: exact wrapping sums.
+                    // SAFETY: the leaves are live buffers of their planned
+                    // lengths; the output is distinct from the inputs.
+                    let res = unsafe {
+                        p.run_i8_raw(
+                            l.ptr as *const u8,
+                            types[0] == ElementType::S8,
+                            r.ptr as *const u8,
+                            types[1] == ElementType::S8,
+                            o.ptr as *mut i32,
+                            &opts,
+                        )
+                    };
+                    res.map_err(|e| JitError::input(format!("gemm: {e}")))?;
+                    vals[i] = smallvec::smallvec![o];
+                    continue;
+                }
                 if types.iter().any(|&t| t != ElementType::F32) {
                     // Widened copies in this thread's scratch (kept between
                     // runs: fresh megabytes per call cost more in page

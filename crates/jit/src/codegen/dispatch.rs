@@ -274,7 +274,7 @@ impl Emitter<'_, '_> {
                 // and masks before the loop too.
                 if let (Op::Binary(b), Some(&a)) = (op, instr.operands.get(1))
                     && b.is_shift()
-                    && super::ivector::is_int_lane(shape.element_type)
+                    && super::ivector::is_word_lane(shape.element_type)
                     && let Op::Broadcast { .. } = module.comp(c).get(a).op
                     && let Ok(v) = self.emit(c, a, idx, Some(sym))
                 {
@@ -379,13 +379,14 @@ impl Emitter<'_, '_> {
 fn has_lanes(et: ElementType, op: &Op) -> bool {
     match et {
         ElementType::F32 | ElementType::Pred => true,
-        ElementType::S32 | ElementType::U32 => int_lane_op(op),
+        t if super::ivector::is_int_lane(t) => int_lane_op(op),
         ElementType::F16 | ElementType::BF16 => half_lanes(op),
         _ => false,
     }
 }
 
-/// The ops whose s32/u32 results run in integer lanes (`ivector`); any
+/// The ops whose s32/u32 (and s8/u8/s16/u16) results run in integer
+/// lanes (`ivector`); any
 /// other op of those types keeps the kernel scalar.
 fn int_lane_op(op: &Op) -> bool {
     matches!(

@@ -146,8 +146,9 @@ fn int_lane_compare(
         ));
     }
     // Pred lane masks are all ones (true) or zero: unsigned order is
-    // false < true, as on the 0/1 bytes.
-    let signed = ot == ElementType::S32;
+    // false < true, as on the 0/1 bytes. Narrow lanes are extended by
+    // their signedness, so the 32-bit order is theirs.
+    let signed = ot.is_signed_int();
     let cc = scalar::int_cc(direction, signed);
     Ok(em.b.ins().icmp(cc, a, b))
 }

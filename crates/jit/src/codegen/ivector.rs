@@ -5,6 +5,13 @@
 //! an arithmetic right shift), signed or unsigned min/max, not, negate,
 //! abs, converts to and from f32 and pred, same-width bitcasts.
 //!
+//! s8/u8/s16/u16 (quantized models: `convert(round(x * scale))` to s8,
+//! dequantizing converts back) run in the same I32X4 lanes, each lane
+//! holding its value sign- or zero-extended from the type's width
+//! ([`canonical`]): every wrapping op re-extends its result, so a lane
+//! always equals the scalar form's value; shifts and division of those
+//! types stay scalar.
+//!
 //! Anything else (division, variable shift amounts, population count…)
 //! is `Unsupported`, and the kernel falls back to scalar code: this
 //! module must never approximate. Preds are I32X4 lane masks too (all
@@ -20,7 +27,43 @@ use rxla_ir::{BinaryOp, ElementType, UnaryOp};
 
 /// Whether `et` runs in integer lanes.
 pub fn is_int_lane(et: ElementType) -> bool {
+    use ElementType::{S8, S16, S32, U8, U16, U32};
+    matches!(et, S8 | U8 | S16 | U16 | S32 | U32)
+}
+
+/// Whether `et` is a 32-bit integer type (a lane is the value's own
+/// bits, no re-extension).
+pub fn is_word_lane(et: ElementType) -> bool {
     matches!(et, ElementType::S32 | ElementType::U32)
+}
+
+/// Lanes of integer type `et` re-extended from the type's width (the
+/// value wrapped to `et`, as the scalar form's narrow registers wrap):
+/// sign-extended for signed types, zero-extended for unsigned ones;
+/// 32-bit lanes unchanged.
+pub fn canonical(em: &mut Emitter, et: ElementType, x: Value) -> Value {
+    let w = et.bit_width() as i64;
+    if w >= 32 {
+        return x;
+    }
+    if et.is_signed_int() {
+        let t = em.b.ins().ishl_imm_s(x, 32 - w);
+        em.b.ins().sshr_imm_s(t, 32 - w)
+    } else {
+        let m = em.b.ins().iconst(I32, (1i64 << w) - 1);
+        let m = splat(em, m);
+        em.b.ins().band(x, m)
+    }
+}
+
+/// The value range of integer type `et` (at most 32 bits wide).
+fn range(et: ElementType) -> (i64, i64) {
+    let w = et.bit_width();
+    if et.is_signed_int() {
+        (-(1i64 << (w - 1)), (1i64 << (w - 1)) - 1)
+    } else {
+        (0, (1i64 << w) - 1)
+    }
 }
 
 /// An i32 broadcast to all lanes.
@@ -82,7 +125,7 @@ fn zeros(em: &mut Emitter) -> Value {
     splat(em, z)
 }
 
-/// A binary op on integer lanes of type `et` (s32 or u32).
+/// A binary op on integer lanes of type `et`.
 pub fn binary(
     em: &mut Emitter,
     op: BinaryOp,
@@ -90,7 +133,29 @@ pub fn binary(
     x: Value,
     y: Value,
 ) -> Result<Value> {
-    let signed = et == ElementType::S32;
+    let signed = et.is_signed_int();
+    if !is_word_lane(et) {
+        let r = match op {
+            BinaryOp::Add => em.b.ins().iadd(x, y),
+            BinaryOp::Subtract => em.b.ins().isub(x, y),
+            BinaryOp::Multiply => em.b.ins().imul(x, y),
+            // Bitwise ops and min/max keep an extended form extended.
+            BinaryOp::And => return Ok(em.b.ins().band(x, y)),
+            BinaryOp::Or => return Ok(em.b.ins().bor(x, y)),
+            BinaryOp::Xor => return Ok(em.b.ins().bxor(x, y)),
+            BinaryOp::Maximum if signed => return Ok(em.b.ins().smax(x, y)),
+            BinaryOp::Maximum => return Ok(em.b.ins().umax(x, y)),
+            BinaryOp::Minimum if signed => return Ok(em.b.ins().smin(x, y)),
+            BinaryOp::Minimum => return Ok(em.b.ins().umin(x, y)),
+            _ => {
+                return Err(JitError::unsupported(format!(
+                    "vector {} on {et}",
+                    op.name()
+                )));
+            }
+        };
+        return Ok(canonical(em, et, r));
+    }
     let b = &mut em.b;
     Ok(match op {
         BinaryOp::Add => b.ins().iadd(x, y),
@@ -152,11 +217,21 @@ pub fn binary(
 
 /// A unary op on integer lanes of type `et`.
 pub fn unary(em: &mut Emitter, op: UnaryOp, et: ElementType, x: Value) -> Result<Value> {
-    let signed = et == ElementType::S32;
+    let signed = et.is_signed_int();
     Ok(match op {
-        UnaryOp::Not => em.b.ins().bnot(x),
-        UnaryOp::Negate => em.b.ins().ineg(x),
-        UnaryOp::Abs if signed => em.b.ins().iabs(x),
+        UnaryOp::Not => {
+            let r = em.b.ins().bnot(x);
+            canonical(em, et, r)
+        }
+        UnaryOp::Negate => {
+            let r = em.b.ins().ineg(x);
+            canonical(em, et, r)
+        }
+        UnaryOp::Abs if signed => {
+            // abs of the most negative value wraps to itself.
+            let r = em.b.ins().iabs(x);
+            canonical(em, et, r)
+        }
         UnaryOp::Abs => x,
         UnaryOp::Sign if signed => {
             let one = em.b.ins().iconst(I32, 1);
@@ -180,23 +255,38 @@ pub fn unary(em: &mut Emitter, op: UnaryOp, et: ElementType, x: Value) -> Result
     })
 }
 
-/// `convert` of lanes from `from` to `to` where one side is s32/u32 (the
-/// other f32, pred, or the other integer type): the evaluator's rules
-/// (f32 → int truncates toward zero and saturates, NaN gives 0; int → f32
-/// rounds to nearest even; pred is 0/1).
+/// `convert` of lanes from `from` to `to` where one side is an integer
+/// lane type (the other f32, pred, or another integer lane type): the
+/// evaluator's rules (f32 → int truncates toward zero and saturates to the
+/// target's range, NaN gives 0; int → f32 rounds to nearest even; int →
+/// int wraps to the target's width; pred is 0/1).
 pub fn convert(em: &mut Emitter, from: ElementType, to: ElementType, x: Value) -> Result<Value> {
-    use ElementType::{F32, Pred, S32, U32};
+    use ElementType::{F32, Pred, U32};
     Ok(match (from, to) {
-        (S32, U32) | (U32, S32) => x,
-        (F32, S32) => em.b.ins().fcvt_to_sint_sat(I32X4, x),
+        // The source lane is its value extended to 32 bits: wrapped to
+        // the target's width from there.
+        (a, b) if is_int_lane(a) && is_int_lane(b) => canonical(em, b, x),
         (F32, U32) => em.b.ins().fcvt_to_uint_sat(I32X4, x),
-        (S32, F32) => em.b.ins().fcvt_from_sint(F32X4, x),
+        (F32, t) if is_word_lane(t) => em.b.ins().fcvt_to_sint_sat(I32X4, x),
+        (F32, t) if is_int_lane(t) => {
+            // Saturated to i32 (NaN → 0), then clamped to the narrow range.
+            let w = em.b.ins().fcvt_to_sint_sat(I32X4, x);
+            let (lo, hi) = range(t);
+            let l = em.b.ins().iconst(I32, lo);
+            let l = splat(em, l);
+            let h = em.b.ins().iconst(I32, hi);
+            let h = splat(em, h);
+            let c = em.b.ins().smax(w, l);
+            em.b.ins().smin(c, h)
+        }
         (U32, F32) => em.b.ins().fcvt_from_uint(F32X4, x),
-        (Pred, S32 | U32) => {
+        // Narrow unsigned lanes are non-negative.
+        (t, F32) if is_int_lane(t) => em.b.ins().fcvt_from_sint(F32X4, x),
+        (Pred, t) if is_int_lane(t) => {
             // all ones → 1: the mask's sign bit.
             em.b.ins().ushr_imm_s(x, 31)
         }
-        (S32 | U32, Pred) => {
+        (t, Pred) if is_int_lane(t) => {
             let z = zeros(em);
             em.b.ins().icmp(IntCC::NotEqual, x, z)
         }
@@ -215,6 +305,9 @@ pub fn bitcast(em: &mut Emitter, from: ElementType, to: ElementType, x: Value) -
         (F32, S32 | U32) => em.b.ins().bitcast(I32X4, le(), x),
         (S32 | U32, F32) => em.b.ins().bitcast(F32X4, le(), x),
         (S32, U32) | (U32, S32) => x,
+        (a, b) if is_int_lane(a) && is_int_lane(b) && a.bit_width() == b.bit_width() => {
+            canonical(em, b, x)
+        }
         _ => {
             return Err(JitError::unsupported(format!(
                 "vector bitcast-convert {from} to {to}"

@@ -111,7 +111,7 @@ fn build_with(
                 && wide
                 && crate::wide::available()
                 && (out.element_type == ElementType::F32
-                    || super::ivector::is_int_lane(out.element_type))
+                    || super::ivector::is_word_lane(out.element_type))
             {
                 blockable(module, spec, &out)
             } else {

@@ -44,7 +44,8 @@ pub fn iota(em: &mut Emitter, at: &At, dimension: i64) -> Result<Value> {
             Some(o) => o,
             None => return Err(JitError::unsupported("constant pool full")),
         };
-        return Ok(em.b.ins().iadd(base, offs));
+        let v = em.b.ins().iadd(base, offs);
+        return Ok(super::ivector::canonical(em, et, v));
     }
     scalar::from_i64(em, i, et)
 }

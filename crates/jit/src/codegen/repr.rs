@@ -465,7 +465,70 @@ impl Emitter<'_, '_> {
         }
     }
 
+    /// Four s8/u8/s16/u16 values (contiguous, or one for all lanes) as
+    /// I32X4 lanes extended by their signedness (`ivector::canonical`).
+    /// Reads exactly the four elements.
+    fn load_narrow_lanes(
+        &mut self,
+        shape: &ArrayShape,
+        addr: Value,
+        sym: &Sym,
+        flags: MemFlagsData,
+    ) -> Result<Value> {
+        let et = shape.element_type;
+        let signed = et.is_signed_int();
+        match lane_stride(shape, sym)? {
+            0 => {
+                let s = self.b.ins().load(memory(et)?, flags, addr, 0);
+                super::vector::splat(self, s, et)
+            }
+            1 if et.bit_width() == 8 => {
+                let w = self.b.ins().load(I32, flags, addr, 0);
+                let v = self.b.ins().scalar_to_vector(I32X4, w);
+                let v = self.b.ins().bitcast(I8X16, le(), v);
+                Ok(if signed {
+                    let h = self.b.ins().swiden_low(v);
+                    self.b.ins().swiden_low(h)
+                } else {
+                    let h = self.b.ins().uwiden_low(v);
+                    self.b.ins().uwiden_low(h)
+                })
+            }
+            1 => Ok(if signed {
+                self.b.ins().sload16x4(flags, addr, 0)
+            } else {
+                self.b.ins().uload16x4(flags, addr, 0)
+            }),
+            _ => Err(JitError::unsupported("strided narrow integer vector load")),
+        }
+    }
+
     pub fn store_elem(&mut self, v: Value, addr: Value, et: ElementType) -> Result<()> {
+        if super::ivector::is_int_lane(et)
+            && et.bit_width() < 32
+            && self.b.func.dfg.value_type(v) == I32X4
+        {
+            // The low byte (or two) of each lane gathered into the low
+            // 4 (8) bytes and stored as one word: exactly the four elements.
+            let w = (et.bit_width() / 8) as u8;
+            let bytes: Vec<u8> = (0..16u8)
+                .map(|i| if i < 4 * w { 4 * (i / w) + i % w } else { 0 })
+                .collect();
+            let mask = self.b.func.dfg.immediates.push(bytes.into());
+            let b = self.b.ins().bitcast(I8X16, le(), v);
+            let p = self.b.ins().shuffle(b, b, mask);
+            let f = MemFlagsData::new().with_notrap();
+            if w == 1 {
+                let x = self.b.ins().bitcast(I32X4, le(), p);
+                let x = self.b.ins().extractlane(x, 0);
+                self.b.ins().store(f, x, addr, 0);
+            } else {
+                let x = self.b.ins().bitcast(I64X2, le(), p);
+                let x = self.b.ins().extractlane(x, 0);
+                self.b.ins().store(f, x, addr, 0);
+            }
+            return Ok(());
+        }
         if et == ElementType::Pred && self.b.func.dfg.value_type(v) == I32X4 {
             // A lane mask (0 or all ones) to four bytes 0 or 1.
             let zero = self.b.ins().iconst(I32, 0);
@@ -530,6 +593,9 @@ impl Emitter<'_, '_> {
         let int_lanes = matches!(et, ElementType::S32 | ElementType::U32);
         if et == ElementType::Pred {
             return self.load_pred_lanes(shape, addr, sym, flags);
+        }
+        if super::ivector::is_int_lane(et) && !int_lanes {
+            return self.load_narrow_lanes(shape, addr, sym, flags);
         }
         if et != ElementType::F32
             && !int_lanes

@@ -372,7 +372,7 @@ fn index_lanes(
         && plan.to_operand.len() == 1
         && plan.batching.is_empty()
         && plan.idx_dims.len() == 1
-        && super::ivector::is_int_lane(is.element_type);
+        && super::ivector::is_word_lane(is.element_type);
     ok.then(|| {
         let mut coef = vec![0; is.rank()];
         coef[plan.idx_dims[0]] = 1;

@@ -19,6 +19,16 @@ pub fn splat(em: &mut Emitter, v: Value, et: ElementType) -> Result<Value> {
         // Halves are held as f32.
         ElementType::F32 | ElementType::F16 | ElementType::BF16 => Ok(em.b.ins().splat(F32X4, v)),
         ElementType::S32 | ElementType::U32 => Ok(super::ivector::splat(em, v)),
+        // Narrow integers: the scalar (i8/i16) extended to its lane form.
+        t if super::ivector::is_int_lane(t) => {
+            let i32t = cranelift_codegen::ir::types::I32;
+            let w = if t.is_signed_int() {
+                em.b.ins().sextend(i32t, v)
+            } else {
+                em.b.ins().uextend(i32t, v)
+            };
+            Ok(super::ivector::splat(em, w))
+        }
         ElementType::Pred => {
             let w = em.b.ins().sextend(cranelift_codegen::ir::types::I32, v);
             let neg = em.b.ins().ineg(w);
