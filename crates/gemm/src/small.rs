@@ -93,9 +93,21 @@ impl MatVec<'_> {
                 let v = unsafe { std::slice::from_raw_parts(self.vptr, k) };
                 #[cfg(target_arch = "x86_64")]
                 if crate::gather::avx512() {
-                    for (r, o) in out.iter_mut().enumerate() {
-                        // SAFETY: AVX-512F checked; row r holds k values.
-                        *o = unsafe { dot_avx512(self.ptr.offset(r as isize * rs), v) };
+                    // Four rows at a time (four streams in flight, each
+                    // vector chunk loaded once), the rest one by one.
+                    let row = |r: usize| self.ptr.wrapping_offset(r as isize * rs);
+                    let mut quads = out.chunks_exact_mut(4);
+                    for (q, o) in (&mut quads).enumerate() {
+                        let r = 4 * q;
+                        // SAFETY: AVX-512F checked; rows r..r+4 hold k values.
+                        let s =
+                            unsafe { dot4_avx512([row(r), row(r + 1), row(r + 2), row(r + 3)], v) };
+                        o.copy_from_slice(&s);
+                    }
+                    let done = rows - rows % 4;
+                    for (i, o) in quads.into_remainder().iter_mut().enumerate() {
+                        // SAFETY: AVX-512F checked; the row holds k values.
+                        *o = unsafe { dot_avx512(row(done + i), v) };
                     }
                     return;
                 }
@@ -257,6 +269,52 @@ unsafe fn dot_avx512(row: *const f32, v: &[f32]) -> f32 {
             p += 1;
         }
         s
+    }
+}
+
+/// `dot_avx512` of four rows against one vector at once: each 16-value
+/// chunk of `v` loaded once for the four rows, two accumulators per row
+/// (eight independent chains), joined at the end, then the last
+/// `len % 16` products in order. A reassociation of each sum (rounding
+/// only, as every dot of the JIT).
+///
+/// # Safety
+/// AVX-512F; each row addresses `v.len()` readable values.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn dot4_avx512(rows: [*const f32; 4], v: &[f32]) -> [f32; 4] {
+    use std::arch::x86_64::*;
+    let k = v.len();
+    // SAFETY (whole body): reads of each row[..k] and v[..k].
+    unsafe {
+        let vp = v.as_ptr();
+        let mut acc = [[_mm512_setzero_ps(); 2]; 4];
+        let mut p = 0;
+        while p + 32 <= k {
+            let v0 = _mm512_loadu_ps(vp.add(p));
+            let v1 = _mm512_loadu_ps(vp.add(p + 16));
+            for (a, &row) in acc.iter_mut().zip(&rows) {
+                a[0] = _mm512_fmadd_ps(_mm512_loadu_ps(row.add(p)), v0, a[0]);
+                a[1] = _mm512_fmadd_ps(_mm512_loadu_ps(row.add(p + 16)), v1, a[1]);
+            }
+            p += 32;
+        }
+        if p + 16 <= k {
+            let v0 = _mm512_loadu_ps(vp.add(p));
+            for (a, &row) in acc.iter_mut().zip(&rows) {
+                a[0] = _mm512_fmadd_ps(_mm512_loadu_ps(row.add(p)), v0, a[0]);
+            }
+            p += 16;
+        }
+        let mut out = [0f32; 4];
+        for ((o, a), &row) in out.iter_mut().zip(&acc).zip(&rows) {
+            let mut s = _mm512_reduce_add_ps(_mm512_add_ps(a[0], a[1]));
+            for q in p..k {
+                s += *row.add(q) * *vp.add(q);
+            }
+            *o = s;
+        }
+        out
     }
 }
 

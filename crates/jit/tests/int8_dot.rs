@@ -1,8 +1,10 @@
 //! 8-bit integer dots (quantized inference, `preferred_element_type=int32`)
 //! run on the f32 GEMM engine where every partial sum is an integer below
 //! 2^24 (exact in f32): bit-identical to the evaluator's wrapping integer
-//! sums, in every result width. Beyond that bound the exact loop kernel
-//! runs them.
+//! sums, in every result width. Beyond that bound an s32/u32 result runs
+//! on the int8 engine where the host has AVX-512 VNNI (`rxla_gemm::
+//! int8_available`), else (and for other result types) the exact loop
+//! kernel runs them.
 
 use rxla_eval::{RunOptions, evaluate};
 use rxla_ir::{Literal, parse_module};
@@ -74,10 +76,14 @@ fn int8_dots_within_the_exact_bound_take_the_gemm_engine() {
 }
 
 #[test]
-fn int8_dots_beyond_the_bound_run_the_exact_loop_kernel() {
+fn int8_dots_beyond_the_bound_run_the_int8_engine_or_the_exact_loop_kernel() {
     // 1025 * 128 * 128 > 2^24: a sum could round in f32.
-    assert_eq!(check("s8", "s8", "s32", (9, 1025, 7)), 1);
-    assert_eq!(check("u8", "u8", "s32", (9, 259, 7)), 1);
+    let loops = usize::from(!rxla_gemm::int8_available(&rxla_gemm::Options::default()));
+    assert_eq!(check("s8", "s8", "s32", (9, 1025, 7)), loops);
+    assert_eq!(check("u8", "u8", "u32", (9, 259, 7)), loops);
+    assert_eq!(check("s8", "u8", "s32", (33, 3000, 40)), loops);
+    // Other result widths never take the int8 engine.
+    assert_eq!(check("s8", "s8", "s16", (9, 1025, 7)), 1);
     // 32-bit operands are never taken.
     let text = "HloModule q
 ENTRY e {
