@@ -444,3 +444,36 @@ ENTRY e {{
         }
     }
 }
+
+/// JAX's norm over a middle axis: the per-column divisor arrives as
+/// `[a, 1, c]`, reshaped to `[a, c]` and broadcast back over the rows. The
+/// block routine reads it in place through the reshape (with the row
+/// length as its period) instead of a filled copy; the same bits.
+#[test]
+fn per_column_values_through_a_reshape_equal_the_inline_code() {
+    for (a, rows, cols) in [(2i64, 37i64, 64i64), (3, 20, 16), (1, 9, 128), (2, 7, 20)] {
+        let text = format!(
+            "HloModule w
+ENTRY e {{
+  x = f32[{a},{rows},{cols}] parameter(0)
+  n = f32[{a},1,{cols}] parameter(1)
+  r = f32[{a},{cols}] reshape(n)
+  b = f32[{a},{rows},{cols}] broadcast(r), dimensions={{0,2}}
+  ROOT d = f32[{a},{rows},{cols}] divide(x, b)
+}}
+"
+        );
+        let m = parse_module(&text, "w").expect("parses");
+        let x = Literal::from_vec(&[a, rows, cols], inputs((a * rows * cols) as usize)).unwrap();
+        let mut ns = inputs((a * cols) as usize + 5);
+        ns.drain(..5);
+        let n = Literal::from_vec(&[a, 1, cols], ns).unwrap();
+        let args = [x, n];
+        let (narrow, _) = run_with(&m, &args, false);
+        let (wide, calls) = run_with(&m, &args, true);
+        assert_eq!(bits(&wide), bits(&narrow), "{a}x{rows}x{cols}");
+        if rxla_jit::wide::available() {
+            assert!(calls > 0, "{a}x{rows}x{cols}: no block routine was called");
+        }
+    }
+}

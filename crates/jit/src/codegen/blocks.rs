@@ -512,7 +512,12 @@ fn broadcast_row(
     let (Some(&src), true) = (i.operands.first(), i.shape.dims() == row.dims) else {
         return Ok(None);
     };
-    let Some((base, shape)) = em.inputs.get(&(row.comp, src)).cloned() else {
+    let Some((base, shape)) = em
+        .inputs
+        .get(&(row.comp, src))
+        .cloned()
+        .or_else(|| reshaped_input(em, row.comp, src))
+    else {
         return Ok(None);
     };
     let minor = shape.layout.minor_to_major.first().map(|&m| m as usize);
@@ -530,6 +535,22 @@ fn broadcast_row(
     }
     let src_idx: Vec<Value> = dimensions.iter().map(|&o| idx[o as usize]).collect();
     em.address(base, &shape, &src_idx).map(Some)
+}
+
+/// A row-major reshape of a kernel input (JAX's `[b, 1, c]` → `[b, c]`
+/// before a broadcast back): the input's bytes addressed as the reshape's
+/// shape, both in the default layout.
+fn reshaped_input(em: &Emitter, comp: CompId, id: InstrId) -> Option<(Value, rxla_ir::ArrayShape)> {
+    let r = em.module.comp(comp).get(id);
+    if !matches!(r.op, rxla_ir::Op::Reshape) {
+        return None;
+    }
+    let (base, inner) = em.inputs.get(&(comp, *r.operands.first()?)).cloned()?;
+    let shape = r.shape.as_array().ok()?;
+    let plain =
+        |a: &rxla_ir::ArrayShape| a.layout.is_default() && !a.layout.is_padded() && !a.is_dynamic();
+    (plain(&inner) && plain(shape) && inner.element_type == shape.element_type)
+        .then(|| (base, shape.clone()))
 }
 
 /// The kernel's instructions from `root` down to (and including) those
