@@ -372,9 +372,10 @@ fn column_reduction(
         Op::Binary(rxla_ir::BinaryOp::Minimum) => ColOp::Min,
         _ => return None,
     };
+    let (dims, reduced) = merge_column_dims(&os.dims, &reduced);
     Some(ColumnReduction {
         step: ColReduceStep {
-            dims: os.dims.clone(),
+            dims,
             reduced,
             op,
             acc_first,
@@ -386,6 +387,27 @@ fn column_reduction(
         producer,
         epilogue_of,
     })
+}
+
+/// A column reduction's operand dims with each run of adjacent dims after
+/// the first that are all kept (or all reduced) merged into one: the same
+/// row-major values in the same order, so every output folds the same
+/// values in the same order, but a kept minor block (NCHW's `h·w` under a
+/// reduction over channels) is one row of `h·w` values instead of `h`
+/// rows of `w`. The first dim stays alone: it is the row-group dimension.
+fn merge_column_dims(dims: &[i64], reduced: &[bool]) -> (Vec<i64>, Vec<bool>) {
+    let mut md: Vec<i64> = Vec::with_capacity(dims.len());
+    let mut mr: Vec<bool> = Vec::with_capacity(dims.len());
+    for (k, (&d, &r)) in dims.iter().zip(reduced).enumerate() {
+        match (md.last_mut(), mr.last()) {
+            (Some(last), Some(&lr)) if k >= 2 && lr == r => *last *= d,
+            _ => {
+                md.push(d);
+                mr.push(r);
+            }
+        }
+    }
+    (md, mr)
 }
 
 /// An array in the default (row-major) layout, without padding or dynamic

@@ -293,7 +293,9 @@ fn column_reductions_match_the_evaluator() {
     };
     // The last two reduce the minor dimension together with a major one
     // while another is kept (group norm's shape): one value per output.
-    let cases: [(&[i64], &str, &str); 7] = [
+    // The last three have runs of adjacent kept (or reduced) dims after
+    // the first, which the step folds as one (NCHW channels: `h·w` rows).
+    let cases: [(&[i64], &str, &str); 10] = [
         (&[37, 20], "0", "20"),
         (&[6, 9, 16], "1", "6,16"),
         (&[5, 4, 3, 17], "0,2", "4,17"),
@@ -301,6 +303,9 @@ fn column_reductions_match_the_evaluator() {
         (&[8, 5, 24], "0,1", "24"),
         (&[3, 5, 4, 3], "1,3", "3,4"),
         (&[2, 7, 6, 5], "1,2,3", "2"),
+        (&[3, 6, 5, 16], "1", "3,5,16"),
+        (&[2, 3, 4, 5, 16], "1,2", "2,5,16"),
+        (&[4, 3, 2, 8, 16], "1,3", "4,2,16"),
     ];
     for (k, (dims, red, out)) in cases.iter().enumerate() {
         let n: i64 = dims.iter().product();
