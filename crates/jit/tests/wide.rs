@@ -477,3 +477,73 @@ ENTRY e {{
         }
     }
 }
+
+/// `pow` as a block routine (eight f64 lanes, `rxla_block_pow`) gives the
+/// inline F64X2 code's bits: a variable exponent, constant ones (integral,
+/// odd and even, negative, zero, infinite, a half-integer the inline code
+/// keeps), bases around ±1, zeros, infinities, NaNs, denormals.
+#[test]
+fn wide_pow_equals_the_inline_code() {
+    let exps = [
+        "y", "2.2", "-1.7", "3", "-2", "0", "inf", "-inf", "0.5", "1e-3", "23.5",
+    ];
+    for (rows, cols) in [(3i64, 1001i64), (2, 37), (1, 16)] {
+        for e in exps {
+            let (ydecl, yuse) = if e == "y" {
+                (String::new(), "y".to_string())
+            } else {
+                (
+                    format!(
+                        "  k = f32[] constant({e})\n  kb = f32[{rows},{cols}] broadcast(k), dimensions={{}}\n"
+                    ),
+                    "kb".to_string(),
+                )
+            };
+            let text = format!(
+                "HloModule w
+ENTRY e {{
+  x = f32[{rows},{cols}] parameter(0)
+  y = f32[{rows},{cols}] parameter(1)
+{ydecl}  ROOT r = f32[{rows},{cols}] power(x, {yuse})
+}}
+"
+            );
+            let m = parse_module(&text, "w").expect("parses");
+            let n = (rows * cols) as usize;
+            let xs: Vec<f32> = inputs(n)
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| match i % 11 {
+                    0 => 1.0,
+                    1 => -1.0,
+                    2 => 1.0 + (i as f32) * 1e-7,
+                    _ => v / 40.0,
+                })
+                .collect();
+            let ys: Vec<f32> = inputs(n + 5)[5..]
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| {
+                    if i % 7 == 0 {
+                        (v / 8.0).trunc()
+                    } else {
+                        v / 50.0
+                    }
+                })
+                .collect();
+            let args = [
+                Literal::from_vec(&[rows, cols], xs).unwrap(),
+                Literal::from_vec(&[rows, cols], ys).unwrap(),
+            ];
+            let (narrow, _) = run_with(&m, &args, false);
+            let (wide, calls) = run_with(&m, &args, true);
+            assert_eq!(bits(&wide), bits(&narrow), "{rows}x{cols}: pow(x, {e})");
+            if rxla_jit::wide::available() && e != "0.5" && e != "23.5" {
+                assert!(
+                    calls > 0,
+                    "{rows}x{cols}: pow(x, {e}): no block routine was called"
+                );
+            }
+        }
+    }
+}

@@ -35,7 +35,7 @@ pub(super) struct WideNode {
     pub program: Option<Vec<u64>>,
 }
 
-/// The f32 exp, tanh, logistic, erf and log instructions (and, with `binary`, divides and the
+/// The f32 exp, tanh, logistic, erf and log instructions (and, with `binary`, divides, powers and the
 /// adds, subtracts and multiplies that feed one, see below) under
 /// `root` (down to `is_input`) whose every use reads them at `root`'s own
 /// index (`root` itself, or elementwise ops of the same `dims` that are
@@ -86,6 +86,7 @@ pub(super) fn wide_nodes(
                     | "rxla_block_erf"
                     | "rxla_block_log"
                     | "rxla_block_div"
+                    | "rxla_block_pow"
             )
         };
         let feeds_wide = || {
@@ -109,6 +110,13 @@ pub(super) fn wide_nodes(
             Op::Unary(UnaryOp::Erf) if f32_ => "rxla_block_erf",
             Op::Unary(UnaryOp::Log) if f32_ => "rxla_block_log",
             Op::Binary(BinaryOp::Divide) if f32_ && binary => "rxla_block_div",
+            // Not a constant half-integer exponent: the inline code takes
+            // √|x|·|x|^k for those (`approx::pow`), not ln and exp.
+            Op::Binary(BinaryOp::Power)
+                if f32_ && binary && !half_integer_exponent(comp, i.operands[1]) =>
+            {
+                "rxla_block_pow"
+            }
             Op::Binary(BinaryOp::Add) if f32_ && binary && feeds_wide() => "rxla_block_add",
             Op::Binary(BinaryOp::Subtract) if f32_ && binary && feeds_wide() => "rxla_block_sub",
             Op::Binary(BinaryOp::Multiply) if f32_ && binary && feeds_wide() => "rxla_block_mul",
@@ -123,6 +131,25 @@ pub(super) fn wide_nodes(
     }
     found.reverse();
     found
+}
+
+/// Whether `id` is an f32 constant k + ½ with |k| ≤ 3 (or a broadcast of
+/// one): the exponents `approx::pow` computes without ln and exp.
+fn half_integer_exponent(comp: &rxla_ir::Computation, id: InstrId) -> bool {
+    let i = comp.get(id);
+    match &i.op {
+        rxla_ir::Op::Broadcast { .. } => i
+            .operands
+            .first()
+            .is_some_and(|&o| half_integer_exponent(comp, o)),
+        rxla_ir::Op::Constant { literal } => literal.as_slice::<f32>().is_some_and(|v| {
+            v.first().is_some_and(|&y| {
+                let k = y - 0.5;
+                v.iter().all(|&w| w.to_bits() == y.to_bits()) && k.fract() == 0.0 && k.abs() <= 3.0
+            })
+        }),
+        _ => false,
+    }
 }
 
 /// Whether `id` broadcasts a kernel input along the rows with dimension

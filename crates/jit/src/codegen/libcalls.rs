@@ -314,11 +314,12 @@ fn block_routines() -> Vec<Libcall> {
         ("rxla_block_erf", block_erf),
         ("rxla_block_log", block_log),
     ];
-    let binary: [(&'static str, Binary); 4] = [
+    let binary: [(&'static str, Binary); 5] = [
         ("rxla_block_add", block_add),
         ("rxla_block_sub", block_sub),
         ("rxla_block_mul", block_mul),
         ("rxla_block_div", block_div),
+        ("rxla_block_pow", block_pow),
     ];
     let u = unary
         .into_iter()

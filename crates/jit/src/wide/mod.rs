@@ -157,6 +157,13 @@ binary_routine!(
     block_div,
     run_div
 );
+binary_routine!(
+    /// `pow(x, y)` as `approx::pow` computes it (f64 ln and exp, the IEEE
+    /// special cases), eight f64 lanes at a time: the same operations in
+    /// the same order, so the same bits. Registered as `rxla_block_pow`.
+    block_pow,
+    run_pow
+);
 
 /// Adds `p[0..n]` (`n` a multiple of 16) into the 16 partial sums
 /// `acc[0..16]`, element `j` into lane `j mod 16`, in order: exactly what
@@ -331,6 +338,124 @@ pub(super) mod avx512 {
     binary_loop!(run_sub, _mm512_sub_ps);
     binary_loop!(run_mul, _mm512_mul_ps);
     binary_loop!(run_div, _mm512_div_ps);
+    binary_loop!(run_pow, pow16);
+
+    /// `approx::pow::ln_d` on eight f64 lanes.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn ln8(a: __m512d) -> __m512d {
+        let cl = |v: u64| _mm512_set1_epi64(v as i64);
+        let ib = _mm512_castpd_si512(a);
+        let ix = _mm512_add_epi64(ib, cl(0x3ff0_0000_0000_0000 - 0x3fe6_a09e_667f_3bcd));
+        let e = _mm512_srli_epi64::<52>(ix);
+        let m = _mm512_and_si512(ix, cl(0x000f_ffff_ffff_ffff));
+        let m = _mm512_castsi512_pd(_mm512_add_epi64(m, cl(0x3fe6_a09e_667f_3bcd)));
+        let one = _mm512_set1_pd(1.0);
+        let f = _mm512_sub_pd(m, one);
+        let mp1 = _mm512_add_pd(m, one);
+        let s = _mm512_div_pd(f, mp1);
+        let z = _mm512_mul_pd(s, s);
+        let mut p = _mm512_set1_pd(2.0 / 13.0);
+        for k in [2.0 / 11.0, 2.0 / 9.0, 2.0 / 7.0, 2.0 / 5.0, 2.0 / 3.0, 2.0] {
+            p = _mm512_fmadd_pd(p, z, _mm512_set1_pd(k));
+        }
+        let lm = _mm512_mul_pd(s, p);
+        // `small_int_to_f64`: the exponent field as an exact f64.
+        let ed = _mm512_castsi512_pd(_mm512_or_si512(e, cl(0x4330_0000_0000_0000)));
+        let ed = _mm512_sub_pd(ed, _mm512_set1_pd(4_503_599_627_370_496.0));
+        let k = _mm512_sub_pd(ed, _mm512_set1_pd(1023.0));
+        let l = _mm512_fmadd_pd(k, _mm512_set1_pd(std::f64::consts::LN_2), lm);
+        let zero = _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(a, _mm512_setzero_pd());
+        let l = _mm512_mask_blend_pd(zero, l, _mm512_set1_pd(f64::NEG_INFINITY));
+        let inf = _mm512_cmp_pd_mask::<_CMP_EQ_OQ>(a, _mm512_set1_pd(f64::INFINITY));
+        let l = _mm512_mask_blend_pd(inf, l, _mm512_set1_pd(f64::INFINITY));
+        let un = _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(a, a);
+        _mm512_mask_blend_pd(un, l, a)
+    }
+
+    /// `approx::pow::exp_d` on eight f64 lanes.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn exp8(t: __m512d) -> __m512d {
+        let lo = _mm512_set1_pd(-200.0);
+        let hi = _mm512_set1_pd(200.0);
+        let below = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(t, lo);
+        let t = _mm512_mask_blend_pd(below, t, lo);
+        let above = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(t, hi);
+        let t = _mm512_mask_blend_pd(above, t, hi);
+        let u = _mm512_mul_pd(t, _mm512_set1_pd(std::f64::consts::LOG2_E));
+        let n = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(u);
+        let r = _mm512_fmadd_pd(n, _mm512_set1_pd(-std::f64::consts::LN_2), t);
+        // 1/11!, 1/10!, ..., 1/1!, 1/0! (as `exp_d` builds them).
+        let mut coeffs = [0.0f64; 12];
+        let mut f = 1.0f64;
+        for (i, slot) in coeffs.iter_mut().rev().enumerate() {
+            if i > 0 {
+                f *= i as f64;
+            }
+            *slot = 1.0 / f;
+        }
+        let mut p = _mm512_set1_pd(coeffs[0]);
+        for &k in &coeffs[1..] {
+            p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(k));
+        }
+        let nm = _mm512_add_pd(n, _mm512_set1_pd(6_755_399_441_055_744.0));
+        let eb = _mm512_add_epi64(_mm512_castpd_si512(nm), _mm512_set1_epi64(1023));
+        let sc = _mm512_castsi512_pd(_mm512_slli_epi64::<52>(eb));
+        _mm512_mul_pd(p, sc)
+    }
+
+    /// `approx::pow::pow` (the generic path) on 16 f32 lanes.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn pow16(x: __m512, y: __m512) -> __m512 {
+        let sign = _mm512_set1_epi32(i32::MIN);
+        let xi = _mm512_castps_si512(x);
+        let ax = _mm512_castsi512_ps(_mm512_andnot_si512(sign, xi));
+        let half = |v: __m512, hi: bool| -> __m512d {
+            let h = if hi {
+                _mm512_extractf64x4_pd::<1>(_mm512_castps_pd(v))
+            } else {
+                _mm512_castpd512_pd256(_mm512_castps_pd(v))
+            };
+            _mm512_cvtps_pd(_mm256_castpd_ps(h))
+        };
+        let part = |hi: bool| -> __m256 {
+            let t = _mm512_mul_pd(half(y, hi), ln8(half(ax, hi)));
+            _mm512_cvtpd_ps(exp8(t))
+        };
+        let (r0, r1) = (part(false), part(true));
+        let r = _mm512_castpd_ps(_mm512_insertf64x4::<1>(
+            _mm512_castpd256_pd512(_mm256_castps_pd(r0)),
+            _mm256_castps_pd(r1),
+        ));
+        // y integral (±inf counts) and y odd.
+        let ty = _mm512_roundscale_ps::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(y);
+        let yint = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(ty, y);
+        let ay = _mm512_castsi512_ps(_mm512_andnot_si512(sign, _mm512_castps_si512(y)));
+        let ysmall = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(ay, _mm512_set1_ps(16_777_216.0));
+        let yi = _mm512_cvttps_epi32(y);
+        let one_i = _mm512_set1_epi32(1);
+        let yodd = _mm512_cmpeq_epi32_mask(_mm512_and_si512(yi, one_i), one_i) & ysmall & yint;
+        // Negative x (sign bit) with odd y: negate.
+        let flip = _mm512_maskz_mov_epi32(yodd, _mm512_and_si512(xi, sign));
+        let r = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(r), flip));
+        // Negative finite x, non-integer y: NaN.
+        let xneg = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x, _mm512_setzero_ps());
+        let xfin = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, _mm512_set1_ps(f32::NEG_INFINITY));
+        let bad = xneg & xfin & !yint;
+        let nan = _mm512_set1_ps(crate::codegen::approx::INVALID_NAN);
+        let r = _mm512_mask_blend_ps(bad, r, nan);
+        // pow(±1, ±inf) = 1, pow(1, y) = 1, pow(x, ±0) = 1.
+        let one = _mm512_set1_ps(1.0);
+        let axone = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(ax, one);
+        let yinf = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(ay, _mm512_set1_ps(f32::INFINITY));
+        let r = _mm512_mask_blend_ps(axone & yinf, r, one);
+        let xone = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x, one);
+        let r = _mm512_mask_blend_ps(xone, r, one);
+        let yz = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(y, _mm512_setzero_ps());
+        _mm512_mask_blend_ps(yz, r, one)
+    }
 
     block_loop!(run_tanh, tanh16);
     block_loop!(run_logistic, logistic16);
