@@ -547,3 +547,39 @@ ENTRY e {{
         }
     }
 }
+
+/// `cbrt` as a block routine (`rxla_block_cbrt`, f64 ln and exp in eight
+/// lanes) gives the inline code's bits: signs, zeros, infinities, NaNs,
+/// denormals, exact cubes.
+#[test]
+fn wide_cbrt_equals_the_inline_code() {
+    for (rows, cols) in [(3i64, 1001i64), (2, 37), (1, 16)] {
+        let text = format!(
+            "HloModule w
+ENTRY e {{
+  x = f32[{rows},{cols}] parameter(0)
+  ROOT r = f32[{rows},{cols}] cbrt(x)
+}}
+"
+        );
+        let m = parse_module(&text, "w").expect("parses");
+        let n = (rows * cols) as usize;
+        let xs: Vec<f32> = inputs(n)
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| match i % 13 {
+                0 => ((i % 9) as f32 - 4.0).powi(3),
+                1 => v * 1e-3,
+                _ => v,
+            })
+            .collect();
+        let x = Literal::from_vec(&[rows, cols], xs).unwrap();
+        let args = std::slice::from_ref(&x);
+        let (narrow, _) = run_with(&m, args, false);
+        let (wide, calls) = run_with(&m, args, true);
+        assert_eq!(bits(&wide), bits(&narrow), "{rows}x{cols}");
+        if rxla_jit::wide::available() {
+            assert!(calls > 0, "{rows}x{cols}: no block routine was called");
+        }
+    }
+}

@@ -86,6 +86,21 @@ pub unsafe extern "C" fn block_erf(dst: *mut f32, src: *const f32, n: i64) -> i6
     n
 }
 
+/// `dst[i] = cbrt(src[i])` for `i < n` (the inline code's
+/// `approx::pow::cbrt`: f64 ln and exp in eight lanes, the same bits).
+/// Registered as `rxla_block_cbrt`.
+///
+/// # Safety
+/// As for [`block_exp`].
+pub unsafe extern "C" fn block_cbrt(dst: *mut f32, src: *const f32, n: i64) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: forwarded contract.
+    unsafe {
+        avx512::run_cbrt(dst, src, n)
+    };
+    n
+}
+
 /// `dst[i] = ln(src[i])` for `i < n` (the inline code's
 /// `approx::log::log`). Registered as `rxla_block_log`.
 ///
@@ -405,6 +420,54 @@ pub(super) mod avx512 {
         _mm512_mul_pd(p, sc)
     }
 
+    /// 16 f32 lanes as two halves of eight f64 lanes (low, high).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn widen16(v: __m512) -> (__m512d, __m512d) {
+        let lo = _mm512_castpd512_pd256(_mm512_castps_pd(v));
+        let hi = _mm512_extractf64x4_pd::<1>(_mm512_castps_pd(v));
+        (
+            _mm512_cvtps_pd(_mm256_castpd_ps(lo)),
+            _mm512_cvtps_pd(_mm256_castpd_ps(hi)),
+        )
+    }
+
+    /// Two halves of eight f64 lanes, each rounded to f32 once, joined.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn narrow16(lo: __m512d, hi: __m512d) -> __m512 {
+        let (a, b) = (_mm512_cvtpd_ps(lo), _mm512_cvtpd_ps(hi));
+        _mm512_castpd_ps(_mm512_insertf64x4::<1>(
+            _mm512_castpd256_pd512(_mm256_castps_pd(a)),
+            _mm256_castps_pd(b),
+        ))
+    }
+
+    /// `approx::pow::cbrt` on 16 f32 lanes.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn cbrt16(x: __m512) -> __m512 {
+        let sign = _mm512_set1_epi32(i32::MIN);
+        let xi = _mm512_castps_si512(x);
+        let ax = _mm512_castsi512_ps(_mm512_andnot_si512(sign, xi));
+        let (a0, a1) = widen16(ax);
+        let third = _mm512_set1_pd(1.0 / 3.0);
+        let r0 = exp8(_mm512_mul_pd(ln8(a0), third));
+        let r1 = exp8(_mm512_mul_pd(ln8(a1), third));
+        let r = narrow16(r0, r1);
+        let inf = _mm512_set1_ps(f32::INFINITY);
+        let isinf = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(ax, inf);
+        let r = _mm512_mask_blend_ps(isinf, r, inf);
+        // copysign(r, x): r's magnitude bits, x's sign bit.
+        let r = _mm512_or_si512(
+            _mm512_andnot_si512(sign, _mm512_castps_si512(r)),
+            _mm512_and_si512(xi, sign),
+        );
+        let r = _mm512_castsi512_ps(r);
+        let n = _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+        _mm512_mask_blend_ps(n, r, x)
+    }
+
     /// `approx::pow::pow` (the generic path) on 16 f32 lanes.
     #[inline]
     #[target_feature(enable = "avx512f")]
@@ -461,6 +524,7 @@ pub(super) mod avx512 {
     block_loop!(run_logistic, logistic16);
     block_loop!(run_erf, erf16);
     block_loop!(run_log, log16);
+    block_loop!(run_cbrt, cbrt16);
 
     /// How far ahead (in f32 elements) the streaming row reductions
     /// prefetch: 16 KiB, one line per 64-byte step. Measured on Zen 5 for a
