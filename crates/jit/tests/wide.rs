@@ -548,17 +548,21 @@ ENTRY e {{
     }
 }
 
-/// `cbrt` as a block routine (`rxla_block_cbrt`, f64 ln and exp in eight
-/// lanes) gives the inline code's bits: signs, zeros, infinities, NaNs,
-/// denormals, exact cubes.
+/// `cbrt` (`rxla_block_cbrt`, f64 ln and exp in eight lanes) and
+/// `log1p` (`rxla_block_log1p`) as block routines give the inline code's
+/// bits: signs, zeros, infinities, NaNs, denormals, exact cubes, values
+/// near −1 and tiny ones.
 #[test]
-fn wide_cbrt_equals_the_inline_code() {
-    for (rows, cols) in [(3i64, 1001i64), (2, 37), (1, 16)] {
+fn wide_cbrt_and_log1p_equal_the_inline_code() {
+    for (op, (rows, cols)) in ["cbrt", "log-plus-one"]
+        .into_iter()
+        .flat_map(|op| [(3i64, 1001i64), (2, 37), (1, 16)].map(|s| (op, s)))
+    {
         let text = format!(
             "HloModule w
 ENTRY e {{
   x = f32[{rows},{cols}] parameter(0)
-  ROOT r = f32[{rows},{cols}] cbrt(x)
+  ROOT r = f32[{rows},{cols}] {op}(x)
 }}
 "
         );
@@ -570,6 +574,9 @@ ENTRY e {{
             .map(|(i, &v)| match i % 13 {
                 0 => ((i % 9) as f32 - 4.0).powi(3),
                 1 => v * 1e-3,
+                2 => -1.0 + (i % 5) as f32 * 1e-7,
+                3 => v * 1e-9,
+                4 => v / 150.0,
                 _ => v,
             })
             .collect();
@@ -577,9 +584,9 @@ ENTRY e {{
         let args = std::slice::from_ref(&x);
         let (narrow, _) = run_with(&m, args, false);
         let (wide, calls) = run_with(&m, args, true);
-        assert_eq!(bits(&wide), bits(&narrow), "{rows}x{cols}");
+        assert_eq!(bits(&wide), bits(&narrow), "{op} {rows}x{cols}");
         if rxla_jit::wide::available() {
-            assert!(calls > 0, "{rows}x{cols}: no block routine was called");
+            assert!(calls > 0, "{op} {rows}x{cols}: no block routine was called");
         }
     }
 }

@@ -307,13 +307,14 @@ fn block_routines() -> Vec<Libcall> {
     type Unary = unsafe extern "C" fn(*mut f32, *const f32, i64) -> i64;
     type Binary = unsafe extern "C" fn(*mut f32, *const f32, i64, *const f32, i64, i64) -> i64;
     use crate::wide::*;
-    let unary: [(&'static str, Unary); 6] = [
+    let unary: [(&'static str, Unary); 7] = [
         ("rxla_block_exp", block_exp),
         ("rxla_block_tanh", block_tanh),
         ("rxla_block_logistic", block_logistic),
         ("rxla_block_erf", block_erf),
         ("rxla_block_log", block_log),
         ("rxla_block_cbrt", block_cbrt),
+        ("rxla_block_log1p", block_log1p),
     ];
     let binary: [(&'static str, Binary); 5] = [
         ("rxla_block_add", block_add),

@@ -86,6 +86,20 @@ pub unsafe extern "C" fn block_erf(dst: *mut f32, src: *const f32, n: i64) -> i6
     n
 }
 
+/// `dst[i] = log1p(src[i])` for `i < n` (the inline code's
+/// `approx::log::log1p`). Registered as `rxla_block_log1p`.
+///
+/// # Safety
+/// As for [`block_exp`].
+pub unsafe extern "C" fn block_log1p(dst: *mut f32, src: *const f32, n: i64) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: forwarded contract.
+    unsafe {
+        avx512::run_log1p(dst, src, n)
+    };
+    n
+}
+
 /// `dst[i] = cbrt(src[i])` for `i < n` (the inline code's
 /// `approx::pow::cbrt`: f64 ln and exp in eight lanes, the same bits).
 /// Registered as `rxla_block_cbrt`.
@@ -525,6 +539,7 @@ pub(super) mod avx512 {
     block_loop!(run_erf, erf16);
     block_loop!(run_log, log16);
     block_loop!(run_cbrt, cbrt16);
+    block_loop!(run_log1p, log1p16);
 
     /// How far ahead (in f32 elements) the streaming row reductions
     /// prefetch: 16 KiB, one line per 64-byte step. Measured on Zen 5 for a
