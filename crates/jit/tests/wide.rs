@@ -548,13 +548,13 @@ ENTRY e {{
     }
 }
 
-/// `cbrt` (`rxla_block_cbrt`, f64 ln and exp in eight lanes) and
-/// `log1p` (`rxla_block_log1p`) as block routines give the inline code's
+/// `cbrt` (`rxla_block_cbrt`, f64 ln and exp in eight lanes), `log1p`
+/// and `expm1` (`rxla_block_log1p`, `_expm1`) as block routines give the inline code's
 /// bits: signs, zeros, infinities, NaNs, denormals, exact cubes, values
 /// near −1 and tiny ones.
 #[test]
-fn wide_cbrt_and_log1p_equal_the_inline_code() {
-    for (op, (rows, cols)) in ["cbrt", "log-plus-one"]
+fn wide_cbrt_log1p_expm1_equal_the_inline_code() {
+    for (op, (rows, cols)) in ["cbrt", "log-plus-one", "exponential-minus-one"]
         .into_iter()
         .flat_map(|op| [(3i64, 1001i64), (2, 37), (1, 16)].map(|s| (op, s)))
     {

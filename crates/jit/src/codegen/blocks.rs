@@ -35,7 +35,7 @@ pub(super) struct WideNode {
     pub program: Option<Vec<u64>>,
 }
 
-/// The f32 exp, tanh, logistic, erf, log, log1p and cbrt instructions (and, with `binary`, divides, powers and the
+/// The f32 exp, expm1, tanh, logistic, erf, log, log1p and cbrt instructions (and, with `binary`, divides, powers and the
 /// adds, subtracts and multiplies that feed one, see below) under
 /// `root` (down to `is_input`) whose every use reads them at `root`'s own
 /// index (`root` itself, or elementwise ops of the same `dims` that are
@@ -89,6 +89,7 @@ pub(super) fn wide_nodes(
                     | "rxla_block_pow"
                     | "rxla_block_cbrt"
                     | "rxla_block_log1p"
+                    | "rxla_block_expm1"
             )
         };
         let feeds_wide = || {
@@ -113,6 +114,7 @@ pub(super) fn wide_nodes(
             Op::Unary(UnaryOp::Log) if f32_ => "rxla_block_log",
             Op::Unary(UnaryOp::Cbrt) if f32_ => "rxla_block_cbrt",
             Op::Unary(UnaryOp::Log1p) if f32_ => "rxla_block_log1p",
+            Op::Unary(UnaryOp::Expm1) if f32_ => "rxla_block_expm1",
             Op::Binary(BinaryOp::Divide) if f32_ && binary => "rxla_block_div",
             // Not a constant half-integer exponent: the inline code takes
             // √|x|·|x|^k for those (`approx::pow`), not ln and exp.

@@ -307,7 +307,7 @@ fn block_routines() -> Vec<Libcall> {
     type Unary = unsafe extern "C" fn(*mut f32, *const f32, i64) -> i64;
     type Binary = unsafe extern "C" fn(*mut f32, *const f32, i64, *const f32, i64, i64) -> i64;
     use crate::wide::*;
-    let unary: [(&'static str, Unary); 7] = [
+    let unary: [(&'static str, Unary); 8] = [
         ("rxla_block_exp", block_exp),
         ("rxla_block_tanh", block_tanh),
         ("rxla_block_logistic", block_logistic),
@@ -315,6 +315,7 @@ fn block_routines() -> Vec<Libcall> {
         ("rxla_block_log", block_log),
         ("rxla_block_cbrt", block_cbrt),
         ("rxla_block_log1p", block_log1p),
+        ("rxla_block_expm1", block_expm1),
     ];
     let binary: [(&'static str, Binary); 5] = [
         ("rxla_block_add", block_add),

@@ -100,6 +100,20 @@ pub unsafe extern "C" fn block_log1p(dst: *mut f32, src: *const f32, n: i64) -> 
     n
 }
 
+/// `dst[i] = expm1(src[i])` for `i < n` (the inline code's
+/// `approx::exp::expm1`). Registered as `rxla_block_expm1`.
+///
+/// # Safety
+/// As for [`block_exp`].
+pub unsafe extern "C" fn block_expm1(dst: *mut f32, src: *const f32, n: i64) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: forwarded contract.
+    unsafe {
+        avx512::run_expm1(dst, src, n)
+    };
+    n
+}
+
 /// `dst[i] = cbrt(src[i])` for `i < n` (the inline code's
 /// `approx::pow::cbrt`: f64 ln and exp in eight lanes, the same bits).
 /// Registered as `rxla_block_cbrt`.
@@ -540,6 +554,46 @@ pub(super) mod avx512 {
     block_loop!(run_log, log16);
     block_loop!(run_cbrt, cbrt16);
     block_loop!(run_log1p, log1p16);
+    block_loop!(run_expm1, expm1_16);
+
+    /// `approx::exp::expm1`, operation for operation: x clamped to
+    /// [−30, 89], r = x − n·ln2 in two FMAs, r + r²·h(r) by Horner, then
+    /// 2^n·p + (2^n − 1) with one rounding (n = 128 as twice n = 127), ±0
+    /// passed through.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn expm1_16(x0: __m512) -> __m512 {
+        unsafe {
+            let (lo, hi) = (c(-30.0), c(89.0));
+            let below = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x0, lo);
+            let x = _mm512_mask_blend_ps(below, x0, lo);
+            // `minmax(min, hi, x)`: hi < x ? hi : x (a NaN x passes).
+            let m = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(hi, x);
+            let x = _mm512_mask_blend_ps(m, x, hi);
+            let t = _mm512_mul_ps(x, c(std::f32::consts::LOG2_E));
+            let n = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(t);
+            let r = _mm512_fmadd_ps(n, c(LN2_HI), x);
+            let r = _mm512_fmadd_ps(n, c(LN2_LO), r);
+            let mut h = c(EXPM1_H[0]);
+            for &k in &EXPM1_H[1..] {
+                h = _mm512_fmadd_ps(h, r, c(k));
+            }
+            let r2 = _mm512_mul_ps(r, r);
+            let p = _mm512_fmadd_ps(r2, h, r);
+            // (A NaN n gives 127 here and NaN inline: the result is NaN
+            // either way, p being NaN.)
+            let top = c(127.0);
+            let nn = _mm512_min_ps(n, top);
+            let e = _mm512_add_epi32(_mm512_cvttps_epi32(nn), _mm512_set1_epi32(127));
+            let s = _mm512_castsi512_ps(_mm512_slli_epi32::<23>(e));
+            let y = _mm512_fmadd_ps(s, p, _mm512_sub_ps(s, c(1.0)));
+            let y2 = _mm512_mul_ps(y, c(2.0));
+            let big = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(n, top);
+            let y = _mm512_mask_blend_ps(big, y, y2);
+            let z = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(x0, c(0.0));
+            _mm512_mask_blend_ps(z, y, x0)
+        }
+    }
 
     /// How far ahead (in f32 elements) the streaming row reductions
     /// prefetch: 16 KiB, one line per 64-byte step. Measured on Zen 5 for a
