@@ -121,6 +121,23 @@ fn map2<A: Copy, B: Copy, C>(x: &[A], y: &[B], o: &mut [C], f: impl Fn(A, B) -> 
     }
 }
 
+/// `o[i] = |x[i]|` (`abs_c64`), compiled for 512-bit vectors where the
+/// host has them (the same operations per element, so the same bits:
+/// `abs(rfft(x))` spends a quarter of its time here).
+fn abs_c64_all(x: &[Complex32], o: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        #[target_feature(enable = "avx512f")]
+        fn wide(x: &[Complex32], o: &mut [f32]) {
+            map1(x, o, abs_c64);
+        }
+        // SAFETY: AVX-512F checked above.
+        unsafe { wide(x, o) };
+        return;
+    }
+    map1(x, o, abs_c64);
+}
+
 /// Runs the step on its operands' buffers into the result's.
 pub fn run(step: &ComplexStep, ops: &[&[u8]], out: &mut [u8]) -> Result<()> {
     use ElementType::*;
@@ -149,7 +166,7 @@ pub fn run(step: &ComplexStep, ops: &[&[u8]], out: &mut [u8]) -> Result<()> {
             match u {
                 UnaryOp::Real => map1(x, o, |z| z.re),
                 UnaryOp::Imag => map1(x, o, |z| z.im),
-                UnaryOp::Abs => map1(x, o, abs_c64),
+                UnaryOp::Abs => abs_c64_all(x, o),
                 _ => return Err(bad()),
             }
         }
