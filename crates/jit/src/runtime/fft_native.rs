@@ -352,9 +352,35 @@ impl<T: Real> Plans<T> {
 }
 
 /// X[k] = ½(a + conj b) − ½i·w·(a − conj b) over equal-length streams
-/// (a = Z[k], b = Z[m−k]).
+/// (a = Z[k], b = Z[m−k]); in an AVX-512 copy of the loop where the host
+/// has it (the same operations, so the same bits).
 #[inline(never)]
 fn unpack_pass<T: Real>(
+    o: &mut [Complex<T>],
+    a: &[Complex<T>],
+    b: &[Complex<T>],
+    w: &[Complex<T>],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        #[target_feature(enable = "avx512f")]
+        fn wide<T: Real>(
+            o: &mut [Complex<T>],
+            a: &[Complex<T>],
+            b: &[Complex<T>],
+            w: &[Complex<T>],
+        ) {
+            unpack_body(o, a, b, w);
+        }
+        // SAFETY: AVX-512F checked above.
+        unsafe { wide(o, a, b, w) };
+        return;
+    }
+    unpack_body(o, a, b, w);
+}
+
+#[inline(always)]
+fn unpack_body<T: Real>(
     o: &mut [Complex<T>],
     a: &[Complex<T>],
     b: &[Complex<T>],
@@ -374,9 +400,37 @@ fn unpack_pass<T: Real>(
 }
 
 /// Z'[k]·sc = ((a + conj b) + i·conj(w)·(a − conj b))·sc over
-/// equal-length streams (a = X[k], b = X[m−k]).
+/// equal-length streams (a = X[k], b = X[m−k]); in an AVX-512 copy of the
+/// loop where the host has it (the same operations, so the same bits).
 #[inline(never)]
 fn repack_pass<T: Real>(
+    z: &mut [Complex<T>],
+    a: &[Complex<T>],
+    b: &[Complex<T>],
+    w: &[Complex<T>],
+    sc: T,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        #[target_feature(enable = "avx512f")]
+        fn wide<T: Real>(
+            z: &mut [Complex<T>],
+            a: &[Complex<T>],
+            b: &[Complex<T>],
+            w: &[Complex<T>],
+            sc: T,
+        ) {
+            repack_body(z, a, b, w, sc);
+        }
+        // SAFETY: AVX-512F checked above.
+        unsafe { wide(z, a, b, w, sc) };
+        return;
+    }
+    repack_body(z, a, b, w, sc);
+}
+
+#[inline(always)]
+fn repack_body<T: Real>(
     z: &mut [Complex<T>],
     a: &[Complex<T>],
     b: &[Complex<T>],
