@@ -571,6 +571,54 @@ mod avx512 {
         // SAFETY (whole body): outputs g..g+16 <= whole <= outs; the
         // gathered index (g + l)·n + k < outs·n = rows.len().
         unsafe {
+            if n == 2 || n == 4 {
+                // Rows of 2 or 4 (group norm over NHWC with 2 or 4 channels
+                // per group): the 16 outputs' values are 32 or 64
+                // contiguous floats, dealt into value-k vectors by
+                // permutes instead of gathers (the same values in the same
+                // order).
+                while g < whole {
+                    let ap = accs.as_mut_ptr().add(g);
+                    let mut a = _mm512_loadu_ps(ap);
+                    let base = rows.as_ptr().add(g * n);
+                    for k in 0..n {
+                        let x = if n == 2 {
+                            // Lane l: element 2l + k of the 32.
+                            let idx = _mm512_add_epi32(
+                                _mm512_slli_epi32::<1>(lane),
+                                _mm512_set1_epi32(k as i32),
+                            );
+                            _mm512_permutex2var_ps(
+                                _mm512_loadu_ps(base),
+                                idx,
+                                _mm512_loadu_ps(base.add(16)),
+                            )
+                        } else {
+                            // Lanes 0..8 of each half: element 4l + k of
+                            // its 32; the two halves' low 256 bits joined.
+                            let idx = _mm512_add_epi32(
+                                _mm512_slli_epi32::<2>(lane),
+                                _mm512_set1_epi32(k as i32),
+                            );
+                            let lo = _mm512_permutex2var_ps(
+                                _mm512_loadu_ps(base),
+                                idx,
+                                _mm512_loadu_ps(base.add(16)),
+                            );
+                            let hi = _mm512_permutex2var_ps(
+                                _mm512_loadu_ps(base.add(32)),
+                                idx,
+                                _mm512_loadu_ps(base.add(48)),
+                            );
+                            _mm512_shuffle_f32x4::<0x44>(lo, hi)
+                        };
+                        a = apply(op, acc_first, a, x);
+                    }
+                    _mm512_storeu_ps(ap, a);
+                    g += 16;
+                }
+                return whole;
+            }
             while g < whole {
                 let ap = accs.as_mut_ptr().add(g);
                 let mut a = _mm512_loadu_ps(ap);
