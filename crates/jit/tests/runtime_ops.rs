@@ -295,9 +295,9 @@ fn column_reductions_match_the_evaluator() {
     // while another is kept (group norm's shape): one value per output.
     // The last three have runs of adjacent kept (or reduced) dims after
     // the first, which the step folds as one (NCHW channels: `h·w` rows).
-    // The last two: rows of 4 and 2 reduced values for 32 and 40
+    // The last three: rows of 4, 2 and 8 reduced values for 32, 40 and 20
     // consecutive outputs (group norm over NHWC), dealt by permutes.
-    let cases: [(&[i64], &str, &str); 12] = [
+    let cases: [(&[i64], &str, &str); 13] = [
         (&[37, 20], "0", "20"),
         (&[6, 9, 16], "1", "6,16"),
         (&[5, 4, 3, 17], "0,2", "4,17"),
@@ -310,6 +310,7 @@ fn column_reductions_match_the_evaluator() {
         (&[4, 3, 2, 8, 16], "1,3", "4,2,16"),
         (&[2, 3, 32, 4], "1,3", "2,32"),
         (&[2, 5, 40, 2], "1,3", "2,40"),
+        (&[2, 3, 20, 8], "1,3", "2,20"),
     ];
     for (k, (dims, red, out)) in cases.iter().enumerate() {
         let n: i64 = dims.iter().product();

@@ -571,47 +571,36 @@ mod avx512 {
         // SAFETY (whole body): outputs g..g+16 <= whole <= outs; the
         // gathered index (g + l)·n + k < outs·n = rows.len().
         unsafe {
-            if n == 2 || n == 4 {
-                // Rows of 2 or 4 (group norm over NHWC with 2 or 4 channels
-                // per group): the 16 outputs' values are 32 or 64
-                // contiguous floats, dealt into value-k vectors by
-                // permutes instead of gathers (the same values in the same
-                // order).
+            if n == 2 || n == 4 || n == 8 {
+                // Rows of 2, 4 or 8 (group norm over NHWC with that many
+                // channels per group): the 16 outputs' values are 16·n
+                // contiguous floats, dealt into value-k vectors by permutes
+                // instead of gathers (the same values in the same order).
+                // Each pair of vectors holds `per` = 32/n outputs: lane l
+                // of its permute takes element n·(l mod per) + k, and the
+                // pairs' permutes fill consecutive `per`-lane quarters.
+                let per = 32 / n;
+                let pairs = n / 2;
+                let sel = _mm512_and_si512(lane, _mm512_set1_epi32(per as i32 - 1));
+                let sel = _mm512_mullo_epi32(sel, _mm512_set1_epi32(n as i32));
                 while g < whole {
                     let ap = accs.as_mut_ptr().add(g);
                     let mut a = _mm512_loadu_ps(ap);
                     let base = rows.as_ptr().add(g * n);
                     for k in 0..n {
-                        let x = if n == 2 {
-                            // Lane l: element 2l + k of the 32.
-                            let idx = _mm512_add_epi32(
-                                _mm512_slli_epi32::<1>(lane),
-                                _mm512_set1_epi32(k as i32),
-                            );
+                        let idx = _mm512_add_epi32(sel, _mm512_set1_epi32(k as i32));
+                        let pair = |j: usize| {
                             _mm512_permutex2var_ps(
-                                _mm512_loadu_ps(base),
+                                _mm512_loadu_ps(base.add(32 * j)),
                                 idx,
-                                _mm512_loadu_ps(base.add(16)),
+                                _mm512_loadu_ps(base.add(32 * j + 16)),
                             )
-                        } else {
-                            // Lanes 0..8 of each half: element 4l + k of
-                            // its 32; the two halves' low 256 bits joined.
-                            let idx = _mm512_add_epi32(
-                                _mm512_slli_epi32::<2>(lane),
-                                _mm512_set1_epi32(k as i32),
-                            );
-                            let lo = _mm512_permutex2var_ps(
-                                _mm512_loadu_ps(base),
-                                idx,
-                                _mm512_loadu_ps(base.add(16)),
-                            );
-                            let hi = _mm512_permutex2var_ps(
-                                _mm512_loadu_ps(base.add(32)),
-                                idx,
-                                _mm512_loadu_ps(base.add(48)),
-                            );
-                            _mm512_shuffle_f32x4::<0x44>(lo, hi)
                         };
+                        let mut x = pair(0);
+                        for j in 1..pairs {
+                            let m = (((1u32 << per) - 1) << (j * per)) as __mmask16;
+                            x = _mm512_mask_blend_ps(m, x, pair(j));
+                        }
                         a = apply(op, acc_first, a, x);
                     }
                     _mm512_storeu_ps(ap, a);
