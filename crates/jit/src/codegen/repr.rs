@@ -451,17 +451,28 @@ impl Emitter<'_, '_> {
             }
             1 => {
                 // The four bytes widened to i32 lanes (0 or 1), negated.
-                let w = self.b.ins().load(I32, flags, addr, 0);
-                let v = self.b.ins().scalar_to_vector(I32X4, w);
-                let v = self.b.ins().bitcast(I8X16, le(), v);
-                let v = self.b.ins().uwiden_low(v);
-                let v = self.b.ins().uwiden_low(v);
+                let v = self.load_four_bytes(addr, flags, false);
                 let zero = self.b.ins().iconst(I32, 0);
                 let zero = self.b.ins().splat(I32X4, zero);
                 // A pred byte is 0 or 1 (every writer stores those).
                 Ok(self.b.ins().isub(zero, v))
             }
             _ => Err(JitError::unsupported("strided pred vector load")),
+        }
+    }
+
+    /// The four bytes at `addr` (exactly those) as I32X4 lanes, sign- or
+    /// zero-extended.
+    fn load_four_bytes(&mut self, addr: Value, flags: MemFlagsData, signed: bool) -> Value {
+        let w = self.b.ins().load(I32, flags, addr, 0);
+        let v = self.b.ins().scalar_to_vector(I32X4, w);
+        let v = self.b.ins().bitcast(I8X16, le(), v);
+        if signed {
+            let h = self.b.ins().swiden_low(v);
+            self.b.ins().swiden_low(h)
+        } else {
+            let h = self.b.ins().uwiden_low(v);
+            self.b.ins().uwiden_low(h)
         }
     }
 
@@ -482,18 +493,7 @@ impl Emitter<'_, '_> {
                 let s = self.b.ins().load(memory(et)?, flags, addr, 0);
                 super::vector::splat(self, s, et)
             }
-            1 if et.bit_width() == 8 => {
-                let w = self.b.ins().load(I32, flags, addr, 0);
-                let v = self.b.ins().scalar_to_vector(I32X4, w);
-                let v = self.b.ins().bitcast(I8X16, le(), v);
-                Ok(if signed {
-                    let h = self.b.ins().swiden_low(v);
-                    self.b.ins().swiden_low(h)
-                } else {
-                    let h = self.b.ins().uwiden_low(v);
-                    self.b.ins().uwiden_low(h)
-                })
-            }
+            1 if et.bit_width() == 8 => Ok(self.load_four_bytes(addr, flags, signed)),
             1 => Ok(if signed {
                 self.b.ins().sload16x4(flags, addr, 0)
             } else {

@@ -567,28 +567,30 @@ mod avx512 {
         }
         let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         let stride = _mm512_mullo_epi32(lane, _mm512_set1_epi32(n as i32));
+        // Rows of 2, 4 or 8 (group norm over NHWC with that many channels
+        // per group): the 16 outputs' values are 16·n contiguous floats,
+        // dealt into value-k vectors by permutes instead of gathers (the
+        // same values in the same order). Each pair of vectors holds `per`
+        // = 32/n outputs: lane l of its permute takes element
+        // n·(l mod per) + k, and the pairs' permutes fill consecutive
+        // `per`-lane quarters.
+        let dealt = matches!(n, 2 | 4 | 8);
+        let per = 32 / n.max(1);
+        let sel = _mm512_and_si512(lane, _mm512_set1_epi32(per as i32 - 1));
+        let sel = _mm512_mullo_epi32(sel, _mm512_set1_epi32(n as i32));
         let mut g = 0;
         // SAFETY (whole body): outputs g..g+16 <= whole <= outs; the
-        // gathered index (g + l)·n + k < outs·n = rows.len().
+        // gathered index (g + l)·n + k < outs·n = rows.len(), and a dealt
+        // block reads floats g·n..(g + 16)·n.
         unsafe {
-            if n == 2 || n == 4 || n == 8 {
-                // Rows of 2, 4 or 8 (group norm over NHWC with that many
-                // channels per group): the 16 outputs' values are 16·n
-                // contiguous floats, dealt into value-k vectors by permutes
-                // instead of gathers (the same values in the same order).
-                // Each pair of vectors holds `per` = 32/n outputs: lane l
-                // of its permute takes element n·(l mod per) + k, and the
-                // pairs' permutes fill consecutive `per`-lane quarters.
-                let per = 32 / n;
-                let pairs = n / 2;
-                let sel = _mm512_and_si512(lane, _mm512_set1_epi32(per as i32 - 1));
-                let sel = _mm512_mullo_epi32(sel, _mm512_set1_epi32(n as i32));
-                while g < whole {
-                    let ap = accs.as_mut_ptr().add(g);
-                    let mut a = _mm512_loadu_ps(ap);
-                    let base = rows.as_ptr().add(g * n);
-                    for k in 0..n {
-                        let idx = _mm512_add_epi32(sel, _mm512_set1_epi32(k as i32));
+            while g < whole {
+                let ap = accs.as_mut_ptr().add(g);
+                let mut a = _mm512_loadu_ps(ap);
+                let base = rows.as_ptr().add(g * n);
+                for k in 0..n {
+                    let kv = _mm512_set1_epi32(k as i32);
+                    let x = if dealt {
+                        let idx = _mm512_add_epi32(sel, kv);
                         let pair = |j: usize| {
                             _mm512_permutex2var_ps(
                                 _mm512_loadu_ps(base.add(32 * j)),
@@ -597,24 +599,14 @@ mod avx512 {
                             )
                         };
                         let mut x = pair(0);
-                        for j in 1..pairs {
+                        for j in 1..n / 2 {
                             let m = (((1u32 << per) - 1) << (j * per)) as __mmask16;
                             x = _mm512_mask_blend_ps(m, x, pair(j));
                         }
-                        a = apply(op, acc_first, a, x);
-                    }
-                    _mm512_storeu_ps(ap, a);
-                    g += 16;
-                }
-                return whole;
-            }
-            while g < whole {
-                let ap = accs.as_mut_ptr().add(g);
-                let mut a = _mm512_loadu_ps(ap);
-                let base = rows.as_ptr().add(g * n);
-                for k in 0..n {
-                    let idx = _mm512_add_epi32(stride, _mm512_set1_epi32(k as i32));
-                    let x = _mm512_i32gather_ps::<4>(idx, base.cast());
+                        x
+                    } else {
+                        _mm512_i32gather_ps::<4>(_mm512_add_epi32(stride, kv), base.cast())
+                    };
                     a = apply(op, acc_first, a, x);
                 }
                 _mm512_storeu_ps(ap, a);

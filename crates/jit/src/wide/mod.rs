@@ -416,38 +416,6 @@ pub(super) mod avx512 {
         _mm512_mask_blend_pd(un, l, a)
     }
 
-    /// `approx::pow::exp_d` on eight f64 lanes.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    fn exp8(t: __m512d) -> __m512d {
-        let lo = _mm512_set1_pd(-200.0);
-        let hi = _mm512_set1_pd(200.0);
-        let below = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(t, lo);
-        let t = _mm512_mask_blend_pd(below, t, lo);
-        let above = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(t, hi);
-        let t = _mm512_mask_blend_pd(above, t, hi);
-        let u = _mm512_mul_pd(t, _mm512_set1_pd(std::f64::consts::LOG2_E));
-        let n = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(u);
-        let r = _mm512_fmadd_pd(n, _mm512_set1_pd(-std::f64::consts::LN_2), t);
-        // 1/11!, 1/10!, ..., 1/1!, 1/0! (as `exp_d` builds them).
-        let mut coeffs = [0.0f64; 12];
-        let mut f = 1.0f64;
-        for (i, slot) in coeffs.iter_mut().rev().enumerate() {
-            if i > 0 {
-                f *= i as f64;
-            }
-            *slot = 1.0 / f;
-        }
-        let mut p = _mm512_set1_pd(coeffs[0]);
-        for &k in &coeffs[1..] {
-            p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(k));
-        }
-        let nm = _mm512_add_pd(n, _mm512_set1_pd(6_755_399_441_055_744.0));
-        let eb = _mm512_add_epi64(_mm512_castpd_si512(nm), _mm512_set1_epi64(1023));
-        let sc = _mm512_castsi512_pd(_mm512_slli_epi64::<52>(eb));
-        _mm512_mul_pd(p, sc)
-    }
-
     /// 16 f32 lanes as two halves of eight f64 lanes (low, high).
     #[inline]
     #[target_feature(enable = "avx512f")]
@@ -480,9 +448,13 @@ pub(super) mod avx512 {
         let ax = _mm512_castsi512_ps(_mm512_andnot_si512(sign, xi));
         let (a0, a1) = widen16(ax);
         let third = _mm512_set1_pd(1.0 / 3.0);
-        let r0 = exp8(_mm512_mul_pd(ln8(a0), third));
-        let r1 = exp8(_mm512_mul_pd(ln8(a1), third));
-        let r = narrow16(r0, r1);
+        // SAFETY: avx512f (this function's own target feature).
+        let r = unsafe {
+            narrow16(
+                exp_d8(_mm512_mul_pd(ln8(a0), third)),
+                exp_d8(_mm512_mul_pd(ln8(a1), third)),
+            )
+        };
         let inf = _mm512_set1_ps(f32::INFINITY);
         let isinf = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(ax, inf);
         let r = _mm512_mask_blend_ps(isinf, r, inf);
@@ -503,23 +475,15 @@ pub(super) mod avx512 {
         let sign = _mm512_set1_epi32(i32::MIN);
         let xi = _mm512_castps_si512(x);
         let ax = _mm512_castsi512_ps(_mm512_andnot_si512(sign, xi));
-        let half = |v: __m512, hi: bool| -> __m512d {
-            let h = if hi {
-                _mm512_extractf64x4_pd::<1>(_mm512_castps_pd(v))
-            } else {
-                _mm512_castpd512_pd256(_mm512_castps_pd(v))
-            };
-            _mm512_cvtps_pd(_mm256_castpd_ps(h))
+        let (a0, a1) = widen16(ax);
+        let (y0, y1) = widen16(y);
+        // SAFETY: avx512f (this function's own target feature).
+        let r = unsafe {
+            narrow16(
+                exp_d8(_mm512_mul_pd(y0, ln8(a0))),
+                exp_d8(_mm512_mul_pd(y1, ln8(a1))),
+            )
         };
-        let part = |hi: bool| -> __m256 {
-            let t = _mm512_mul_pd(half(y, hi), ln8(half(ax, hi)));
-            _mm512_cvtpd_ps(exp8(t))
-        };
-        let (r0, r1) = (part(false), part(true));
-        let r = _mm512_castpd_ps(_mm512_insertf64x4::<1>(
-            _mm512_castpd256_pd512(_mm256_castps_pd(r0)),
-            _mm256_castps_pd(r1),
-        ));
         // y integral (±inf counts) and y odd.
         let ty = _mm512_roundscale_ps::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(y);
         let yint = _mm512_cmp_ps_mask::<_CMP_EQ_OQ>(ty, y);
@@ -833,16 +797,8 @@ pub(super) mod avx512 {
         unsafe {
             let sign = _mm512_set1_epi32(i32::MIN);
             let nx = _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), sign));
-            let lo = _mm512_cvtps_pd(_mm512_castps512_ps256(nx));
-            let hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(
-                _mm512_castps_pd(nx),
-            )));
-            let el = _mm512_cvtpd_ps(exp_d8(lo));
-            let eh = _mm512_cvtpd_ps(exp_d8(hi));
-            let e = _mm512_castpd_ps(_mm512_insertf64x4::<1>(
-                _mm512_castps_pd(_mm512_castps256_ps512(el)),
-                _mm256_castps_pd(eh),
-            ));
+            let (lo, hi) = widen16(nx);
+            let e = narrow16(exp_d8(lo), exp_d8(hi));
             let one = _mm512_set1_ps(1.0);
             _mm512_div_ps(one, _mm512_add_ps(one, e))
         }
