@@ -156,7 +156,7 @@ fn fuse_module_with(
 
 /// Names of ENTRY and the computations it reaches through call, while
 /// and conditional (never reducers, comparators or fused computations).
-fn host_computations(module: &Module) -> Vec<String> {
+pub(crate) fn host_computations(module: &Module) -> Vec<String> {
     let mut seen: HashSet<CompId> = HashSet::new();
     let mut stack = vec![module.entry];
     let mut out = Vec::new();

@@ -20,6 +20,7 @@ pub mod inline;
 pub mod instrument;
 pub mod layout_assignment;
 pub mod manager;
+pub mod multi_output_fusion;
 pub mod pass;
 pub mod pipeline;
 pub mod registry;

@@ -79,7 +79,7 @@ pub fn display_list(items: &[PipelineItem]) -> String {
 /// phases first (`conv-polyphase`). Layouts and buffers are not passes yet: the
 /// JIT's planner honours the module's layouts (relayouting where they
 /// differ) and owns its buffers.
-pub const JIT_BACKEND: &str = "conv-polyphase,fusion{dots=false}";
+pub const JIT_BACKEND: &str = "conv-polyphase,fusion{dots=false},multi-output-fusion";
 
 /// The named pipelines and their text. O2 is O1 followed by a cleanup
 /// fixpoint; `jit-backend` is [`JIT_BACKEND`]; `jit` is O2 then the
@@ -94,7 +94,7 @@ pub const NAMED_PIPELINES: [(&str, &str); 5] = [
     ("jit-backend", JIT_BACKEND),
     (
         "jit",
-        "inline,tuple-simplify,dce,cse,constant-folding,dce,transpose-folding,fixpoint(tuple-simplify,simplify,cse,constant-folding,dce),conv-polyphase,fusion{dots=false}",
+        "inline,tuple-simplify,dce,cse,constant-folding,dce,transpose-folding,fixpoint(tuple-simplify,simplify,cse,constant-folding,dce),conv-polyphase,fusion{dots=false},multi-output-fusion",
     ),
 ];
 

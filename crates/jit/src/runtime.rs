@@ -283,6 +283,7 @@ pub fn run_program(
     };
     let mut vals: Vec<Leaves> = vec![Leaves::new(); n];
     let into_out = tuple_root_outputs(prog, out);
+    let into_leaves = kernel_leaf_outputs(prog, out);
     if state.groups.len() != prog.groups.len() {
         state.groups = prog.groups.iter().map(|_| Default::default()).collect();
     }
@@ -400,6 +401,19 @@ pub fn run_program(
                         Leaves::from_slice(&o[j..j + 1])
                     }
                     _ if post.is_some() => Leaves::from_slice(&all[..sizes.len()]),
+                    // A multi-output kernel whose outputs are elements of a
+                    // tuple root: those leaves straight into the root's.
+                    Some(o) if into_leaves.iter().any(|&(s, _, _)| s == i) => {
+                        let mut l = leaves_of(st, sizes);
+                        for &(_, k, j) in into_leaves.iter().filter(|&&(s, _, _)| s == i) {
+                            if let (Some(d), Some(&src)) = (l.get_mut(k), o.get(j))
+                                && src.len == sizes[k]
+                            {
+                                *d = src;
+                            }
+                        }
+                        l
+                    }
                     _ => leaves_of(st, sizes),
                 };
                 let written = match post {
@@ -1216,6 +1230,46 @@ fn tuple_root_outputs(prog: &Program, out: Option<&[Leaf]>) -> Vec<Option<usize>
         let once = ops.iter().filter(|p| p.index() == s).count() == 1;
         if leaves == 1 && once && leaf < out.len() && s != root && k < ops.len() {
             into[s] = Some(leaf);
+        }
+        leaf += leaves;
+    }
+    into
+}
+
+/// For a tuple root given `out` leaves: `(kernel step, its leaf, root
+/// leaf)` for each element of the root that reads one leaf of a
+/// multi-output kernel (a get-tuple-element of a multi-output fusion) and
+/// that no other element reads, so the kernel writes it in place. Empty
+/// (no allocation) otherwise: this runs once per while-loop iteration.
+fn kernel_leaf_outputs(prog: &Program, out: Option<&[Leaf]>) -> Vec<(usize, usize, usize)> {
+    let Some(out) = out else { return Vec::new() };
+    let root = prog.root.index();
+    if prog.exit.is_some() || !matches!(prog.steps.get(root), Some(Step::Tuple)) {
+        return Vec::new();
+    }
+    let ops = &prog.operands[root];
+    let mut into = Vec::new();
+    let mut leaf = 0;
+    for o in ops {
+        let s = o.index();
+        let leaves = prog.leaf_bytes[s].len();
+        if let Some(Step::Alias { src, start, len: 1 }) = prog.steps.get(s)
+            && leaves == 1
+            && leaf < out.len()
+            && let Some(Step::Kernel { post: None, .. }) = prog.steps.get(src.index())
+            && prog.leaf_bytes[src.index()].len() > 1
+        {
+            let key = (src.index(), *start);
+            let reads = ops
+                .iter()
+                .filter(|p| match prog.steps.get(p.index()) {
+                    Some(Step::Alias { src: q, start: t, .. }) => (q.index(), *t) == key,
+                    _ => p.index() == key.0,
+                })
+                .count();
+            if reads == 1 {
+                into.push((key.0, key.1, leaf));
+            }
         }
         leaf += leaves;
     }

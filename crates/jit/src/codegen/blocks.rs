@@ -308,6 +308,7 @@ pub(super) fn run_blocks(
     slots: &BlockSlots,
     idx: &mut [Value],
     out_row: Option<Value>,
+    leaf_rows: &[(InstrId, Value)],
 ) -> Result<()> {
     let (c, d, j0, j1) = (row.comp, row.d, row.j0, row.j1);
     let mut unit = vec![0i64; idx.len()];
@@ -343,7 +344,9 @@ pub(super) fn run_blocks(
                 ptrs.push((p, 1));
                 continue;
             }
-            let binary = node.operands.len() == 2 || ns.program.is_some();
+            // A kernel output the program reads: filled into its row below.
+            let leaf_row = leaf_rows.iter().find(|(id, _)| *id == operand).map(|r| r.1);
+            let binary = (node.operands.len() == 2 || ns.program.is_some()) && leaf_row.is_none();
             let comp = em.module.comp(c);
             let one = row_invariant(comp, operand, d, 4)
                 && row
@@ -379,12 +382,15 @@ pub(super) fn run_blocks(
                 ptrs.push((p, step));
                 continue;
             }
-            // Filled by inline code: the first operand into the result
-            // block (the routine may run in place), a second into its own.
-            let fill = match ns.fills.get(k).copied().flatten() {
-                Some(s) => em.b.ins().isub(s, shift),
-                None if k == 0 => base,
-                None => return Err(JitError::codegen("no block for an operand")),
+            // Filled by inline code: an operand that is also a kernel
+            // output into its output row (written once, read back hot),
+            // else the first operand into the result block (the routine may
+            // run in place), a second into its own.
+            let fill = match (leaf_row, ns.fills.get(k).copied().flatten()) {
+                (Some(r), _) => r,
+                (None, Some(s)) => em.b.ins().isub(s, shift),
+                (None, None) if k == 0 => base,
+                (None, None) => return Err(JitError::codegen("no block for an operand")),
             };
             if let Some(s) = row.rows {
                 fill_rows(em, c, operand, s, d, fill, idx, &sym)?;

@@ -47,15 +47,38 @@ fn build_with(
 ) -> Result<((i64, usize, bool), bool)> {
     let comp = module.comp(spec.comp);
     let root = comp.get(spec.root);
-    let out: ArrayShape = root
-        .shape
-        .as_array()
-        .map_err(|_| JitError::unsupported(format!("{}: tuple-shaped result", root.name)))?
-        .clone();
-    if out.layout.is_padded() {
-        return Err(JitError::unsupported("padded output layout"));
+    // A tuple root (a multi-output fusion): one output buffer per operand,
+    // all over the same index space.
+    let roots: Vec<InstrId> = match root.op {
+        rxla_ir::Op::Tuple => root.operands.clone(),
+        _ => vec![spec.root],
+    };
+    let mut shapes: Vec<ArrayShape> = Vec::with_capacity(roots.len());
+    for &r in &roots {
+        let ri = comp.get(r);
+        let a = ri
+            .shape
+            .as_array()
+            .map_err(|_| JitError::unsupported(format!("{}: tuple-shaped result", ri.name)))?;
+        if a.layout.is_padded() {
+            return Err(JitError::unsupported("padded output layout"));
+        }
+        repr::storage(a.element_type)?;
+        shapes.push(a.clone());
     }
-    repr::storage(out.element_type)?;
+    let out: ArrayShape = shapes
+        .first()
+        .cloned()
+        .ok_or_else(|| JitError::unsupported(format!("{}: empty tuple result", root.name)))?;
+    if shapes
+        .iter()
+        .any(|s| s.dims != out.dims || s.layout.minor_to_major != out.layout.minor_to_major)
+    {
+        return Err(JitError::unsupported(format!(
+            "{}: outputs over different index spaces",
+            root.name
+        )));
+    }
     let elements = out.element_count()?;
     let frontend = jit.jm.isa().frontend_config();
     let wide = jit.opts.wide_math;
@@ -68,7 +91,16 @@ fn build_with(
         let base = em.b.ins().load(I64, flags, ins, (8 * k) as i32);
         em.inputs.insert((spec.comp, *id), (base, shape.clone()));
     }
-    let out_base = em.b.ins().load(I64, flags, outs, 0);
+    let outputs: Vec<Output> = roots
+        .iter()
+        .zip(&shapes)
+        .enumerate()
+        .map(|(k, (&id, shape))| Output {
+            id,
+            base: em.b.ins().load(I64, flags, outs, (8 * k) as i32),
+            shape: shape.clone(),
+        })
+        .collect();
     let rank = out.rank();
     let order: Vec<usize> = out
         .layout
@@ -77,21 +109,26 @@ fn build_with(
         .rev()
         .map(|&d| d as usize)
         .collect();
+    let lane_type = |t: ElementType| {
+        matches!(
+            t,
+            ElementType::F32 | ElementType::F16 | ElementType::BF16 | ElementType::Pred
+        ) || super::ivector::is_int_lane(t)
+    };
     let vectorize = vec_outer
         && rank > 0
-        && (matches!(
-            out.element_type,
-            ElementType::F32 | ElementType::F16 | ElementType::BF16 | ElementType::Pred
-        ) || super::ivector::is_int_lane(out.element_type))
+        && shapes.iter().all(|s| lane_type(s.element_type))
         && out.dims[order[rank - 1]] >= 4;
     // A minor dim of 2 (`stack([a, b], -1)`, interleaved pairs): vectors
     // along the dim before it, interleaved into the row (`Nest::pairs`).
-    let pairs = vec_outer && !vectorize && small_minor(&out);
+    let pairs = vec_outer && !vectorize && outputs.len() == 1 && small_minor(&out);
     let outer = if rank == 0 { 1 } else { out.dims[order[0]] };
     if elements > 0 {
         if rank == 0 {
-            let v = em.emit(spec.comp, spec.root, &[], None)?;
-            em.store_elem(v, out_base, out.element_type)?;
+            for o in &outputs {
+                let v = em.emit(spec.comp, o.id, &[], None)?;
+                em.store_elem(v, o.base, o.shape.element_type)?;
+            }
         } else {
             let zero = em.iconst(0);
             let mut idx = vec![zero; rank];
@@ -107,21 +144,38 @@ fn build_with(
             } else {
                 None
             };
-            let blocks = if vectorize
-                && wide
-                && crate::wide::available()
-                && (out.element_type == ElementType::F32
-                    || super::ivector::is_word_lane(out.element_type))
-            {
-                blockable(module, spec, &out)
+            let blocks = if vectorize && wide && crate::wide::available() {
+                blockable(module, spec, &outputs)
             } else {
                 Vec::new()
             };
+            // The output the last wide node writes in place, the outputs a
+            // program reads as leaves (filled straight into their rows),
+            // and the outputs the row loops store.
+            let direct = blocks
+                .last()
+                .and_then(|w| outputs.iter().position(|o| o.id == w.id));
+            let leaf_outs: Vec<usize> = match (direct, blocks.last()) {
+                (Some(p), Some(w)) if w.program.is_some() => (0..outputs.len())
+                    .filter(|&i| {
+                        i != p
+                            && w.operands.contains(&outputs[i].id)
+                            && outputs[i].shape.element_type.byte_size() == 4
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let pending: Vec<usize> = (0..outputs.len())
+                .filter(|&i| Some(i) != direct && !leaf_outs.contains(&i))
+                .collect();
             let nest = Nest {
                 spec,
+                direct,
+                leaf_outs,
+                pending,
                 out: &out,
                 order: &order,
-                out_base,
+                outputs: &outputs,
                 vectorize,
                 tile,
                 interior,
@@ -171,11 +225,20 @@ const SHORT_ROW: i64 = 128;
 /// Outputs per block of several short rows (4 KiB of scratch per routine).
 const ROWS_BLOCK: i64 = 1024;
 
+/// One output of a kernel: the value stored, its buffer, its shape (every
+/// output of a kernel has the same dims and layout).
+struct Output {
+    id: InstrId,
+    base: Value,
+    shape: ArrayShape,
+}
+
 struct Nest<'s> {
     spec: &'s KernelSpec,
+    /// The index space (the first output's shape).
     out: &'s ArrayShape,
     order: &'s [usize],
-    out_base: Value,
+    outputs: &'s [Output],
     vectorize: bool,
     tile: bool,
     /// Outputs `[a, b)` along the contiguous dim whose reduce-window
@@ -187,6 +250,14 @@ struct Nest<'s> {
     /// The minor dim has 2 elements ([`small_minor`]): the two minor loops
     /// are `Nest::pairs`.
     pairs: bool,
+    /// The output (index into `outputs`) the last wide node writes into
+    /// its row itself.
+    direct: Option<usize>,
+    /// Outputs a program reads as leaves: the inline code fills them
+    /// straight into their rows.
+    leaf_outs: Vec<usize>,
+    /// Outputs the row's own vector loops store (after the blocks).
+    pending: Vec<usize>,
 }
 
 impl Nest<'_> {
@@ -260,7 +331,7 @@ impl Nest<'_> {
         let (dr, d) = (self.order[rank - 2], self.order[rank - 1]);
         let n = self.out.dims[d];
         let c = self.spec.comp;
-        let root_direct = self.blocks.last().is_some_and(|w| w.id == self.spec.root);
+        let root_direct = self.direct.is_some();
         let slots = BlockSlots::new(em, &self.blocks, root_direct, per * n);
         em.for_range(lo, hi, per, |em, r0| {
             let end = em.b.ins().iadd_imm_s(r0, per);
@@ -268,11 +339,11 @@ impl Nest<'_> {
             let (zero, nv) = (em.iconst(0), em.iconst(n));
             idx[dr] = r0;
             idx[d] = zero;
-            let out_row = if root_direct {
-                Some(em.address(self.out_base, self.out, idx)?)
-            } else {
-                None
+            let out_row = match self.direct {
+                Some(p) => Some(em.address(self.outputs[p].base, self.out, idx)?),
+                None => None,
             };
+            let leaf_rows = self.leaf_rows(em, idx)?;
             let row = BlockRow {
                 comp: c,
                 dims: &self.out.dims,
@@ -281,8 +352,8 @@ impl Nest<'_> {
                 j1: nv,
                 rows: Some(RowSpan { d: dr, r0, r1, n }),
             };
-            run_blocks(em, &row, &self.blocks, &slots, idx, out_row)?;
-            let r = if root_direct {
+            run_blocks(em, &row, &self.blocks, &slots, idx, out_row, &leaf_rows)?;
+            let r = if self.pending.is_empty() {
                 Ok(())
             } else {
                 let bases: Vec<(InstrId, Value)> = self
@@ -350,15 +421,15 @@ impl Nest<'_> {
         // are not needed.
         let rank = self.order.len();
         let d = self.order[rank - 1];
-        let root_direct = self.blocks.last().is_some_and(|w| w.id == self.spec.root);
+        let root_direct = self.direct.is_some();
         let slots = BlockSlots::new(em, &self.blocks, root_direct, BLOCK);
-        let out_row = if root_direct {
-            let mut i0 = idx.clone();
-            i0[d] = em.iconst(0);
-            Some(em.address(self.out_base, self.out, &i0)?)
-        } else {
-            None
+        let mut i0 = idx.clone();
+        i0[d] = em.iconst(0);
+        let out_row = match self.direct {
+            Some(p) => Some(em.address(self.outputs[p].base, self.out, &i0)?),
+            None => None,
         };
+        let leaf_rows = self.leaf_rows(em, &i0)?;
         em.for_range(lo, hi, BLOCK, |em, j0| {
             let end = em.b.ins().iadd_imm_s(j0, BLOCK);
             let j1 = em.b.ins().smin(end, hi);
@@ -370,8 +441,8 @@ impl Nest<'_> {
                 j1,
                 rows: None,
             };
-            run_blocks(em, &row, &self.blocks, &slots, idx, out_row)?;
-            let r = if root_direct {
+            run_blocks(em, &row, &self.blocks, &slots, idx, out_row, &leaf_rows)?;
+            let r = if self.pending.is_empty() {
                 Ok(())
             } else {
                 self.vector_loops(em, idx, j0, j1)
@@ -381,8 +452,20 @@ impl Nest<'_> {
         })
     }
 
-    /// Vector loops over `lo..hi` of the contiguous dimension, then a
-    /// scalar tail.
+    /// The addresses of the leaf outputs' rows at `at` (its contiguous
+    /// index 0), by instruction.
+    fn leaf_rows(&self, em: &mut Emitter, at: &[Value]) -> Result<Vec<(InstrId, Value)>> {
+        self.leaf_outs
+            .iter()
+            .map(|&i| {
+                let o = &self.outputs[i];
+                Ok((o.id, em.address(o.base, &o.shape, at)?))
+            })
+            .collect()
+    }
+
+    /// Vector loops over `lo..hi` of the contiguous dimension storing the
+    /// pending outputs, then a scalar tail.
     fn vector_loops(
         &self,
         em: &mut Emitter,
@@ -407,25 +490,28 @@ impl Nest<'_> {
             // Row-invariant values and constants before the loop.
             idx[d] = lo;
             super::approx::warm(em);
-            em.hoist(self.spec.comp, self.spec.root, idx, &sym);
-            // The output row's address prefix too (computed once here, not
-            // in every iteration: the mid-end is off).
-            em.address(self.out_base, self.out, idx)?;
+            for o in self.pending.iter().map(|&i| &self.outputs[i]) {
+                em.hoist(self.spec.comp, o.id, idx, &sym);
+                // The output row's address prefix too (computed once here,
+                // not in every iteration: the mid-end is off).
+                em.address(o.base, &o.shape, idx)?;
+            }
             let step = |em: &mut Emitter, idx: &mut Vec<Value>, j: Value| -> Result<()> {
                 idx[d] = j;
-                let v = em.emit(self.spec.comp, self.spec.root, idx, Some(&sym))?;
-                let want = if super::ivector::is_int_lane(self.out.element_type)
-                    || self.out.element_type == ElementType::Pred
-                {
-                    I32X4
-                } else {
-                    F32X4
-                };
-                if em.b.func.dfg.value_type(v) != want {
-                    return Err(JitError::unsupported("vector root of another type"));
+                for o in self.pending.iter().map(|&i| &self.outputs[i]) {
+                    let v = em.emit(self.spec.comp, o.id, idx, Some(&sym))?;
+                    let t = o.shape.element_type;
+                    let want = if super::ivector::is_int_lane(t) || t == ElementType::Pred {
+                        I32X4
+                    } else {
+                        F32X4
+                    };
+                    if em.b.func.dfg.value_type(v) != want {
+                        return Err(JitError::unsupported("vector root of another type"));
+                    }
+                    let a = em.address(o.base, &o.shape, idx)?;
+                    em.store_elem(v, a, t)?;
                 }
-                let a = em.address(self.out_base, self.out, idx)?;
-                em.store_elem(v, a, self.out.element_type)?;
                 Ok(())
             };
             let vector_loops = |em: &mut Emitter, idx: &mut Vec<Value>| -> Result<()> {
@@ -457,10 +543,7 @@ impl Nest<'_> {
             }
             em.for_range(vhi, hi, 1, |em, j| {
                 idx[d] = j;
-                let v = em.emit(self.spec.comp, self.spec.root, idx, None)?;
-                let a = em.address(self.out_base, self.out, idx)?;
-                em.store_elem(v, a, self.out.element_type)?;
-                Ok(())
+                self.store_scalars(em, idx, &self.pending)
             })
         }
     }
@@ -485,7 +568,7 @@ impl Nest<'_> {
             let mut v = [None; 2];
             for (t, slot) in v.iter_mut().enumerate() {
                 idx[d1] = em.iconst(t as i64);
-                let x = em.emit(self.spec.comp, self.spec.root, idx, Some(&sym))?;
+                let x = em.emit(self.spec.comp, self.outputs[0].id, idx, Some(&sym))?;
                 if em.b.func.dfg.value_type(x) != F32X4 {
                     return Err(JitError::unsupported("pair rows of another type"));
                 }
@@ -512,7 +595,7 @@ impl Nest<'_> {
             let first = em.b.ins().bitcast(F32X4, super::emit::le(), first);
             let second = em.b.ins().bitcast(F32X4, super::emit::le(), second);
             idx[d1] = em.iconst(0);
-            let at = em.address(self.out_base, self.out, idx)?;
+            let at = em.address(self.outputs[0].base, self.out, idx)?;
             em.store_elem(first, at, ElementType::F32)?;
             let at4 = em.b.ins().iadd_imm_s(at, 16);
             em.store_elem(second, at4, ElementType::F32)
@@ -521,9 +604,7 @@ impl Nest<'_> {
             idx[d0] = i;
             for t in 0..2 {
                 idx[d1] = em.iconst(t);
-                let v = em.emit(self.spec.comp, self.spec.root, idx, None)?;
-                let a = em.address(self.out_base, self.out, idx)?;
-                em.store_elem(v, a, self.out.element_type)?;
+                self.store_scalars(em, idx, &self.all())?;
             }
             Ok(())
         })
@@ -540,11 +621,23 @@ impl Nest<'_> {
     ) -> Result<()> {
         em.for_range(lo, hi, 1, |em, j| {
             idx[d] = j;
-            let v = em.emit(self.spec.comp, self.spec.root, idx, None)?;
-            let a = em.address(self.out_base, self.out, idx)?;
-            em.store_elem(v, a, self.out.element_type)?;
-            Ok(())
+            self.store_scalars(em, idx, &self.all())
         })
+    }
+
+    /// Every output's index.
+    fn all(&self) -> Vec<usize> {
+        (0..self.outputs.len()).collect()
+    }
+
+    /// The scalar values of outputs `which` at `idx`, stored.
+    fn store_scalars(&self, em: &mut Emitter, idx: &[Value], which: &[usize]) -> Result<()> {
+        for o in which.iter().map(|&i| &self.outputs[i]) {
+            let v = em.emit(self.spec.comp, o.id, idx, None)?;
+            let a = em.address(o.base, &o.shape, idx)?;
+            em.store_elem(v, a, o.shape.element_type)?;
+        }
+        Ok(())
     }
 
     /// The two minor-most loops in TILE×TILE tiles: the outer of the two
@@ -696,11 +789,49 @@ fn window_interior(
 }
 
 /// The values of the kernel that a wide routine can compute per row block
-/// (see [`wide_nodes`]).
-fn blockable(module: &Module, spec: &KernelSpec, out: &ArrayShape) -> Vec<WideNode> {
+/// (see [`wide_nodes`]): a program or the wide nodes of a single output;
+/// of several outputs, the wide nodes of each (f32 outputs only), each
+/// node once, in dependency order.
+fn blockable(module: &Module, spec: &KernelSpec, outputs: &[Output]) -> Vec<WideNode> {
     let is_input = |id: InstrId| spec.inputs.iter().any(|(i, _)| *i == id);
+    let Some(out) = outputs.first().map(|o| &o.shape) else {
+        return Vec::new();
+    };
+    if out.element_type != ElementType::F32 && !super::ivector::is_word_lane(out.element_type) {
+        return Vec::new();
+    }
     let d = out.layout.minor_to_major.first().map_or(0, |&d| d as usize);
     let comp = module.comp(spec.comp);
+    if outputs.len() > 1 {
+        // A program for one output (the others filled as its leaves or
+        // stored by the row loops).
+        if super::program::enabled() {
+            for o in outputs {
+                if let Some(p) =
+                    super::program::wide_program(comp, o.id, &out.dims, d, &is_input)
+                {
+                    return vec![WideNode {
+                        id: o.id,
+                        operands: p.leaves,
+                        routine: "rxla_block_program",
+                        program: Some(p.words),
+                    }];
+                }
+            }
+        }
+        if outputs.iter().any(|o| o.shape.element_type != ElementType::F32) {
+            return Vec::new();
+        }
+        let mut all: Vec<WideNode> = Vec::new();
+        for o in outputs {
+            for w in wide_nodes(comp, o.id, &out.dims, d, &is_input, true) {
+                if !all.iter().any(|x| x.id == w.id) {
+                    all.push(w);
+                }
+            }
+        }
+        return all;
+    }
     let program = super::program::enabled()
         .then(|| super::program::wide_program(comp, spec.root, &out.dims, d, &is_input))
         .flatten();

@@ -550,7 +550,7 @@ fn reduce_vec_loops(
                     j1,
                     rows: None,
                 };
-                blocks::run_blocks(em, &block, &wide, &slots, &mut oi0, None)?;
+                blocks::run_blocks(em, &block, &wide, &slots, &mut oi0, None, &[])?;
                 for (k, &(v, ty)) in vars.iter().enumerate() {
                     let x = em.b.ins().stack_load(I64, ty, keep, 16 * k as i32);
                     em.b.def_var(v, x);
