@@ -16,8 +16,9 @@
 //! elementwise instruction) whose computation holds only elementwise ops,
 //! constants, iotas, reshapes, scalar broadcasts and gathers (the kinds the
 //! JIT's loop kernel computes at one index with no cross-row structure),
-//! with at least [`MIN_ELEMENTS`] elements; the nodes merged have the same
-//! dimensions and layout. A merge is legal when no path leads from the
+//! with at least [`MIN_ELEMENTS`] elements, that does not read a dot or
+//! convolution (the JIT computes such a loop as the GEMM's epilogue); the
+//! nodes merged have the same dimensions and layout. A merge is legal when no path leads from the
 //! earlier node to the later one except the direct reads being fused (a
 //! bounded search; past [`SEARCH_BUDGET`] nodes the merge is skipped).
 //! Work is never duplicated: every value is computed once per index, as
@@ -28,17 +29,41 @@
 //! transposes).
 
 use crate::error::Result;
-use crate::pass::{Pass, PassContext};
+use crate::pass::{Pass, PassContext, PassOption};
 use rxla_ir::{CompId, Computation, FusionKind, InstrId, Instruction, Module, Op, Shape};
 use std::collections::{HashMap, HashSet};
 
 /// The multi-output fusion pass (see the module doc).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct MultiOutputFusion;
+#[derive(Clone, Copy, Debug)]
+pub struct MultiOutputFusion {
+    /// Smallest node (elements) merged.
+    pub min_elements: i64,
+}
 
-/// Smallest node (elements) worth merging: below it the kernels' launch
-/// and the intermediate's traffic are noise.
+impl Default for MultiOutputFusion {
+    /// [`MIN_ELEMENTS`], or `RXLA_MULTI_OUTPUT_MIN_ELEMENTS` (1 merges the
+    /// fuzzer's small modules too; read once).
+    fn default() -> Self {
+        static MIN: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+        let min = *MIN.get_or_init(|| {
+            std::env::var("RXLA_MULTI_OUTPUT_MIN_ELEMENTS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(MIN_ELEMENTS)
+        });
+        MultiOutputFusion { min_elements: min }
+    }
+}
+
+/// Smallest node (elements) worth merging by default: below it the
+/// kernels' launch and the intermediate's traffic are noise.
 pub const MIN_ELEMENTS: i64 = 4096;
+
+const OPTIONS: &[PassOption] = &[PassOption {
+    key: "min-elements",
+    description: "smallest node merged, in elements (tests use 1)",
+    default: "4096",
+}];
 
 /// Instructions the legality search visits per candidate at most.
 pub const SEARCH_BUDGET: usize = 512;
@@ -71,8 +96,42 @@ impl Pass for MultiOutputFusion {
         true
     }
 
+    fn options(&self) -> &'static [PassOption] {
+        OPTIONS
+    }
+
+    fn set_option(&mut self, key: &str, value: &str) -> Result<()> {
+        match key {
+            "min-elements" => match value.parse::<i64>() {
+                Ok(n) if n >= 0 => {
+                    self.min_elements = n;
+                    Ok(())
+                }
+                _ => Err(crate::PassError::option(
+                    self.name(),
+                    key,
+                    "expected a count of elements (0 or more)",
+                )),
+            },
+            _ => Err(crate::PassError::option(
+                self.name(),
+                key,
+                "unknown option (known: min-elements)",
+            )),
+        }
+    }
+
+    fn option_values(&self) -> Vec<(String, String)> {
+        if self.min_elements == MultiOutputFusion::default().min_elements {
+            Vec::new()
+        } else {
+            vec![("min-elements".to_string(), self.min_elements.to_string())]
+        }
+    }
+
     fn run(&mut self, module: &mut Module, ctx: &mut PassContext) -> Result<bool> {
-        let n = run_on_module(module, &mut |what| ctx.consume_fuel(what))?;
+        let min = self.min_elements;
+        let n = run_on_module(module, min, &mut |what| ctx.consume_fuel(what))?;
         if n > 0 {
             ctx.stat("fusions merged", n as u64);
         }
@@ -83,10 +142,14 @@ impl Pass for MultiOutputFusion {
 /// Merges loop nodes in every host computation of `module`; returns the
 /// number of merges.
 pub fn multi_output_fuse(module: &mut Module) -> Result<usize> {
-    run_on_module(module, &mut |_| true)
+    run_on_module(module, MIN_ELEMENTS, &mut |_| true)
 }
 
-fn run_on_module(module: &mut Module, allow: &mut dyn FnMut(&str) -> bool) -> Result<usize> {
+fn run_on_module(
+    module: &mut Module,
+    min: i64,
+    allow: &mut dyn FnMut(&str) -> bool,
+) -> Result<usize> {
     let mut merged = 0;
     let mut orphans: HashSet<String> = HashSet::new();
     for name in crate::fusion::host_computations(module) {
@@ -94,7 +157,7 @@ fn run_on_module(module: &mut Module, allow: &mut dyn FnMut(&str) -> bool) -> Re
             let Some(cid) = module.find_computation(&name) else {
                 break;
             };
-            let n = merge_round(module, cid, allow, &mut orphans)?;
+            let n = merge_round(module, cid, min, allow, &mut orphans)?;
             if n == 0 {
                 break;
             }
@@ -145,8 +208,23 @@ fn plain_array(s: &Shape) -> Option<(Vec<i64>, Vec<i64>)> {
     Some((a.dims.clone(), a.layout.minor_to_major.clone()))
 }
 
-fn loop_node(module: &Module, comp: &Computation, users: &[Vec<InstrId>], id: InstrId) -> Option<Node> {
+fn loop_node(
+    module: &Module,
+    comp: &Computation,
+    users: &[Vec<InstrId>],
+    id: InstrId,
+    min: i64,
+) -> Option<Node> {
     let instr = comp.get(id);
+    // A loop reading a dot or convolution is the JIT's GEMM epilogue
+    // (computed inside the GEMM's tiles): it stays as it is.
+    if instr
+        .operands
+        .iter()
+        .any(|&o| matches!(comp.get(o).op, Op::Dot { .. } | Op::Convolution { .. }))
+    {
+        return None;
+    }
     let (keys, size) = match &instr.op {
         Op::Fusion { kind, calls } if kind.0 == "kLoop" => {
             let fc = module.computations.get(calls.index())?;
@@ -173,7 +251,11 @@ fn loop_node(module: &Module, comp: &Computation, users: &[Vec<InstrId>], id: In
             (keys, fc.len())
         }
         op if op.is_elementwise() && !matches!(op, Op::Complex) => {
-            if instr.operands.iter().any(|&o| plain_array(&comp.get(o).shape).is_none()) {
+            if instr
+                .operands
+                .iter()
+                .any(|&o| plain_array(&comp.get(o).shape).is_none())
+            {
                 return None;
             }
             (vec![plain_array(&instr.shape)?], 1)
@@ -181,7 +263,7 @@ fn loop_node(module: &Module, comp: &Computation, users: &[Vec<InstrId>], id: In
         _ => return None,
     };
     let key = keys.first()?.clone();
-    if keys.iter().any(|k| *k != key) || key.0.iter().product::<i64>() < MIN_ELEMENTS {
+    if keys.iter().any(|k| *k != key) || key.0.iter().product::<i64>() < min {
         return None;
     }
     Some(Node {
@@ -230,27 +312,33 @@ fn reaches_indirectly(comp: &Computation, a: InstrId, b: InstrId) -> bool {
 }
 
 /// Whether `x` is worth reading once instead of twice: a non-constant
-/// array of at least [`MIN_ELEMENTS`] elements.
-fn shared_input(comp: &Computation, x: InstrId) -> bool {
+/// array of at least `min` elements.
+fn shared_input(comp: &Computation, x: InstrId, min: i64) -> bool {
     let i = comp.get(x);
-    !matches!(i.op, Op::Constant { .. } | Op::Broadcast { .. } | Op::Iota { .. })
-        && i
-            .shape
-            .as_array()
-            .is_ok_and(|a| a.dims.iter().product::<i64>() >= MIN_ELEMENTS)
+    !matches!(
+        i.op,
+        Op::Constant { .. } | Op::Broadcast { .. } | Op::Iota { .. }
+    ) && i
+        .shape
+        .as_array()
+        .is_ok_and(|a| a.dims.iter().product::<i64>() >= min)
 }
 
 /// One round: disjoint pairs chosen in order, then rewritten together.
 fn merge_round(
     module: &mut Module,
     cid: CompId,
+    min: i64,
     allow: &mut dyn FnMut(&str) -> bool,
     orphans: &mut HashSet<String>,
 ) -> Result<usize> {
     module.comp_mut(cid).topo_sort()?;
     let comp = module.comp(cid);
     let users = comp.users();
-    let nodes: Vec<Option<Node>> = comp.ids().map(|id| loop_node(module, comp, &users, id)).collect();
+    let nodes: Vec<Option<Node>> = comp
+        .ids()
+        .map(|id| loop_node(module, comp, &users, id, min))
+        .collect();
     let node = |id: InstrId| nodes[id.index()].as_ref();
     let mut taken = vec![false; comp.len()];
     let mut pairs: Vec<(InstrId, InstrId)> = Vec::new();
@@ -277,7 +365,7 @@ fn merge_round(
         }
         // Siblings reading a common array.
         for &x in &comp.get(b).operands {
-            if !shared_input(comp, x) {
+            if !shared_input(comp, x, min) {
                 continue;
             }
             for &u in users[x.index()].iter().take(MAX_SIBLING_SCAN) {
@@ -291,7 +379,11 @@ fn merge_round(
             if !fits(a, na) || reaches_indirectly(comp, a, b) {
                 continue;
             }
-            if !allow(&format!("merge {} into {}", comp.get(a).name, comp.get(b).name)) {
+            if !allow(&format!(
+                "merge {} into {}",
+                comp.get(a).name,
+                comp.get(b).name
+            )) {
                 continue;
             }
             taken[a.index()] = true;
@@ -371,10 +463,16 @@ fn rewrite(
     let comp = module.comp(cid);
     let users = comp.users();
     let mut host = comp.clone();
-    let mut taken_names: HashSet<String> = host.instructions.iter().map(|i| i.name.clone()).collect();
+    let mut taken_names: HashSet<String> =
+        host.instructions.iter().map(|i| i.name.clone()).collect();
     let mut comp_names: HashSet<String> =
         module.computations.iter().map(|c| c.name.clone()).collect();
     let mut removed = vec![false; host.len()];
+    // Values whose readers now read a get-tuple-element of a merged fusion
+    // (applied at the end: a reader may itself be replaced by a merge of
+    // this round), and the get-tuple-elements made or re-pointed here.
+    let mut replace: HashMap<InstrId, InstrId> = HashMap::new();
+    let mut fixed: HashSet<InstrId> = HashSet::new();
     let mut new_comps: Vec<Computation> = Vec::new();
     let mut fusions: Vec<InstrId> = Vec::new();
     let mut new_orphans: Vec<String> = Vec::new();
@@ -384,7 +482,10 @@ fn rewrite(
                 new_orphans.push(module.comp(*calls).name.clone());
             }
         }
-        let (ca, cb) = (node_computation(module, comp, a), node_computation(module, comp, b));
+        let (ca, cb) = (
+            node_computation(module, comp, a),
+            node_computation(module, comp, b),
+        );
         let name = crate::util::fresh_name(&mut comp_names, &format!("fused_{}", comp.get(b).name));
         let mut nc = Computation::new(name);
         let mut local: HashSet<String> = HashSet::new();
@@ -464,7 +565,12 @@ fn rewrite(
             params.clone(),
             shape.clone(),
         );
-        fusion.attrs = bi.attrs.iter().filter(|(k, _)| k == "metadata").cloned().collect();
+        fusion.attrs = bi
+            .attrs
+            .iter()
+            .filter(|(k, _)| k == "metadata")
+            .cloned()
+            .collect();
         *host.get_mut(b) = fusion;
         fusions.push(b);
         new_comps.push(nc);
@@ -476,15 +582,18 @@ fn rewrite(
                 Shape::Tuple(t) => t[k].clone(),
                 s => s.clone(),
             };
-            host.push(Instruction::new(n, Op::GetTupleElement { index: k as i64 }, vec![b], s))
+            host.push(Instruction::new(
+                n,
+                Op::GetTupleElement { index: k as i64 },
+                vec![b],
+                s,
+            ))
         };
         // `b`'s readers.
         if !b_tuple && outs.len() > 1 {
             let g = gte(&mut host, &comp.get(b).name, 0);
-            redirect(&mut host, &users[b.index()], b, g);
-            if host.root == b {
-                host.root = g;
-            }
+            replace.insert(b, g);
+            fixed.insert(g);
         }
         // `b`'s get-tuple-elements keep their indices (its outputs come
         // first). `a`'s readers read the merged fusion.
@@ -495,16 +604,28 @@ fn rewrite(
                     let gi = host.get_mut(g);
                     gi.operands = vec![b];
                     gi.op = Op::GetTupleElement { index: at as i64 };
+                    fixed.insert(g);
                 }
             } else {
                 let g = gte(&mut host, &comp.get(a).name, at);
-                redirect(&mut host, &users[a.index()], a, g);
-                if host.root == a {
-                    host.root = g;
-                }
+                replace.insert(a, g);
+                fixed.insert(g);
             }
         }
         removed[a.index()] = true;
+    }
+    for id in host.ids().collect::<Vec<_>>() {
+        if fixed.contains(&id) {
+            continue;
+        }
+        for o in &mut host.get_mut(id).operands {
+            if let Some(&n) = replace.get(o) {
+                *o = n;
+            }
+        }
+    }
+    if let Some(&n) = replace.get(&host.root) {
+        host.root = n;
     }
     let mut keep: Vec<bool> = removed.iter().map(|r| !r).collect();
     keep.resize(host.len(), true);
@@ -543,21 +664,6 @@ fn rewrite(
     orphans.extend(new_orphans);
     let _ = fusions;
     Ok(())
-}
-
-/// Replaces `from` by `to` in the operands of `readers` (the readers the
-/// host had before the rewrite; `to` itself is never among them).
-fn redirect(host: &mut Computation, readers: &[InstrId], from: InstrId, to: InstrId) {
-    for &u in readers {
-        if u == to {
-            continue;
-        }
-        for o in &mut host.get_mut(u).operands {
-            if *o == from {
-                *o = to;
-            }
-        }
-    }
 }
 
 /// Renames instructions whose name an earlier one has (the two merged

@@ -343,7 +343,7 @@ mod tests {
         );
         assert_eq!(named_pipeline_text("jit-backend"), Some(JIT_BACKEND));
         let items = named_pipeline("jit").unwrap();
-        assert_eq!(items.last().unwrap().to_string(), "fusion{dots=false}");
+        assert_eq!(items.last().unwrap().to_string(), "multi-output-fusion");
     }
 
     fn pass(name: &str, col: usize) -> PipelineItem {

@@ -51,7 +51,7 @@ impl Registry {
         r.register(|| Box::new(crate::tuple_simplify::TupleSimplify));
         r.register(|| Box::<crate::constant_folding::ConstantFolding>::default());
         r.register(|| Box::<crate::fusion::Fusion>::default());
-        r.register(|| Box::new(crate::multi_output_fusion::MultiOutputFusion));
+        r.register(|| Box::<crate::multi_output_fusion::MultiOutputFusion>::default());
         r.register(|| Box::new(crate::transpose_folding::TransposeFolding));
         r.register(|| Box::new(crate::conv_polyphase::ConvPolyphase));
         r.register(|| Box::<crate::simplify::Simplify>::default());

@@ -1263,7 +1263,9 @@ fn kernel_leaf_outputs(prog: &Program, out: Option<&[Leaf]>) -> Vec<(usize, usiz
             let reads = ops
                 .iter()
                 .filter(|p| match prog.steps.get(p.index()) {
-                    Some(Step::Alias { src: q, start: t, .. }) => (q.index(), *t) == key,
+                    Some(Step::Alias {
+                        src: q, start: t, ..
+                    }) => (q.index(), *t) == key,
                     _ => p.index() == key.0,
                 })
                 .count();

@@ -807,9 +807,7 @@ fn blockable(module: &Module, spec: &KernelSpec, outputs: &[Output]) -> Vec<Wide
         // stored by the row loops).
         if super::program::enabled() {
             for o in outputs {
-                if let Some(p) =
-                    super::program::wide_program(comp, o.id, &out.dims, d, &is_input)
-                {
+                if let Some(p) = super::program::wide_program(comp, o.id, &out.dims, d, &is_input) {
                     return vec![WideNode {
                         id: o.id,
                         operands: p.leaves,
@@ -819,7 +817,10 @@ fn blockable(module: &Module, spec: &KernelSpec, outputs: &[Output]) -> Vec<Wide
                 }
             }
         }
-        if outputs.iter().any(|o| o.shape.element_type != ElementType::F32) {
+        if outputs
+            .iter()
+            .any(|o| o.shape.element_type != ElementType::F32)
+        {
             return Vec::new();
         }
         let mut all: Vec<WideNode> = Vec::new();
