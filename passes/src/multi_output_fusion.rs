@@ -228,10 +228,32 @@ fn loop_node(
     let (keys, size) = match &instr.op {
         Op::Fusion { kind, calls } if kind.0 == "kLoop" => {
             let fc = module.computations.get(calls.index())?;
-            if !fc
-                .ids()
-                .all(|i| op_ok(fc, fc.get(i)) || (i == fc.root && fc.get(i).op == Op::Tuple))
-            {
+            // Arrays only, but for a root tuple (one output per operand).
+            let ok = |i: InstrId| {
+                let x = fc.get(i);
+                if i == fc.root && x.op == Op::Tuple {
+                    return true;
+                }
+                op_ok(fc, x) && plain_array(&x.shape).is_some()
+            };
+            if !fc.ids().all(ok) || outputs_of(fc).len() != instr.shape.leaves().len() {
+                return None;
+            }
+            // Parameters and outputs exactly as the fusion declares them
+            // (the merged computation takes the outside values' shapes).
+            let params_match = fc.ids().all(|i| match fc.get(i).op {
+                Op::Parameter { number } => instr
+                    .operands
+                    .get(number as usize)
+                    .is_some_and(|&o| comp.get(o).shape == fc.get(i).shape),
+                _ => true,
+            });
+            let outs: Vec<&Shape> = outputs_of(fc).iter().map(|&o| &fc.get(o).shape).collect();
+            let declared: Vec<&Shape> = match &instr.shape {
+                Shape::Tuple(t) => t.iter().collect(),
+                s => vec![s],
+            };
+            if !params_match || outs != declared {
                 return None;
             }
             let keys: Vec<_> = match &instr.shape {

@@ -395,6 +395,10 @@ fn wide_nodes_over_several_short_rows_equal_the_inline_code() {
         "  s = f32[{S}] subtract(x, mb)\n  ROOT r = f32[{S}] exponential(s)",
         // Wide nodes read by the root: exp and tanh of computed operands.
         "  s = f32[{S}] subtract(x, cb)\n  e = f32[{S}] exponential(s)\n  q = f32[{S}] divide(e, mb)\n  t = f32[{S}] tanh(y)\n  ROOT r = f32[{S}] add(q, t)",
+        // A wide node's block read by the inline fill of the next node's
+        // operand (cbrt is no program op: two nodes): each row its own
+        // (a fuzz find, seed 123206: every row read the first row's tanh).
+        "  t = f32[{S}] tanh(x)\n  n = f32[{S}] negate(t)\n  ROOT r = f32[{S}] cbrt(n)",
     ];
     for (a, rows, cols) in [
         (2i64, 37i64, 64i64),

@@ -476,12 +476,20 @@ fn fill_rows(
     let zero = em.iconst(0);
     let n4 = em.iconst(s.n & !3);
     let n = em.iconst(s.n);
+    // Blocks of earlier wide nodes hold the group's rows one after the
+    // other: row `r` reads its own (each row's element `j` at `base +
+    // 4·((r - r0)·n + j)`), not the first row's.
+    let group_blocks: Vec<_> = em.blocked.iter().map(|(k, v)| (*k, *v)).collect();
     em.for_range(s.r0, s.r1, 1, |em, r| {
         idx[s.d] = r;
         idx[d] = zero;
         let k = em.b.ins().isub(r, s.r0);
         let off = em.b.ins().imul_imm_s(k, 4 * s.n);
         let at = em.b.ins().iadd(fill, off);
+        for &(key, (b, bd)) in &group_blocks {
+            let p = em.b.ins().iadd(b, off);
+            em.blocked.insert(key, (p, bd));
+        }
         em.hoist(c, operand, idx, sym);
         em.for_range(zero, n4, 4, |em, j| {
             idx[d] = j;
@@ -500,6 +508,9 @@ fn fill_rows(
             Ok(())
         })
     })?;
+    for (key, v) in group_blocks {
+        em.blocked.insert(key, v);
+    }
     idx[s.d] = s.r0;
     idx[d] = zero;
     Ok(())
