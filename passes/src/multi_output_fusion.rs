@@ -17,8 +17,10 @@
 //! constants, iotas, reshapes, scalar broadcasts and gathers (the kinds the
 //! JIT's loop kernel computes at one index with no cross-row structure),
 //! with at least [`MIN_ELEMENTS`] elements, that does not read a dot or
-//! convolution (the JIT computes such a loop as the GEMM's epilogue); the
-//! nodes merged have the same dimensions and layout. A merge is legal when no path leads from the
+//! convolution (the JIT computes such a loop as the GEMM's epilogue) and
+//! whose dims are not those of a value the computation reduces along its
+//! minor dimension (the JIT runs those loops in row groups); the nodes
+//! merged have the same dimensions and layout. A merge is legal when no path leads from the
 //! earlier node to the later one except the direct reads being fused (a
 //! bounded search; past [`SEARCH_BUDGET`] nodes the merge is skipped).
 //! Work is never duplicated: every value is computed once per index, as
@@ -357,9 +359,12 @@ fn merge_round(
     module.comp_mut(cid).topo_sort()?;
     let comp = module.comp(cid);
     let users = comp.users();
+    let row_reduced = row_reduced_dims(module, comp);
     let nodes: Vec<Option<Node>> = comp
         .ids()
-        .map(|id| loop_node(module, comp, &users, id, min))
+        .map(|id| {
+            loop_node(module, comp, &users, id, min).filter(|n| !row_reduced.contains(&n.key.0))
+        })
         .collect();
     let node = |id: InstrId| nodes[id.index()].as_ref();
     let mut taken = vec![false; comp.len()];
@@ -427,6 +432,38 @@ fn merge_round(
         }
         Err(e) => Err(e),
     }
+}
+
+/// Dims of the values the computation reduces along their minor
+/// dimension (a row reduction, directly or in a fusion). The JIT runs the
+/// loops over such values with their reductions row by row, in cache
+/// (`rows.rs` row groups of single-output kernels: a layernorm's backward
+/// pass keeps its intermediates in scratch rows); merged, they would leave
+/// the group and go through memory (grad layernorm 4096×1024: 15 -> 20 ms).
+/// Nodes over these dims are not merged.
+fn row_reduced_dims(module: &Module, comp: &Computation) -> HashSet<Vec<i64>> {
+    let mut dims = HashSet::new();
+    let mut visit = |c: &Computation, i: &Instruction| {
+        if let Op::Reduce { dimensions, .. } = &i.op
+            && let Some(&o) = i.operands.first()
+            && let Ok(a) = c.get(o).shape.as_array()
+            && let Some(&minor) = a.layout.minor_to_major.first()
+            && dimensions.contains(&minor)
+        {
+            dims.insert(a.dims.clone());
+        }
+    };
+    for i in &comp.instructions {
+        visit(comp, i);
+        if let Op::Fusion { calls, .. } = &i.op
+            && let Some(fc) = module.computations.get(calls.index())
+        {
+            for j in &fc.instructions {
+                visit(fc, j);
+            }
+        }
+    }
+    dims
 }
 
 /// Distinct outside operands of the merge of `a` into `b`.
