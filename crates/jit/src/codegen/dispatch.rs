@@ -110,9 +110,14 @@ impl Emitter<'_, '_> {
         let shape = self.array_shape(c, id)?;
         let et = shape.element_type;
         repr::storage(et)?;
-        if lanes.is_some_and(Sym::is_zero) && super::ivector::is_int_lane(et) {
+        if lanes.is_some_and(Sym::is_zero)
+            && super::ivector::is_int_lane(et)
+            && !self.bound.keys().any(|&(bc, _)| bc == c)
+        {
             // One integer value for every lane: computed as a scalar (any
-            // op; integer results are exact either way), then splat.
+            // op; integer results are exact either way), then splat. Not
+            // inside an inlined body (a reducer run on lanes): its
+            // parameters are lane values, not one value.
             let v = self.emit(c, id, idx, None)?;
             return super::vector::splat(self, v, et);
         }
