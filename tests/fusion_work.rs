@@ -72,6 +72,67 @@ fn fusion_never_multiplies_work_on_generated_modules() {
     );
 }
 
+/// Multi-output fusion after fusion (every node merged, whatever its size)
+/// adds no work, keeps the module valid and its values bit for bit: each
+/// value is still computed once per element, only in a shared loop.
+#[test]
+fn multi_output_fusion_adds_no_work_and_keeps_values() {
+    let cfg = GenConfig::evaluable();
+    let registry = rxla_passes::registry::Registry::standard();
+    let mut merged_any = 0;
+    for seed in 0..seeds() / 2 {
+        let module = rxla_fuzzgen::generate_from_seed(seed, &cfg);
+        let mut fused = module.clone();
+        fuse_module(&mut fused).unwrap_or_else(|e| panic!("seed {seed}: fusion: {e}"));
+        let mut merged = fused.clone();
+        let mut pm = rxla_passes::manager::PassManager::from_text(
+            "multi-output-fusion{min-elements=1}",
+            &registry,
+        )
+        .expect("parses");
+        pm.run(&mut merged).unwrap_or_else(|e| {
+            panic!(
+                "seed {seed}: multi-output-fusion: {e}\n{}",
+                rxla_ir::print_module(&fused)
+            )
+        });
+        if merged == fused {
+            continue;
+        }
+        merged_any += 1;
+        rxla_ir::verify_module(&merged).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let (before, after) = (estimate_work(&fused), estimate_work(&merged));
+        assert!(
+            after <= before + 1e-6,
+            "seed {seed}: multi-output fusion raised the work from {before} to {after}:\n{}",
+            rxla_ir::print_module(&merged)
+        );
+        let args = rxla_fuzzgen::values::random_args(&module, seed);
+        let opts = rxla_eval::RunOptions::default();
+        let want = rxla_eval::evaluate(&fused, &args, &opts);
+        let got = rxla_eval::evaluate(&merged, &args, &opts);
+        if let (Ok(w), Ok(g)) = (&want, &got) {
+            assert_eq!(
+                format!("{w:?}"),
+                format!("{g:?}"),
+                "seed {seed}: values differ after multi-output fusion:\n{}",
+                rxla_ir::print_module(&merged)
+            );
+        } else {
+            assert_eq!(
+                want.is_ok(),
+                got.is_ok(),
+                "seed {seed}: {want:?} vs {got:?}"
+            );
+        }
+    }
+    assert!(
+        merged_any > 20,
+        "only {merged_any} of {} modules merged: the test sees too little",
+        seeds() / 2
+    );
+}
+
 fn seeds() -> u64 {
     std::env::var("RXLA_WORK_SEEDS")
         .ok()

@@ -593,12 +593,15 @@ fn rewrite(
         }
         let mut outs = b_outs.clone();
         outs.extend(a_kept.iter().map(|(k, _)| a_outs[*k]));
-        let shape = if outs.len() == 1 {
+        // A tuple whenever `b` was one (its get-tuple-elements stay), even
+        // of one output.
+        let single = outs.len() == 1 && !comp.get(b).shape.is_tuple();
+        let shape = if single {
             nc.get(outs[0]).shape.clone()
         } else {
             Shape::Tuple(outs.iter().map(|&o| nc.get(o).shape.clone()).collect())
         };
-        nc.root = if outs.len() == 1 {
+        nc.root = if single {
             outs[0]
         } else {
             let n = unique(&mut local, "tuple");
