@@ -115,13 +115,22 @@ fn build_with(
             ElementType::F32 | ElementType::F16 | ElementType::BF16 | ElementType::Pred
         ) || super::ivector::is_int_lane(t)
     };
-    let vectorize = vec_outer
-        && rank > 0
-        && shapes.iter().all(|s| lane_type(s.element_type))
-        && out.dims[order[rank - 1]] >= 4;
+    // Inner dims collapsed into one row (pure elementwise of same-shape
+    // row-major values): one loop over everything but the outermost dim.
+    let collapse = collapsed_row(module, spec, &outputs);
+    let minor = collapse.unwrap_or_else(|| {
+        if rank == 0 {
+            0
+        } else {
+            out.dims[order[rank - 1]]
+        }
+    });
+    let vectorize =
+        vec_outer && rank > 0 && shapes.iter().all(|s| lane_type(s.element_type)) && minor >= 4;
     // A minor dim of 2 (`stack([a, b], -1)`, interleaved pairs): vectors
     // along the dim before it, interleaved into the row (`Nest::pairs`).
-    let pairs = vec_outer && !vectorize && outputs.len() == 1 && small_minor(&out);
+    let pairs =
+        vec_outer && !vectorize && outputs.len() == 1 && collapse.is_none() && small_minor(&out);
     let outer = if rank == 0 { 1 } else { out.dims[order[0]] };
     if elements > 0 {
         if rank == 0 {
@@ -136,6 +145,7 @@ fn build_with(
             // a transposed read then touches TILE cache lines per tile row
             // instead of one line (and one page) per element of a row.
             let tile = (!vectorize || tile_vectors)
+                && collapse.is_none()
                 && rank >= 2
                 && out.dims[order[rank - 1]] >= 2 * TILE
                 && out.dims[order[rank - 2]] >= 2 * TILE;
@@ -173,6 +183,7 @@ fn build_with(
                 direct,
                 leaf_outs,
                 pending,
+                collapse,
                 out: &out,
                 order: &order,
                 outputs: &outputs,
@@ -207,6 +218,58 @@ pub fn small_minor(out: &ArrayShape) -> bool {
         && !out.layout.is_padded()
         && out.dims[rank - 1] == 2
         && out.dims[rank - 2] >= 4
+}
+
+/// The length of one row over all dims but the outermost, when the kernel
+/// is elementwise over same-shape row-major values (inputs and outputs of
+/// the output's dims in the default layout, elementwise ops, scalars and
+/// their broadcasts): every value is then addressed linearly in the
+/// row-major index, so the inner dims run as one loop (NHWC tensors with
+/// 64 channels: 16 vectors per row and a loop setup each, now one row of
+/// H·W·C). `None` for rank < 3 or any other op.
+fn collapsed_row(module: &Module, spec: &KernelSpec, outputs: &[Output]) -> Option<i64> {
+    use rxla_ir::Op;
+    let out = &outputs.first()?.shape;
+    let rank = out.rank();
+    let plain = |a: &ArrayShape| a.layout.is_default() && !a.layout.is_padded();
+    if rank < 3
+        || outputs
+            .iter()
+            .any(|o| !plain(&o.shape) || o.shape.dims != out.dims)
+    {
+        return None;
+    }
+    let comp = module.comp(spec.comp);
+    let is_input = |id: InstrId| spec.inputs.iter().any(|(i, _)| *i == id);
+    for o in outputs {
+        let (ids, _) = kernel_users(comp, o.id, &is_input);
+        for id in ids {
+            if let Some((_, a)) = spec.inputs.iter().find(|(i, _)| *i == id) {
+                if !(a.dims.is_empty() || a.dims == out.dims && plain(a)) {
+                    return None;
+                }
+                continue;
+            }
+            let i = comp.get(id);
+            let dims = i.shape.dims();
+            let ok = match &i.op {
+                Op::Constant { .. } => dims.is_empty(),
+                Op::Broadcast { .. } => i
+                    .operands
+                    .first()
+                    .is_some_and(|&x| comp.get(x).shape.dims().is_empty()),
+                op if op.is_elementwise() => dims.is_empty() || dims == out.dims.as_slice(),
+                _ => false,
+            };
+            if !ok {
+                return None;
+            }
+        }
+    }
+    let rest = out.dims[1..]
+        .iter()
+        .try_fold(1i64, |a, &d| a.checked_mul(d))?;
+    (rest > out.dims[rank - 1]).then_some(rest)
 }
 
 /// Side of the square tiles of scalar kernels (32×32 f32 = 4 KiB).
@@ -258,6 +321,9 @@ struct Nest<'s> {
     leaf_outs: Vec<usize>,
     /// Outputs the row's own vector loops store (after the blocks).
     pending: Vec<usize>,
+    /// The dims after the outermost collapsed into one row of this many
+    /// elements ([`collapsed_row`]).
+    collapse: Option<i64>,
 }
 
 impl Nest<'_> {
@@ -270,6 +336,21 @@ impl Nest<'_> {
         hi: Value,
     ) -> Result<()> {
         let rank = self.order.len();
+        if let Some(rest) = self.collapse {
+            // The outermost dim, then one row over all the others (their
+            // indices 0, the contiguous one running over `rest`: every
+            // address is linear in the row-major index).
+            let d0 = self.order[0];
+            return em.for_range(lo, hi, 1, |em, i| {
+                idx[d0] = i;
+                let zero = em.iconst(0);
+                for &k in &self.order[1..rank - 1] {
+                    idx[k] = zero;
+                }
+                let n = em.iconst(rest);
+                self.row(em, idx, zero, n)
+            });
+        }
         let d = self.order[level];
         let n = self.out.dims[d];
         let (lo, hi) = if level == 0 {
