@@ -69,7 +69,9 @@ fn extent(comp: &Computation, id: InstrId) -> f64 {
 /// Cost of computing one element of `id`.
 fn cost(comp: &Computation, id: InstrId) -> f64 {
     match comp.get(id).op {
-        Op::Parameter { .. } | Op::Constant { .. } => 0.0,
+        // Bookkeeping, no element work (a multi-output fusion's root tuple
+        // and the reads of its outputs).
+        Op::Parameter { .. } | Op::Constant { .. } | Op::Tuple | Op::GetTupleElement { .. } => 0.0,
         _ => extent(comp, id),
     }
 }

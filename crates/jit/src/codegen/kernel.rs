@@ -226,13 +226,17 @@ pub fn small_minor(out: &ArrayShape) -> bool {
 /// their broadcasts): every value is then addressed linearly in the
 /// row-major index, so the inner dims run as one loop (NHWC tensors with
 /// 64 channels: 16 vectors per row and a loop setup each, now one row of
-/// H·W·C). `None` for rank < 3 or any other op.
+/// H·W·C). `None` for rank < 3, a contiguous dim of one element, or any
+/// other op.
 fn collapsed_row(module: &Module, spec: &KernelSpec, outputs: &[Output]) -> Option<i64> {
     use rxla_ir::Op;
     let out = &outputs.first()?.shape;
     let rank = out.rank();
     let plain = |a: &ArrayShape| a.layout.is_default() && !a.layout.is_padded();
+    // The contiguous dim must have more than one element: addresses drop
+    // the terms of dims of extent 1 (and lanes along one would not move).
     if rank < 3
+        || out.dims[rank - 1] < 2
         || outputs
             .iter()
             .any(|o| !plain(&o.shape) || o.shape.dims != out.dims)
