@@ -126,8 +126,14 @@ fn fused_evals(comp: &Computation) -> Vec<f64> {
             if i.operands[..k].contains(o) {
                 continue;
             }
-            let r = evals[idx] * reads(comp, id, k);
             let oi = comp.get(*o);
+            if matches!(i.op, Op::Tuple) {
+                // A multi-output root stores each output at its own
+                // index: once per element, shared with the other readers.
+                same[o.index()] = same[o.index()].max(elements(&oi.shape));
+                continue;
+            }
+            let r = evals[idx] * reads(comp, id, k);
             if i.op.is_elementwise() && oi.shape.dims() == i.shape.dims() {
                 same[o.index()] = same[o.index()].max(r);
             } else {

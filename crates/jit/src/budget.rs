@@ -57,6 +57,13 @@ fn step_bytes(step: &Step, sizes: &[usize], writes_output: bool) -> u64 {
             };
             own.saturating_add(post.as_ref().map_or(0, |p| sum(&p.scratch_bytes)))
         }
+        Step::RowGather(_) => {
+            if writes_output {
+                0
+            } else {
+                sum(sizes)
+            }
+        }
         Step::Gemm { types, .. } => {
             let own = if writes_output { 0 } else { sum(sizes) };
             // Half dots widen their operands and result to f32 scratch.

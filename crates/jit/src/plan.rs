@@ -73,6 +73,9 @@ pub enum Step {
     Fallback(Box<FallbackCall>),
     /// `fft` with rustfft plans (`runtime::fft`).
     Fft(Box<crate::runtime::fft::FftStep>),
+    /// A gather of whole contiguous rows (`runtime::row_gather`): inputs
+    /// the table and the indices.
+    RowGather(Box<crate::runtime::row_gather::RowGatherStep>),
     /// A complex elementwise instruction on the buffers
     /// (`runtime::complex`).
     Complex(Box<crate::runtime::complex::ComplexStep>),
@@ -1927,6 +1930,28 @@ impl Planner<'_> {
                     None => self.fused_parts(cid, id, "tuple operands")?,
                     Some(Err(e)) => return Err(e),
                 }
+            }
+            Op::Gather {
+                dims, slice_sizes, ..
+            } if let (Some(Ok(t)), Some(Ok(ix))) = (
+                instr
+                    .operands
+                    .first()
+                    .map(|&o| comp.get(o).shape.as_array()),
+                instr.operands.get(1).map(|&o| comp.get(o).shape.as_array()),
+            ) && let Some(g) = crate::runtime::row_gather::RowGatherStep::plan(
+                t,
+                ix,
+                &instr.shape,
+                dims,
+                slice_sizes,
+            ) =>
+            {
+                self.stats.runtime_calls.push(format!(
+                    "{}/{} (gather): whole-row gather",
+                    comp.name, instr.name
+                ));
+                Step::RowGather(Box::new(g))
             }
             Op::Sort { .. }
             | Op::TopK { .. }

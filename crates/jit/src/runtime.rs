@@ -16,6 +16,7 @@ pub mod fft_native;
 pub mod key_sort;
 pub mod relayout;
 pub mod rng;
+pub mod row_gather;
 pub mod rows;
 pub mod sort;
 pub mod tape;
@@ -669,6 +670,38 @@ pub fn run_program(
                     });
                 }
                 smallvec::smallvec![target]
+            }
+            Step::RowGather(g) => {
+                let ops = operands(prog, i, &vals);
+                let (Some(&table), Some(&indices)) = (
+                    ops.first().and_then(|l| l.first()),
+                    ops.get(1).and_then(|l| l.first()),
+                ) else {
+                    return Err(JitError::input("row gather operands"));
+                };
+                // Straight into the caller's buffer when this is the root
+                // (or an element of a tuple root), as kernels do.
+                let o = match out {
+                    Some(o) if i == prog.root.index() && o.len() == 1 && o[0].len == sizes[0] => {
+                        Leaves::from_slice(o)
+                    }
+                    Some(o)
+                        if let Some(j) = into_out.get(i).copied().flatten()
+                            && o.get(j).is_some_and(|l| l.len == sizes[0]) =>
+                    {
+                        Leaves::from_slice(&o[j..j + 1])
+                    }
+                    _ => leaves_of(st, sizes),
+                };
+                let dst = o
+                    .first()
+                    .copied()
+                    .ok_or_else(|| JitError::input("row gather result"))?;
+                // SAFETY: every leaf points at a live buffer of its length;
+                // the result buffer is this step's own (or the caller's
+                // output), distinct from the operands.
+                unsafe { g.run(bytes(table), bytes(indices), bytes_mut(dst))? };
+                o
             }
             Step::ColReduce(c) if c.producer.is_some() || c.epilogue.is_some() => {
                 let acc_bytes = c.epilogue.as_ref().map_or(sizes[0], |e| e.acc_bytes);
