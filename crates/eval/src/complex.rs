@@ -94,7 +94,16 @@ fn log1p<T: Part>(z: Complex<T>) -> Complex<T> {
     if !(a.is_finite() && b.is_finite()) {
         return (Complex::new(T::one(), T::zero()) + z).ln();
     }
-    let re = (a * (a + (T::one() + T::one())) + b * b).ln_1p() * (T::one() / (T::one() + T::one()));
+    let half = T::one() / (T::one() + T::one());
+    let s = a * (a + (T::one() + T::one())) + b * b;
+    // Where |1 + z| is far from 1 the expanded square cancels (a near -1:
+    // a·(a + 2) rounds to -1 and ln_1p gives -inf); there 1 + a is exact
+    // (Sterbenz) or well conditioned, and ln|1 + z| is taken directly.
+    let re = if s.abs() < half {
+        s.ln_1p() * half
+    } else {
+        (T::one() + a).hypot(b).ln()
+    };
     let im = b.atan2(T::one() + a);
     Complex::new(re, im)
 }
@@ -359,6 +368,13 @@ mod tests {
         assert!((e.re - 1.00000000005e-10).abs() < 1e-24);
         let l = log1p(Complex64::new(1e-10, 0.0));
         assert!((l.re - 9.9999999995e-11).abs() < 1e-24);
+        // Near -1 the expanded |1 + z|² − 1 cancels: ln|1 + z| directly
+        // (f32 -0.9998623: 1 + a = 1.3768673e-4 exactly; it was -inf).
+        let l = log1p(Complex32::new(-0.9998623, 0.0));
+        assert!((l.re - (1.3768673e-4f64).ln() as f32).abs() < 1e-5, "{l}");
+        let l = log1p(Complex32::new(-0.5, 0.25));
+        let want = (0.5f64.hypot(0.25)).ln() as f32;
+        assert!((l.re - want).abs() < 1e-6, "{l}");
     }
 
     #[test]
