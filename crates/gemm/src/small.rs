@@ -93,15 +93,24 @@ impl MatVec<'_> {
                 let v = unsafe { std::slice::from_raw_parts(self.vptr, k) };
                 #[cfg(target_arch = "x86_64")]
                 if crate::gather::avx512() {
-                    // Four rows at a time (four streams in flight, each
-                    // vector chunk loaded once), the rest one by one.
+                    // Eight rows at a time (eight streams in flight, each
+                    // vector chunk loaded once), then four, the rest one by
+                    // one. Every row of a group of 8 or 4 is the same
+                    // computation, so the same bits either way.
                     let row = |r: usize| self.ptr.wrapping_offset(r as isize * rs);
-                    let mut quads = out.chunks_exact_mut(4);
+                    let mut octs = out.chunks_exact_mut(8);
+                    for (q, o) in (&mut octs).enumerate() {
+                        let r = 8 * q;
+                        // SAFETY: AVX-512F checked; rows r..r+8 hold k values.
+                        let s = unsafe { dotn_avx512::<8>(std::array::from_fn(|i| row(r + i)), v) };
+                        o.copy_from_slice(&s);
+                    }
+                    let base = rows - rows % 8;
+                    let mut quads = octs.into_remainder().chunks_exact_mut(4);
                     for (q, o) in (&mut quads).enumerate() {
-                        let r = 4 * q;
+                        let r = base + 4 * q;
                         // SAFETY: AVX-512F checked; rows r..r+4 hold k values.
-                        let s =
-                            unsafe { dot4_avx512([row(r), row(r + 1), row(r + 2), row(r + 3)], v) };
+                        let s = unsafe { dotn_avx512::<4>(std::array::from_fn(|i| row(r + i)), v) };
                         o.copy_from_slice(&s);
                     }
                     let done = rows - rows % 4;
@@ -272,9 +281,9 @@ unsafe fn dot_avx512(row: *const f32, v: &[f32]) -> f32 {
     }
 }
 
-/// `dot_avx512` of four rows against one vector at once: each 16-value
-/// chunk of `v` loaded once for the four rows, two accumulators per row
-/// (eight independent chains), joined at the end, then the last
+/// `dot_avx512` of `R` rows (4 or 8) against one vector at once: each
+/// 16-value chunk of `v` loaded once for the rows, two accumulators per
+/// row (2·R independent chains), joined at the end, then the last
 /// `len % 16` products in order. A reassociation of each sum (rounding
 /// only, as every dot of the JIT).
 ///
@@ -282,13 +291,13 @@ unsafe fn dot_avx512(row: *const f32, v: &[f32]) -> f32 {
 /// AVX-512F; each row addresses `v.len()` readable values.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn dot4_avx512(rows: [*const f32; 4], v: &[f32]) -> [f32; 4] {
+unsafe fn dotn_avx512<const R: usize>(rows: [*const f32; R], v: &[f32]) -> [f32; R] {
     use std::arch::x86_64::*;
     let k = v.len();
     // SAFETY (whole body): reads of each row[..k] and v[..k].
     unsafe {
         let vp = v.as_ptr();
-        let mut acc = [[_mm512_setzero_ps(); 2]; 4];
+        let mut acc = [[_mm512_setzero_ps(); 2]; R];
         let mut p = 0;
         while p + 32 <= k {
             let v0 = _mm512_loadu_ps(vp.add(p));
@@ -306,7 +315,7 @@ unsafe fn dot4_avx512(rows: [*const f32; 4], v: &[f32]) -> [f32; 4] {
             }
             p += 16;
         }
-        let mut out = [0f32; 4];
+        let mut out = [0f32; R];
         for ((o, a), &row) in out.iter_mut().zip(&acc).zip(&rows) {
             let mut s = _mm512_reduce_add_ps(_mm512_add_ps(a[0], a[1]));
             for q in p..k {

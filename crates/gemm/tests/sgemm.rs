@@ -703,13 +703,14 @@ fn fused_b_packing_equals_block_packing() {
 #[test]
 fn matrix_vector_and_vector_matrix_products() {
     // The unpacked paths: n == 1 (rows dotted with the vector: 64-, 16- and
-    // 1-wide steps) and m == 1 (the vector against the rows: L1 column
+    // 1-wide steps; on AVX-512 groups of 8 and 4 rows, then single rows:
+    // 13 = 8 + 4 + 1) and m == 1 (the vector against the rows: L1 column
     // chunks of 4096, register blocks of 256/64/16 and a scalar tail), row-
     // and column-major, against the f64 reference.
     let mut rng = Rng::new(77);
     let opts = opts(kernels()[0], 1);
     for k in [1, 15, 16, 63, 64, 65, 200, 1000] {
-        for rows in [1, 17, 300] {
+        for rows in [1, 13, 17, 300] {
             for layout in [[false; 3], [true, true, false]] {
                 check(rows, 1, k, layout, 1.0, 0.0, None, &opts, &mut rng);
                 check(1, rows, k, layout, 1.0, 0.0, None, &opts, &mut rng);
