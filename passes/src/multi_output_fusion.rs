@@ -532,8 +532,21 @@ fn rewrite(
     // this round), and the get-tuple-elements made or re-pointed here.
     let mut replace: HashMap<InstrId, InstrId> = HashMap::new();
     let mut fixed: HashSet<InstrId> = HashSet::new();
+    // One merged computation per pair, inserted just before the host
+    // (callees first): ids from `pos` on move up by `k`, and pair `j`'s
+    // computation becomes `pos + j`.
+    let (pos, k) = (cid.index(), pairs.len() as u32);
+    let shift = move |c: &mut CompId| {
+        if c.index() >= pos {
+            c.0 += k;
+        }
+    };
+    for i in &mut host.instructions {
+        for cc in i.op.called_computations_mut() {
+            shift(cc);
+        }
+    }
     let mut new_comps: Vec<Computation> = Vec::new();
-    let mut fusions: Vec<InstrId> = Vec::new();
     let mut new_orphans: Vec<String> = Vec::new();
     for &(a, b) in pairs {
         for id in [a, b] {
@@ -604,7 +617,7 @@ fn rewrite(
         nc.root = if single {
             outs[0]
         } else {
-            let n = unique(&mut local, "tuple");
+            let n = crate::util::fresh_name(&mut local, "tuple");
             nc.push(Instruction::new(n, Op::Tuple, outs.clone(), shape.clone()))
         };
         dedupe_names(&mut nc);
@@ -614,7 +627,7 @@ fn rewrite(
         // A single-output `b` that gains outputs: its name goes to the read
         // of its value, the fusion gets a new one.
         let fusion_name = if !b_tuple && outs.len() > 1 {
-            unique(&mut taken_names, &format!("{}.multi", bi.name))
+            crate::util::fresh_name(&mut taken_names, &format!("{}.multi", bi.name))
         } else {
             bi.name.clone()
         };
@@ -622,7 +635,7 @@ fn rewrite(
             fusion_name,
             Op::Fusion {
                 kind: FusionKind("kLoop".to_string()),
-                calls: CompId(u32::MAX - new_comps.len() as u32),
+                calls: CompId((pos + new_comps.len()) as u32),
             },
             params.clone(),
             shape.clone(),
@@ -634,7 +647,6 @@ fn rewrite(
             .cloned()
             .collect();
         *host.get_mut(b) = fusion;
-        fusions.push(b);
         new_comps.push(nc);
         // Reads of the merged fusion's outputs take the names of the values
         // they stand for (whose instructions are gone).
@@ -693,27 +705,9 @@ fn rewrite(
     keep.resize(host.len(), true);
     host.retain(&keep)?;
     host.topo_sort()?;
-    // Insert the merged computations just before the host (callees
-    // first), shifting later ids.
-    let pos = cid.index();
-    let k = new_comps.len() as u32;
-    let shift = |c: &mut CompId| {
-        if c.0 < u32::MAX - 1024 && c.index() >= pos {
-            c.0 += k;
-        }
-    };
     for c in module.computations.iter_mut().chain(new_comps.iter_mut()) {
         for i in &mut c.instructions {
             for cc in i.op.called_computations_mut() {
-                shift(cc);
-            }
-        }
-    }
-    for i in &mut host.instructions {
-        for cc in i.op.called_computations_mut() {
-            if cc.0 >= u32::MAX - 1024 {
-                cc.0 = pos as u32 + (u32::MAX - cc.0);
-            } else {
                 shift(cc);
             }
         }
@@ -724,7 +718,6 @@ fn rewrite(
     }
     *module.comp_mut(CompId(cid.0 + k)) = host;
     orphans.extend(new_orphans);
-    let _ = fusions;
     Ok(())
 }
 
@@ -736,15 +729,10 @@ fn dedupe_names(c: &mut Computation) {
     let mut taken = names;
     for i in &mut c.instructions {
         if !seen.insert(i.name.clone()) {
-            i.name = unique(&mut taken, &i.name);
+            i.name = crate::util::fresh_name(&mut taken, &i.name);
             seen.insert(i.name.clone());
         }
     }
-}
-
-/// A name not in `taken` based on `base` (and now taken).
-fn unique(taken: &mut HashSet<String>, base: &str) -> String {
-    crate::util::fresh_name(taken, base)
 }
 
 /// The merged computation's parameter for outside value `o` (one per
@@ -762,7 +750,7 @@ fn param(
     }
     let k = params.len();
     params.push(o);
-    let name = unique(local, &format!("param_{k}"));
+    let name = crate::util::fresh_name(local, &format!("param_{k}"));
     let p = nc.push(Instruction::new(
         name,
         Op::Parameter { number: k as i64 },

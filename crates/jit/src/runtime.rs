@@ -385,26 +385,12 @@ pub fn run_program(
                     Some(p) => leaves_of(st, &[sizes.as_slice(), &p.scratch_bytes].concat()),
                     None => Leaves::new(),
                 };
-                let os = match out {
-                    Some(o)
-                        if i == prog.root.index()
-                            && o.len() == sizes.len()
-                            && o.iter().zip(sizes).all(|(l, &n)| l.len == n) =>
-                    {
-                        Leaves::from_slice(o)
-                    }
-                    // An element of a tuple root: straight into its leaf.
-                    Some(o)
-                        if let Some(j) = into_out.get(i).copied().flatten()
-                            && sizes.len() == 1
-                            && o.get(j).is_some_and(|l| l.len == sizes[0]) =>
-                    {
-                        Leaves::from_slice(&o[j..j + 1])
-                    }
+                let os = match (out, caller_leaves(prog, i, sizes, out, &into_out)) {
+                    (_, Some(l)) => l,
                     _ if post.is_some() => Leaves::from_slice(&all[..sizes.len()]),
                     // A multi-output kernel whose outputs are elements of a
                     // tuple root: those leaves straight into the root's.
-                    Some(o) if into_leaves.iter().any(|&(s, _, _)| s == i) => {
+                    (Some(o), None) if into_leaves.iter().any(|&(s, _, _)| s == i) => {
                         let mut l = leaves_of(st, sizes);
                         for &(_, k, j) in into_leaves.iter().filter(|&&(s, _, _)| s == i) {
                             if let (Some(d), Some(&src)) = (l.get_mut(k), o.get(j))
@@ -681,18 +667,8 @@ pub fn run_program(
                 };
                 // Straight into the caller's buffer when this is the root
                 // (or an element of a tuple root), as kernels do.
-                let o = match out {
-                    Some(o) if i == prog.root.index() && o.len() == 1 && o[0].len == sizes[0] => {
-                        Leaves::from_slice(o)
-                    }
-                    Some(o)
-                        if let Some(j) = into_out.get(i).copied().flatten()
-                            && o.get(j).is_some_and(|l| l.len == sizes[0]) =>
-                    {
-                        Leaves::from_slice(&o[j..j + 1])
-                    }
-                    _ => leaves_of(st, sizes),
-                };
+                let o = caller_leaves(prog, i, sizes, out, &into_out)
+                    .unwrap_or_else(|| leaves_of(st, sizes));
                 let dst = o
                     .first()
                     .copied()
@@ -1267,6 +1243,28 @@ fn tuple_root_outputs(prog: &Program, out: Option<&[Leaf]>) -> Vec<Option<usize>
         leaf += leaves;
     }
     into
+}
+
+/// The caller's buffers step `i` writes its value into: all of `out` when
+/// `i` is the root and they have its sizes, or one leaf of a tuple root
+/// (`tuple_root_outputs`); `None` when it needs its own.
+fn caller_leaves(
+    prog: &Program,
+    i: usize,
+    sizes: &[usize],
+    out: Option<&[Leaf]>,
+    into_out: &[Option<usize>],
+) -> Option<Leaves> {
+    let o = out?;
+    if i == prog.root.index()
+        && o.len() == sizes.len()
+        && o.iter().zip(sizes).all(|(l, &n)| l.len == n)
+    {
+        return Some(Leaves::from_slice(o));
+    }
+    let j = into_out.get(i).copied().flatten()?;
+    (sizes.len() == 1 && o.get(j).is_some_and(|l| l.len == sizes[0]))
+        .then(|| Leaves::from_slice(&o[j..j + 1]))
 }
 
 /// For a tuple root given `out` leaves: `(kernel step, its leaf, root

@@ -458,6 +458,38 @@ fn maps_dim(comp: &rxla_ir::Computation, id: InstrId, d: usize) -> bool {
     }
 }
 
+/// The wide nodes' blocks (`Emitter::blocked`) of a group of rows, each
+/// holding the rows one after the other (row `r`'s element `j` at `base +
+/// 4·((r - r0)·n + j)`): code reading row `r` must see that row's part,
+/// not the first row's.
+pub(super) struct RowBlocks(Vec<((CompId, InstrId), (Value, usize))>);
+
+impl RowBlocks {
+    /// The blocks as `run_blocks` left them (at the group's first row).
+    pub fn snapshot(em: &Emitter) -> Self {
+        RowBlocks(em.blocked.iter().map(|(k, v)| (*k, *v)).collect())
+    }
+
+    /// Points every block at row `r` of the span; returns the byte offset
+    /// of that row from the first.
+    pub fn select_row(&self, em: &mut Emitter, s: RowSpan, r: Value) -> Value {
+        let k = em.b.ins().isub(r, s.r0);
+        let off = em.b.ins().imul_imm_s(k, 4 * s.n);
+        for &(key, (b, d)) in &self.0 {
+            let p = em.b.ins().iadd(b, off);
+            em.blocked.insert(key, (p, d));
+        }
+        off
+    }
+
+    /// The blocks at the group's first row again.
+    pub fn restore(self, em: &mut Emitter) {
+        for (key, v) in self.0 {
+            em.blocked.insert(key, v);
+        }
+    }
+}
+
 /// Fills `operand` over the rows of `s` (element `j` of row `r` at
 /// `fill + 4·((r - r0)·n + j)`) with the inline code: vectors of 4, then
 /// a scalar tail per row.
@@ -476,20 +508,13 @@ fn fill_rows(
     let zero = em.iconst(0);
     let n4 = em.iconst(s.n & !3);
     let n = em.iconst(s.n);
-    // Blocks of earlier wide nodes hold the group's rows one after the
-    // other: row `r` reads its own (each row's element `j` at `base +
-    // 4·((r - r0)·n + j)`), not the first row's.
-    let group_blocks: Vec<_> = em.blocked.iter().map(|(k, v)| (*k, *v)).collect();
+    // Earlier wide nodes' blocks: row `r` reads its own rows of them.
+    let group_blocks = RowBlocks::snapshot(em);
     em.for_range(s.r0, s.r1, 1, |em, r| {
         idx[s.d] = r;
         idx[d] = zero;
-        let k = em.b.ins().isub(r, s.r0);
-        let off = em.b.ins().imul_imm_s(k, 4 * s.n);
+        let off = group_blocks.select_row(em, s, r);
         let at = em.b.ins().iadd(fill, off);
-        for &(key, (b, bd)) in &group_blocks {
-            let p = em.b.ins().iadd(b, off);
-            em.blocked.insert(key, (p, bd));
-        }
         em.hoist(c, operand, idx, sym);
         em.for_range(zero, n4, 4, |em, j| {
             idx[d] = j;
@@ -508,9 +533,7 @@ fn fill_rows(
             Ok(())
         })
     })?;
-    for (key, v) in group_blocks {
-        em.blocked.insert(key, v);
-    }
+    group_blocks.restore(em);
     idx[s.d] = s.r0;
     idx[d] = zero;
     Ok(())

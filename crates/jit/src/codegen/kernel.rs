@@ -7,7 +7,8 @@
 //! the single output buffer.
 
 use super::blocks::{
-    BlockRow, BlockSlots, RowSpan, WideNode, kernel_users, run_blocks, spans_rows, wide_nodes,
+    BlockRow, BlockSlots, RowBlocks, RowSpan, WideNode, kernel_users, run_blocks, spans_rows,
+    wide_nodes,
 };
 use super::emit::{Emitter, Sym};
 use super::jit::{Jit, KernelSpec};
@@ -441,19 +442,11 @@ impl Nest<'_> {
             let r = if self.pending.is_empty() {
                 Ok(())
             } else {
-                let bases: Vec<(InstrId, Value)> = self
-                    .blocks
-                    .iter()
-                    .filter_map(|w| em.blocked.get(&(c, w.id)).map(|&(b, _)| (w.id, b)))
-                    .collect();
+                let blocks = RowBlocks::snapshot(em);
+                let span = RowSpan { d: dr, r0, r1, n };
                 em.for_range(r0, r1, 1, |em, r| {
                     idx[dr] = r;
-                    let k = em.b.ins().isub(r, r0);
-                    let off = em.b.ins().imul_imm_s(k, 4 * n);
-                    for &(id, b) in &bases {
-                        let p = em.b.ins().iadd(b, off);
-                        em.blocked.insert((c, id), (p, d));
-                    }
+                    blocks.select_row(em, span, r);
                     self.vector_loops(em, idx, zero, nv)
                 })
             };
